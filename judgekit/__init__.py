@@ -1,0 +1,64 @@
+"""judgekit: numbers you can trust about whether your AI agent works.
+
+The Python API under every command::
+
+    from judgekit import load_runs, load_tasks, grade_run
+
+    tasks = load_tasks("tasks/shop.yaml")
+    for run in load_runs("runs.jsonl"):
+        grade = grade_run(run, tasks.get(run.task_id))
+        print(grade.run_id, grade.passed, grade.first_failure)
+"""
+
+from __future__ import annotations
+
+from judgekit.errors import (
+    CalibrationError,
+    ConfigError,
+    DataError,
+    JudgekitError,
+    JudgeOutputError,
+    ProviderError,
+    StoreError,
+)
+from judgekit.formats.grade import Grade, GraderResult
+from judgekit.formats.matchers import Matcher, MatcherSpecError, Mismatch, compile_matcher
+from judgekit.formats.run import Run, ToolCall, Usage, load_runs
+from judgekit.formats.task import ExpectedCall, Suite, Task, TaskSet, load_tasks
+from judgekit.graders.grade import grade_run, grade_runs
+from judgekit.graders.path import grade_path
+from judgekit.graders.state import grade_state
+from judgekit.graders.truth import grade_truth
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CalibrationError",
+    "ConfigError",
+    "DataError",
+    "ExpectedCall",
+    "Grade",
+    "GraderResult",
+    "JudgeOutputError",
+    "JudgekitError",
+    "Matcher",
+    "MatcherSpecError",
+    "Mismatch",
+    "ProviderError",
+    "Run",
+    "StoreError",
+    "Suite",
+    "Task",
+    "TaskSet",
+    "ToolCall",
+    "Usage",
+    "__version__",
+    "compile_matcher",
+    "grade_path",
+    "grade_run",
+    "grade_runs",
+    "grade_state",
+    "grade_truth",
+    "load_runs",
+    "load_tasks",
+]

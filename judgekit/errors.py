@@ -1,0 +1,84 @@
+"""judgekit's exception tree.
+
+::
+
+    JudgekitError                 anything judgekit reports to a user (the CLI prints one line, exit 2)
+    ├── DataError                 a file's content is wrong: carries path, line and field
+    ├── ConfigError               a setting or option is wrong (not tied to a file line)
+    ├── ProviderError             a model provider failed (retryable or not)
+    ├── JudgeOutputError          a judge answered something that is not a valid verdict
+    ├── CalibrationError          calibration cannot be computed from what was given
+    └── StoreError                the store could not be read or written
+
+The CLI catches ``JudgekitError`` only, so a bug still shows its traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class JudgekitError(Exception):
+    """Base class of every error judgekit reports to a user."""
+
+
+class DataError(JudgekitError):
+    """A file's content is malformed.
+
+    The message reads ``FILE:LINE: FIELD: what is wrong``; every part but the message is
+    optional, so an error about a whole file still names the file.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+        parts = [p for p in (where, self.field) if p]
+        return ": ".join([*parts, self.message])
+
+    def located(self, *, path: str | Path, line: int | None = None) -> DataError:
+        """The same error, placed in a file (used when the file is only known higher up)."""
+        return DataError(
+            self.message,
+            path=path,
+            line=self.line if line is None else line,
+            field=self.field,
+        )
+
+
+class ConfigError(JudgekitError):
+    """An option, setting or reference (module:function, provider name) is wrong."""
+
+
+class ProviderError(JudgekitError):
+    """A model provider failed; ``retryable`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class JudgeOutputError(JudgekitError):
+    """A judge's answer is not a valid verdict for its rubric."""
+
+
+class CalibrationError(JudgekitError):
+    """Calibration cannot be computed from the verdicts and labels given."""
+
+
+class StoreError(JudgekitError):
+    """The store could not be read or written."""

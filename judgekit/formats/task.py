@@ -1,0 +1,356 @@
+"""The task-suite format (``tasks/<suite>.yaml``) and its loader.
+
+A task says what a right run looks like: the tool calls expected (Truth), the rules of a
+sane path (Path) and the end state of the world (State). Matchers are compiled when the
+file loads, so a bad matcher is reported with its file and line before any grading starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from judgekit.errors import DataError
+from judgekit.formats.matchers import DictOf, Matcher, MatcherSpecError, compile_matcher
+from judgekit.yamlfile import LineMap, Location, load_yaml
+
+OrderMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
+StatePath = tuple[str, ...]
+
+PATH_FIELDS = (
+    "max_calls",
+    "step_budget",
+    "max_turns",
+    "duplicates",
+    "loops",
+    "max_tool_error_rate",
+)
+
+
+class ExpectedCall(BaseModel):
+    """A call the agent should make: the tool's name and matchers for its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Argument matchers: a plain value means equal; {$op: ...} is a matcher.",
+    )
+
+
+class StepBudget(BaseModel):
+    """How many tool calls a run may make: an absolute cap or a multiple of the expected calls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    multiplier: float | None = Field(default=None, gt=0)
+    max_tool_calls: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> StepBudget:
+        if (self.multiplier is None) == (self.max_tool_calls is None):
+            raise ValueError("give exactly one of multiplier or max_tool_calls")
+        return self
+
+
+class LoopRule(BaseModel):
+    """A loop is a unit of 1..max_period calls repeated min_repeats times in a row."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_repeats: int = Field(default=3, ge=2)
+    max_period: int = Field(default=3, ge=1)
+
+
+class Task(BaseModel):
+    """One task of a suite, with the graders it configures.
+
+    A grader is configured by its fields: Truth by ``expect_tools``, ``forbid_tools`` or
+    ``allow_tools``; Path by any of ``max_calls``, ``step_budget``, ``max_turns``,
+    ``duplicates``, ``loops``, ``max_tool_error_rate``; State by ``expect_state`` or
+    ``only_changes``. A grader left unconfigured is not run (its grade is null).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    input: str | None = None
+    # Truth
+    expect_tools: list[ExpectedCall] | None = None
+    order: OrderMode = "superset"
+    extra_args: Literal["allow", "forbid"] = "allow"
+    forbid_tools: list[str] = Field(default_factory=list)
+    allow_tools: list[str] | None = None
+    # Path
+    max_calls: dict[str, int] | None = None
+    step_budget: StepBudget | None = None
+    max_turns: int | None = Field(default=None, ge=0)
+    duplicates: Literal["forbid", "allow"] | None = None
+    loops: bool | LoopRule | None = None
+    max_tool_error_rate: float | None = Field(default=None, ge=0, le=1)
+    # State
+    expect_state: dict[str, Any] | None = None
+    only_changes: list[str] | None = None
+    initial_state: dict[str, Any] | None = None
+    # Judges
+    reference: str | None = None
+    rubrics: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _call_matchers: list[DictOf] = PrivateAttr(default_factory=list)
+    _state_matchers: list[tuple[StatePath, Matcher]] = PrivateAttr(default_factory=list)
+    _allowed_changes: list[StatePath] = PrivateAttr(default_factory=list)
+    _suite: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _compile(self) -> Task:
+        allow_extra = self.extra_args == "allow"
+        self._call_matchers = []
+        for index, call in enumerate(self.expect_tools or []):
+            where: Location = ("expect_tools", index, "args")
+            matcher = compile_matcher(
+                call.args, where=where, allow_extra_keys=allow_extra, noun="argument"
+            )
+            assert isinstance(matcher, DictOf)
+            self._call_matchers.append(matcher)
+        self._state_matchers = []
+        for dotted, spec in (self.expect_state or {}).items():
+            state_path = parse_state_path(dotted, where=("expect_state", dotted))
+            matcher = compile_matcher(spec, where=("expect_state", dotted))
+            self._state_matchers.append((state_path, matcher))
+        self._allowed_changes = [
+            parse_state_path(p, where=("only_changes", i))
+            for i, p in enumerate(self.only_changes or [])
+        ]
+        budget = self.step_budget
+        if budget is not None and budget.multiplier is not None and self.expect_tools is None:
+            raise MatcherSpecError(
+                "a multiplier budget needs expect_tools; use max_tool_calls instead",
+                ("step_budget", "multiplier"),
+            )
+        for tool, cap in (self.max_calls or {}).items():
+            if cap < 0:
+                raise MatcherSpecError(f"must be ≥ 0, got {cap}", ("max_calls", tool))
+        return self
+
+    @property
+    def call_matchers(self) -> list[DictOf]:
+        """The compiled argument matcher of each expected call, in order."""
+        return self._call_matchers
+
+    @property
+    def state_matchers(self) -> list[tuple[StatePath, Matcher]]:
+        return self._state_matchers
+
+    @property
+    def allowed_changes(self) -> list[StatePath]:
+        return self._allowed_changes
+
+    @property
+    def suite(self) -> str | None:
+        return self._suite
+
+    @property
+    def has_truth(self) -> bool:
+        return (
+            self.expect_tools is not None or bool(self.forbid_tools) or self.allow_tools is not None
+        )
+
+    @property
+    def has_path(self) -> bool:
+        return any(getattr(self, name) is not None for name in PATH_FIELDS)
+
+    @property
+    def has_state(self) -> bool:
+        return self.expect_state is not None or self.only_changes is not None
+
+
+def parse_state_path(dotted: str, *, where: Location) -> StatePath:
+    """``"orders.A100.refunded"`` as ``("orders", "A100", "refunded")``."""
+    parts = tuple(dotted.split("."))
+    if not dotted or any(not part for part in parts):
+        raise MatcherSpecError(f"{dotted!r} is not a dotted path like orders.A100.status", where)
+    return parts
+
+
+class Suite(BaseModel):
+    """A task suite file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str = Field(min_length=1)
+    description: str | None = None
+    defaults: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Task fields applied to every task that does not set them.",
+    )
+    initial_state: dict[str, Any] | None = None
+    tools: str | None = Field(
+        default=None, description="module:NAME of a dict tool name -> function(state, **args)."
+    )
+    tasks: list[Task]
+
+
+class TaskSet:
+    """Tasks loaded from one or more suite files, looked up by id (or ``suite/id``)."""
+
+    def __init__(self) -> None:
+        self.suites: list[Suite] = []
+        self._by_id: dict[str, Task] = {}
+        self._origin: dict[str, tuple[Path, int | None]] = {}
+
+    def add(self, suite: Suite, path: Path, lines: LineMap) -> None:
+        for index, task in enumerate(suite.tasks):
+            line = lines.line_of(("tasks", index, "id"))
+            if task.id in self._by_id:
+                first_path, first_line = self._origin[task.id]
+                first = f"{first_path}:{first_line}" if first_line else str(first_path)
+                raise DataError(
+                    f"task id {task.id!r} is defined twice (first at {first}); ids must be unique",
+                    path=path,
+                    line=line,
+                    field=f"tasks[{index}].id",
+                )
+            self._by_id[task.id] = task
+            self._origin[task.id] = (path, line)
+        self.suites.append(suite)
+
+    def get(self, task_id: str) -> Task | None:
+        task = self._by_id.get(task_id)
+        if task is None and "/" in task_id:
+            suite, _, bare = task_id.partition("/")
+            candidate = self._by_id.get(bare)
+            if candidate is not None and candidate.suite == suite:
+                return candidate
+        return task
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, task_id: object) -> bool:
+        return isinstance(task_id, str) and self.get(task_id) is not None
+
+
+def _apply_defaults(raw: Any, path: Path, lines: LineMap) -> Any:
+    """Merge the suite's ``defaults`` and ``initial_state`` into each task mapping."""
+    if not isinstance(raw, dict):
+        return raw
+    defaults = raw.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        return raw
+    for key in ("id", "input"):
+        if key in defaults:
+            raise DataError(
+                f"{key} cannot have a default; set it on each task",
+                path=path,
+                line=lines.line_of(("defaults", key)),
+                field=f"defaults.{key}",
+            )
+    unknown = [k for k in defaults if k not in Task.model_fields]
+    if unknown:
+        raise DataError(
+            f"unknown task field; valid fields are {', '.join(Task.model_fields)}",
+            path=path,
+            line=lines.line_of(("defaults", unknown[0])),
+            field=f"defaults.{unknown[0]}",
+        )
+    tasks = raw.get("tasks")
+    if isinstance(tasks, list):
+        shared = dict(defaults)
+        if raw.get("initial_state") is not None:
+            shared.setdefault("initial_state", raw["initial_state"])
+        raw = {**raw, "tasks": [{**shared, **t} if isinstance(t, dict) else t for t in tasks]}
+    return raw
+
+
+def _error_location(error: dict[str, Any]) -> Location:
+    location: Location = tuple(error["loc"])
+    cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, MatcherSpecError):
+        location = (*location, *cause.where)
+    return location
+
+
+def _render_location(location: Location) -> str:
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _suite_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError:
+    error = exc.errors(include_url=False)[0]
+    location = _error_location(dict(error))
+    cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, MatcherSpecError):
+        message = cause.message
+    elif error["type"] == "missing":
+        message = "required field is missing"
+    elif error["type"] == "extra_forbidden":
+        parent = location[:-1]
+        model: type[BaseModel] = Suite
+        if len(parent) >= 2 and parent[0] == "tasks":
+            model = Task
+        message = f"unknown field; valid fields are {', '.join(model.model_fields)}"
+    elif error["type"] == "literal_error":
+        message = f"{error['msg']} (got {error.get('input')!r})"
+    else:
+        message = error["msg"].removeprefix("Value error, ")
+        got = error.get("input")
+        if got is not None and not isinstance(got, dict | list):
+            message += f" (got {got!r})"
+    return DataError(
+        message, path=path, line=lines.line_of(location), field=_render_location(location) or None
+    )
+
+
+def load_suite(path: str | Path) -> tuple[Suite, LineMap]:
+    """Load and validate one suite file; errors name the file, line and field."""
+    p = Path(path)
+    raw, lines = load_yaml(p)
+    if not isinstance(raw, dict):
+        raise DataError(
+            "a task suite is a mapping with `suite:` and `tasks:`", path=p, line=lines.line_of(())
+        )
+    raw = _apply_defaults(raw, p, lines)
+    try:
+        suite = Suite.model_validate(raw)
+    except ValidationError as exc:
+        raise _suite_error(exc, p, lines) from None
+    for task in suite.tasks:
+        task._suite = suite.suite
+    return suite, lines
+
+
+def suite_files(path: str | Path) -> list[Path]:
+    """The suite files at ``path``: the file itself, or every *.yaml / *.yml in a folder."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted([*p.glob("*.yaml"), *p.glob("*.yml")])
+        if not files:
+            raise DataError("folder holds no *.yaml task suites", path=p)
+        return files
+    if not p.exists():
+        raise DataError("no such file or folder", path=p)
+    return [p]
+
+
+def load_tasks(path: str | Path) -> TaskSet:
+    """Load task suites from a YAML file or a folder of them.
+
+    >>> tasks = load_tasks("tasks/shop.yaml")   # doctest: +SKIP
+    >>> tasks.get("refund_full").expect_tools[0].name   # doctest: +SKIP
+    'lookup_order'
+    """
+    task_set = TaskSet()
+    for file in suite_files(path):
+        suite, lines = load_suite(file)
+        task_set.add(suite, file, lines)
+    return task_set

@@ -1,0 +1,66 @@
+"""Grade runs: Truth, Path and State together, one run at a time or a whole file streamed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from judgekit.errors import DataError
+from judgekit.formats.grade import Grade
+from judgekit.formats.run import Run
+from judgekit.formats.task import Task, TaskSet
+from judgekit.graders.claims import claims_success
+from judgekit.graders.path import grade_path
+from judgekit.graders.state import grade_state
+from judgekit.graders.truth import grade_truth
+
+
+def grade_run(run: Run, task: Task) -> Grade:
+    """Grade one run against its task.
+
+    ``passed`` is true only when every configured grader passed and the run completed.
+    """
+    truth = grade_truth(run, task)
+    path = grade_path(run, task)
+    state = grade_state(run, task)
+    passed = run.completed and all(r.passed for r in (truth, path, state) if r is not None)
+    return Grade(
+        run_id=run.run_id,
+        task_id=run.task_id,
+        trial=run.trial,
+        passed=passed,
+        truth=truth,
+        path=path,
+        state=state,
+        claimed_success=claims_success(run.final_answer),
+        turns=run.turns,
+        cost_usd=run.cost_usd,
+        stop_reason=run.stop_reason,
+    )
+
+
+def grade_runs(
+    runs: Iterable[Run] | Iterable[tuple[int, Run]],
+    tasks: TaskSet,
+    *,
+    skip_unknown: bool = False,
+    source: str | None = None,
+) -> Iterator[Grade]:
+    """Grade a stream of runs (or ``(line, run)`` pairs, for error messages naming the line).
+
+    A run whose task id is not in ``tasks`` raises :class:`DataError` unless
+    ``skip_unknown`` is set, in which case it is passed over.
+    """
+    for item in runs:
+        line, run = item if isinstance(item, tuple) else (None, item)
+        task = tasks.get(run.task_id)
+        if task is None:
+            if skip_unknown:
+                continue
+            raise DataError(
+                f"unknown task id {run.task_id!r} (not in the loaded suites; "
+                "pass --skip-unknown to pass such runs over)",
+                path=source,
+                line=line,
+                field="task_id",
+            )
+        yield grade_run(run, task)

@@ -1,0 +1,121 @@
+"""Path: did the agent take a sane route? Duplicates, loops, per-tool caps, budgets, errors.
+
+Once a task configures Path, duplicate calls and loops are checked unless the task says
+``duplicates: allow`` or ``loops: false``. A call that repeats one whose last attempt failed
+is a retry, not a duplicate (the loop check still catches endless retries).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+
+from judgekit.formats.grade import GraderResult
+from judgekit.formats.run import Run, ToolCall
+from judgekit.formats.task import LoopRule, Task
+from judgekit.graders.canonical import call_key
+from judgekit.graders.rendering import call_label, render_call
+
+DEFAULT_LOOP_RULE = LoopRule()
+
+
+def grade_path(run: Run, task: Task) -> GraderResult | None:
+    """Grade the route of ``run``; ``None`` when the task configures no Path rule.
+
+    >>> from judgekit.formats.run import ToolCall
+    >>> task = Task(id="t", max_calls={"issue_refund": 1})
+    >>> refund = ToolCall(name="issue_refund", args={"order_id": "A100", "amount": 40})
+    >>> grade_path(Run(run_id="r", task_id="t", tool_calls=[refund, refund]), task).reason
+    'issue_refund called 2 times, max_calls is 1; duplicate call #2 issue_refund(order_id=\\'A100\\', amount=40) repeats call #1'
+    """
+    if not task.has_path:
+        return None
+    calls = run.tool_calls
+    keys = [call_key(call) for call in calls]
+    failures: list[str] = []
+    failures.extend(_over_caps(calls, task))
+    if task.duplicates != "allow":
+        failures.extend(_duplicates(calls, keys))
+    if task.loops is not False:
+        rule = task.loops if isinstance(task.loops, LoopRule) else DEFAULT_LOOP_RULE
+        failures.extend(_loops(calls, keys, rule))
+    budget = _budget(task)
+    if budget is not None and len(calls) > budget[0]:
+        failures.append(f"{len(calls)} tool calls, step budget is {budget[0]} ({budget[1]})")
+    if task.max_turns is not None and run.turns is not None and run.turns > task.max_turns:
+        failures.append(f"{run.turns} turns, max_turns is {task.max_turns}")
+    errors = sum(1 for call in calls if call.error is not None)
+    if task.max_tool_error_rate is not None and calls:
+        rate = errors / len(calls)
+        if rate > task.max_tool_error_rate:
+            failures.append(
+                f"tool error rate {rate:.0%} ({errors} of {len(calls)} calls), "
+                f"max is {task.max_tool_error_rate:.0%}"
+            )
+    if failures:
+        return GraderResult(passed=False, reason="; ".join(failures))
+    within = f", within budget {budget[0]}" if budget is not None else ""
+    return GraderResult(
+        passed=True,
+        reason=f"{len(calls)} calls, {errors} tool errors, no duplicates or loops{within}",
+    )
+
+
+def _over_caps(calls: Sequence[ToolCall], task: Task) -> list[str]:
+    if not task.max_calls:
+        return []
+    counts = Counter(call.name for call in calls)
+    return [
+        f"{tool} called {counts[tool]} times, max_calls is {cap}"
+        for tool, cap in task.max_calls.items()
+        if counts[tool] > cap
+    ]
+
+
+def _duplicates(calls: Sequence[ToolCall], keys: Sequence[Hashable]) -> list[str]:
+    last_seen: dict[Hashable, int] = {}
+    found: list[str] = []
+    for index, (call, key) in enumerate(zip(calls, keys, strict=True)):
+        previous = last_seen.get(key)
+        if previous is not None and calls[previous].error is None:
+            found.append(
+                f"duplicate {call_label(index)} {render_call(call)} repeats {call_label(previous)}"
+            )
+        last_seen[key] = index
+    if len(found) > 3:
+        found = [*found[:3], f"and {len(found) - 3} more duplicates"]
+    return found
+
+
+def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], rule: LoopRule) -> list[str]:
+    """The first unit of 1..max_period calls repeated at least min_repeats times in a row."""
+    n = len(keys)
+    for period in range(1, rule.max_period + 1):
+        for start in range(0, n - period * rule.min_repeats + 1):
+            unit = keys[start : start + period]
+            if period > 1 and _is_repetition(unit):
+                continue  # already a loop of a shorter period
+            repeats = 1
+            while keys[start + repeats * period : start + (repeats + 1) * period] == unit:
+                repeats += 1
+            if repeats >= rule.min_repeats:
+                shown = " → ".join(render_call(calls[start + k], 60) for k in range(period))
+                return [f"loop: {shown} repeated {repeats} times from {call_label(start)}"]
+    return []
+
+
+def _is_repetition(unit: Sequence[Hashable]) -> bool:
+    size = len(unit)
+    return any(size % p == 0 and list(unit) == list(unit[:p]) * (size // p) for p in range(1, size))
+
+
+def _budget(task: Task) -> tuple[int, str] | None:
+    budget = task.step_budget
+    if budget is None:
+        return None
+    if budget.max_tool_calls is not None:
+        return budget.max_tool_calls, "max_tool_calls"
+    assert budget.multiplier is not None and task.expect_tools is not None
+    expected = len(task.expect_tools)
+    return math.ceil(budget.multiplier * expected), f"{budget.multiplier:g} × {expected} expected"

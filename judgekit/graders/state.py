@@ -1,0 +1,119 @@
+"""State: did the world end up right, and did nothing else change?
+
+``expect_state`` checks dotted paths of the run's ``final_state`` with the argument
+matchers; ``only_changes`` diffs the initial and final state and fails on any change
+outside the listed paths, naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from judgekit.formats.grade import GraderResult
+from judgekit.formats.matchers import render_value
+from judgekit.formats.run import Run
+from judgekit.formats.task import StatePath, Task
+
+_MISSING = object()
+_MAX_SHOWN = 3
+
+
+def resolve(state: Any, path: StatePath) -> Any:
+    """The value at ``path`` (list items by index), or ``_MISSING``."""
+    value = state
+    for part in path:
+        if isinstance(value, dict):
+            if part not in value:
+                return _MISSING
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def changes(before: Any, after: Any, path: StatePath = ()) -> Iterator[tuple[StatePath, Any, Any]]:
+    """Every changed leaf as ``(path, before, after)``; added or removed values use _MISSING."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before.keys() | after.keys():
+            yield from changes(
+                before.get(key, _MISSING), after.get(key, _MISSING), (*path, str(key))
+            )
+    elif isinstance(before, list) and isinstance(after, list):
+        for index in range(max(len(before), len(after))):
+            old = before[index] if index < len(before) else _MISSING
+            new = after[index] if index < len(after) else _MISSING
+            yield from changes(old, new, (*path, str(index)))
+    elif before is _MISSING and after is _MISSING:
+        return
+    elif not _same(before, after):
+        yield path, before, after
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return bool(a == b)
+    return type(a) is type(b) and bool(a == b)
+
+
+def _describe_change(path: StatePath, before: Any, after: Any) -> str:
+    dotted = ".".join(path)
+    if before is _MISSING:
+        return f"{dotted} added ({render_value(after)})"
+    if after is _MISSING:
+        return f"{dotted} removed (was {render_value(before)})"
+    return f"{dotted} changed from {render_value(before)} to {render_value(after)}"
+
+
+def grade_state(run: Run, task: Task) -> GraderResult | None:
+    """Grade the end state of ``run``; ``None`` when the task configures no State check."""
+    if not task.has_state:
+        return None
+    final = run.final_state
+    if final is None:
+        return GraderResult(passed=False, reason="the run has no final_state to check")
+    failures: list[str] = []
+    for path, matcher in task.state_matchers:
+        dotted = ".".join(path)
+        value = resolve(final, path)
+        if value is _MISSING:
+            if not (matcher.optional or matcher.absent):
+                failures.append(
+                    f"{dotted}: missing from final_state (expected {matcher.describe()})"
+                )
+            continue
+        mismatch = matcher.check(value)
+        if mismatch is not None:
+            failures.append(f"{mismatch.dotted(dotted)}: {mismatch.message}")
+    if task.only_changes is not None:
+        initial = run.initial_state if run.initial_state is not None else task.initial_state
+        if initial is None:
+            failures.append(
+                "only_changes needs the initial state: the run has no initial_state "
+                "and the task none"
+            )
+        else:
+            allowed = task.allowed_changes
+            outside = [
+                _describe_change(path, before, after)
+                for path, before, after in sorted(changes(initial, final), key=lambda c: c[0])
+                if not any(path[: len(prefix)] == prefix for prefix in allowed)
+            ]
+            if outside:
+                listed = ", ".join(task.only_changes) or "nothing"
+                shown = outside[:_MAX_SHOWN]
+                more = f" and {len(outside) - _MAX_SHOWN} more" if len(outside) > _MAX_SHOWN else ""
+                failures.append(f"{', '.join(shown)}{more}: outside only_changes [{listed}]")
+    if failures:
+        return GraderResult(passed=False, reason="; ".join(failures))
+    checked = []
+    if task.state_matchers:
+        count = len(task.state_matchers)
+        checked.append(f"{count} state check{'s' if count != 1 else ''} passed")
+    if task.only_changes is not None:
+        checked.append(f"no change outside [{', '.join(task.only_changes)}]")
+    return GraderResult(passed=True, reason="; ".join(checked))

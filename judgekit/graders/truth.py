@@ -1,0 +1,232 @@
+"""Truth: did the agent call the right tools, with the right arguments, and nothing forbidden?
+
+Order modes (DESIGN.md): ``strict`` the same calls in the same order and nothing else;
+``unordered`` the same calls in any order and nothing else; ``superset`` every expected call
+appears, others may too; ``subset`` every call made is among the expected ones (each expected
+call covers one actual call), some may be missing; ``in_order`` the expected calls appear in
+this order, others may sit between them.
+
+Unordered modes pair expected and actual calls by a maximum bipartite matching, so the
+verdict never depends on the order in which expectations are written. When a run fails, the
+calls left over are paired by an optimal assignment (fewest failing arguments) to explain
+what is wrong with each: a missing call, a wrong argument, a missing or unexpected argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from judgekit.bipartite import maximum_matching
+from judgekit.formats.grade import GraderResult
+from judgekit.formats.matchers import DictOf, Mismatch
+from judgekit.formats.run import Run, ToolCall
+from judgekit.formats.task import ExpectedCall, Task
+from judgekit.graders.rendering import call_label, render_call
+
+_MAX_REASONS = 3
+
+
+def grade_truth(run: Run, task: Task) -> GraderResult | None:
+    """Grade the tool calls of ``run`` against ``task``; ``None`` when the task sets no Truth.
+
+    >>> from judgekit.formats.run import Run, ToolCall
+    >>> task = Task(id="t", expect_tools=[{"name": "book", "args": {"flight_id": "AA123"}}])
+    >>> run = Run(run_id="r", task_id="t", tool_calls=[ToolCall(name="book", args={"flight_id": "AA999"})])
+    >>> grade_truth(run, task).reason
+    "book.flight_id: expected 'AA123', got 'AA999'"
+    """
+    if not task.has_truth:
+        return None
+    calls = run.tool_calls
+    problem = _forbidden_or_disallowed(calls, task)
+    if problem is not None:
+        return GraderResult(passed=False, reason=problem)
+    if task.expect_tools is None:
+        return GraderResult(passed=True, reason="no forbidden or disallowed tool called")
+    expected = task.expect_tools
+    matchers = task.call_matchers
+    if task.order == "strict":
+        failures = _strict(expected, matchers, calls)
+    elif task.order == "in_order":
+        failures = _in_order(expected, matchers, calls)
+    else:
+        failures = _by_assignment(expected, matchers, calls, task.order)
+    if failures:
+        shown = failures[:_MAX_REASONS]
+        if len(failures) > _MAX_REASONS:
+            shown.append(f"and {len(failures) - _MAX_REASONS} more")
+        return GraderResult(passed=False, reason="; ".join(shown))
+    if not expected:
+        return GraderResult(passed=True, reason="no tool call, as expected")
+    return GraderResult(
+        passed=True, reason=f"all {len(expected)} expected calls matched ({task.order})"
+    )
+
+
+def _forbidden_or_disallowed(calls: Sequence[ToolCall], task: Task) -> str | None:
+    forbidden = set(task.forbid_tools)
+    allowed: set[str] | None = None
+    if task.allow_tools is not None:
+        allowed = set(task.allow_tools) | {e.name for e in task.expect_tools or []}
+    for index, call in enumerate(calls):
+        refused = f", refused: {call.error}" if call.error else ""
+        if call.name in forbidden:
+            return f"called forbidden tool {call.name} ({call_label(index)}{refused})"
+        if allowed is not None and call.name not in allowed:
+            return (
+                f"called {call.name} ({call_label(index)}{refused}), which is not in "
+                f"allow_tools [{', '.join(sorted(allowed))}]"
+            )
+    return None
+
+
+def _call_matches(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> bool:
+    return (
+        call.name == expected.name
+        and call.arguments_error is None
+        and matcher.check(call.args) is None
+    )
+
+
+def _argument_problems(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> list[Mismatch]:
+    if call.arguments_error is not None:
+        return [Mismatch((), f"arguments are not valid JSON ({call.arguments_error})")]
+    return matcher.mismatches(call.args)
+
+
+def _explain_arguments(
+    call: ToolCall, index: int, expected: ExpectedCall, matcher: DictOf, *, name_call: bool
+) -> str:
+    problems = _argument_problems(call, expected, matcher)
+    where = f" ({call_label(index)})" if name_call else ""
+    return "; ".join(f"{p.dotted(expected.name)}: {p.message}{where}" for p in problems)
+
+
+def _describe_expected(expected: ExpectedCall, matcher: DictOf) -> str:
+    inner = ", ".join(f"{k}={m.describe()}" for k, m in matcher.children.items())
+    return f"{expected.name}({inner})"
+
+
+def _strict(
+    expected: Sequence[ExpectedCall], matchers: Sequence[DictOf], calls: Sequence[ToolCall]
+) -> list[str]:
+    failures: list[str] = []
+    for index, (exp, matcher, call) in enumerate(zip(expected, matchers, calls, strict=False)):
+        if call.name != exp.name:
+            failures.append(f"{call_label(index)}: expected {exp.name}, got {render_call(call)}")
+        elif not _call_matches(call, exp, matcher):
+            failures.append(_explain_arguments(call, index, exp, matcher, name_call=True))
+    for index in range(len(calls), len(expected)):
+        failures.append(
+            f"missing call {_describe_expected(expected[index], matchers[index])} "
+            f"(expected as {call_label(index)}; the run made {len(calls)})"
+        )
+    for index in range(len(expected), len(calls)):
+        failures.append(f"unexpected {call_label(index)} {render_call(calls[index])}")
+    return failures
+
+
+def _in_order(
+    expected: Sequence[ExpectedCall], matchers: Sequence[DictOf], calls: Sequence[ToolCall]
+) -> list[str]:
+    # Taking the earliest matching call for each expectation is optimal for a subsequence.
+    position = 0
+    for exp_index, (exp, matcher) in enumerate(zip(expected, matchers, strict=True)):
+        found = next(
+            (i for i in range(position, len(calls)) if _call_matches(calls[i], exp, matcher)), None
+        )
+        if found is not None:
+            position = found + 1
+            continue
+        earlier = next((i for i in range(position) if _call_matches(calls[i], exp, matcher)), None)
+        if earlier is not None:
+            after = expected[exp_index - 1].name if exp_index else "the start"
+            return [
+                f"{exp.name} matched only at {call_label(earlier)}, before {after} (out of order)"
+            ]
+        same_name = [i for i in range(position, len(calls)) if calls[i].name == exp.name]
+        if same_name:
+            best = min(same_name, key=lambda i: len(_argument_problems(calls[i], exp, matcher)))
+            return [
+                _explain_arguments(calls[best], best, exp, matcher, name_call=len(same_name) > 1)
+            ]
+        return [f"missing call {_describe_expected(exp, matcher)}"]
+    return []
+
+
+def _by_assignment(
+    expected: Sequence[ExpectedCall],
+    matchers: Sequence[DictOf],
+    calls: Sequence[ToolCall],
+    order: str,
+) -> list[str]:
+    adjacency = [
+        [_call_matches(call, exp, matcher) for call in calls]
+        for exp, matcher in zip(expected, matchers, strict=True)
+    ]
+    owner = maximum_matching(adjacency, len(calls))
+    matched_calls = {j for j, i in enumerate(owner) if i != -1}
+    matched_expected = {i for i in owner if i != -1}
+    need_all_expected = order in ("superset", "unordered")
+    need_all_calls = order in ("subset", "unordered")
+    if (not need_all_expected or len(matched_expected) == len(expected)) and (
+        not need_all_calls or len(matched_calls) == len(calls)
+    ):
+        return []
+    spare_expected = [i for i in range(len(expected)) if i not in matched_expected]
+    spare_calls = [j for j in range(len(calls)) if j not in matched_calls]
+    pairs = _closest_pairs(spare_expected, spare_calls, expected, matchers, calls)
+    failures: list[str] = []
+    paired_calls: set[int] = set()
+    if need_all_expected:
+        for i in spare_expected:
+            j = pairs.get(i)
+            if j is None:
+                failures.append(f"missing call {_describe_expected(expected[i], matchers[i])}")
+            else:
+                paired_calls.add(j)
+                same_name = sum(1 for c in calls if c.name == expected[i].name)
+                failures.append(
+                    _explain_arguments(
+                        calls[j], j, expected[i], matchers[i], name_call=same_name > 1
+                    )
+                )
+    if need_all_calls:
+        for j in spare_calls:
+            if j in paired_calls:
+                continue
+            failures.append(
+                f"unexpected {call_label(j)} {render_call(calls[j])} "
+                f"(not among the expected calls, order: {order})"
+            )
+    return failures
+
+
+def _closest_pairs(
+    spare_expected: list[int],
+    spare_calls: list[int],
+    expected: Sequence[ExpectedCall],
+    matchers: Sequence[DictOf],
+    calls: Sequence[ToolCall],
+) -> dict[int, int]:
+    """Pair leftover expectations with leftover calls of the same tool, fewest problems first."""
+    if not spare_expected or not spare_calls:
+        return {}
+    big = 10_000  # cost of pairing calls of different tools: never chosen over a real pair
+    costs = [
+        [
+            len(_argument_problems(calls[j], expected[i], matchers[i]))
+            if calls[j].name == expected[i].name
+            else big
+            for j in spare_calls
+        ]
+        for i in spare_expected
+    ]
+    from scipy.optimize import linear_sum_assignment  # only failing runs pay for the import
+
+    rows, cols = linear_sum_assignment(costs)
+    return {
+        spare_expected[r]: spare_calls[c]
+        for r, c in zip(rows, cols, strict=True)
+        if costs[r][c] < big
+    }
