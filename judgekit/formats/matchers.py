@@ -20,7 +20,9 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +53,10 @@ PRIMARY_OPERATORS = (
     "$icase",
     "$type",
     "$custom",
+    "$gt",
+    "$gte",
+    "$lt",
+    "$lte",
 )
 MODIFIERS = ("$optional", "$coerce", "$abs", "$rel")
 OPERATORS = PRIMARY_OPERATORS + MODIFIERS
@@ -128,6 +134,12 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "dict"
     return type(value).__name__
+
+
+def _not_a_number(actual: Any) -> str:
+    if isinstance(actual, str):
+        return " (a string, not a number; set $coerce: true to accept numeric strings)"
+    return ""
 
 
 def _coerce_to(expected: Any, actual: Any) -> Any:
@@ -335,7 +347,7 @@ class Regex(Matcher):
 
 
 class Approx(Matcher):
-    def __init__(self, target: float, abs_tol: float, rel_tol: float, coerce: bool) -> None:
+    def __init__(self, target: int | float, abs_tol: float, rel_tol: float, coerce: bool) -> None:
         self.target = target
         self.abs_tol = abs_tol
         self.rel_tol = rel_tol
@@ -352,7 +364,9 @@ class Approx(Matcher):
             and abs(value - self.target) <= self.tolerance()
         ):
             return None
-        return Mismatch((), f"expected {self.describe()}, got {render_value(actual)}")
+        return Mismatch(
+            (), f"expected {self.describe()}, got {render_value(actual)}{_not_a_number(actual)}"
+        )
 
     def describe(self) -> str:
         return f"{render_value(self.target)} ± {self.tolerance():g}"
@@ -479,6 +493,38 @@ class Custom(Matcher):
         return f"a value accepted by {self.reference}"
 
 
+_COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
+    "$gt": (">", lambda a, b: a > b),
+    "$gte": ("≥", lambda a, b: a >= b),
+    "$lt": ("<", lambda a, b: a < b),
+    "$lte": ("≤", lambda a, b: a <= b),
+}
+
+
+class Bound(Matcher):
+    """A numeric bound: ``{$lte: 90}`` (refund at most the order total)."""
+
+    def __init__(self, op: str, limit: float, coerce: bool) -> None:
+        self.symbol, self.compare = _COMPARISONS[op]
+        self.limit = limit
+        self.coerce = coerce
+
+    def check(self, actual: Any) -> Mismatch | None:
+        value = _coerce_to(self.limit, actual) if self.coerce else actual
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and self.compare(value, self.limit)
+        ):
+            return None
+        return Mismatch(
+            (), f"expected {self.describe()}, got {render_value(actual)}{_not_a_number(actual)}"
+        )
+
+    def describe(self) -> str:
+        return f"a number {self.symbol} {render_value(self.limit)}"
+
+
 class AllOf(Matcher):
     """Several operators in one mapping: every one must match."""
 
@@ -500,6 +546,10 @@ def _import_custom(reference: str, where: Where) -> Callable[[Any], Any]:
     module_name, sep, attribute = reference.partition(":")
     if not sep or not module_name or not attribute:
         raise MatcherSpecError(f"$custom must be 'module:function', got {reference!r}", where)
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        # A console script does not put the working directory on sys.path; users expect
+        # `$custom: checks:fn` to find checks.py beside them, as `python -m` would.
+        sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -641,7 +691,7 @@ def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: boo
         rel_tol = (
             _number(spec, "$rel", where) if "$rel" in spec else (0.0 if has_tolerance else 1e-6)
         )
-        return Approx(float(value), abs_tol, rel_tol, coerce)
+        return Approx(value, abs_tol, rel_tol, coerce)
     if op == "$contains":
         needles = value if isinstance(value, list) else [value]
         if not needles:
@@ -675,6 +725,10 @@ def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: boo
                 where,
             )
         return TypeIs(names)
+    if op in _COMPARISONS:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise MatcherSpecError(f"{op} takes a number, got {value!r}", where)
+        return Bound(op, value, coerce)
     if op == "$custom":
         if not isinstance(value, str):
             raise MatcherSpecError(f"$custom takes 'module:function', got {value!r}", where)

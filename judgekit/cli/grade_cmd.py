@@ -1,0 +1,57 @@
+"""``judgekit grade``: Truth, Path and State over a file of runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from judgekit.grading import grade_file
+from judgekit.report.grade_table import print_grade_table
+
+
+@click.command("grade")
+@click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--tasks",
+    "tasks_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A task suite YAML file, or a folder of them.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for results.jsonl and results.csv.",
+)
+@click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
+@click.option("--reasons", is_flag=True, help="Print the first failing reason of each failing run.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+def grade_command(
+    runs: Path, tasks_path: Path, out_dir: Path, skip_unknown: bool, reasons: bool, as_json: bool
+) -> None:
+    """Grade RUNS (a runs.jsonl file) with the Truth, Path and State graders.
+
+    Prints a table per task and writes results.jsonl and results.csv (one row per run) in
+    --out. Exit 2 on bad input, with nothing written.
+
+    \b
+    Example:
+      judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
+    """
+    summary = grade_file(runs, tasks_path, out_dir=out_dir, skip_unknown=skip_unknown)
+    if as_json:
+        report = summary.as_dict()
+        report["results"] = {
+            "jsonl": str(out_dir / "results.jsonl"),
+            "csv": str(out_dir / "results.csv"),
+        }
+        click.echo(json.dumps(report, ensure_ascii=False))
+        return
+    print_grade_table(summary, Console(), show_reasons=reasons)
+    click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")

@@ -1,0 +1,110 @@
+"""``judgekit import``: convert provider transcripts into judgekit runs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import click
+
+from judgekit.formats.run import Run
+from judgekit.jsonl import atomic_writer
+
+
+class ImportTally:
+    """Counts what passes through, for the one-line report at the end."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.calls = 0
+        self.invalid_arguments = 0
+        self.tool_errors = 0
+
+    def count(self, runs: Iterable[Run]) -> Iterator[Run]:
+        for run in runs:
+            self.runs += 1
+            self.calls += len(run.tool_calls)
+            self.invalid_arguments += sum(c.arguments_error is not None for c in run.tool_calls)
+            self.tool_errors += sum(c.error is not None for c in run.tool_calls)
+            yield run
+
+    def line(self) -> str:
+        return (
+            f"imported {self.runs} runs with {self.calls} tool calls "
+            f"({self.tool_errors} tool errors, {self.invalid_arguments} with invalid arguments)"
+        )
+
+
+def _write(runs: Iterable[Run], output: Path | None) -> None:
+    tally = ImportTally()
+    counted = tally.count(runs)
+    if output is None:
+        for run in counted:
+            sys.stdout.write(run.model_dump_json(exclude_none=True) + "\n")
+    else:
+        with atomic_writer(output) as fh:
+            for run in counted:
+                fh.write(run.model_dump_json(exclude_none=True) + "\n")
+    destination = f" to {output}" if output is not None else ""
+    click.echo(tally.line() + destination, err=True)
+
+
+_output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write runs.jsonl (default: standard output).",
+)
+_task_id_option = click.option(
+    "--task-id", help="Task id for conversations that carry none (default: the file name)."
+)
+
+
+@click.group("import")
+def import_group() -> None:
+    """Convert transcripts (OpenAI Chat Completions, Anthropic Messages) into runs.jsonl."""
+
+
+@import_group.command("openai")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_output_option
+@_task_id_option
+@click.option(
+    "--error-pattern",
+    default=r"^\s*Error\b",
+    show_default=True,
+    help="Regex marking a tool result as an error (OpenAI transcripts carry no error flag); "
+    "'' to mark none.",
+)
+def import_openai_command(
+    file: Path, output: Path | None, task_id: str | None, error_pattern: str
+) -> None:
+    """Import OpenAI Chat Completions transcripts from FILE.
+
+    FILE holds one conversation (a message list, or an object with `messages`), a JSON
+    array of conversations, or one conversation per line; .gz is read directly.
+
+    \b
+    Example:
+      judgekit import openai transcripts.jsonl -o runs.jsonl
+    """
+    from judgekit.importers.openai_chat import import_openai
+
+    _write(import_openai(file, task_id=task_id, error_pattern=error_pattern or None), output)
+
+
+@import_group.command("anthropic")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_output_option
+@_task_id_option
+def import_anthropic_command(file: Path, output: Path | None, task_id: str | None) -> None:
+    """Import Anthropic Messages transcripts (tool_use / tool_result blocks) from FILE.
+
+    \b
+    Example:
+      judgekit import anthropic conversations.jsonl -o runs.jsonl
+    """
+    from judgekit.importers.anthropic_messages import import_anthropic
+
+    _write(import_anthropic(file, task_id=task_id), output)

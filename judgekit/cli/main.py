@@ -1,0 +1,44 @@
+"""The command group and the one place where user-facing errors become exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from judgekit import __version__
+from judgekit.cli.grade_cmd import grade_command
+from judgekit.cli.import_cmd import import_group
+from judgekit.cli.schema_cmd import schema_command
+from judgekit.errors import JudgekitError
+
+EXIT_BAD_INPUT = 2
+
+
+class JudgekitGroup(click.Group):
+    """Prints a JudgekitError as one line and exits 2; a bug keeps its traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except JudgekitError as exc:
+            click.echo(f"judgekit: error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=JudgekitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="judgekit")
+def main() -> None:
+    """judgekit: numbers you can trust about whether your AI agent works.
+
+    \b
+    Example:
+      judgekit import openai transcripts.jsonl -o runs.jsonl
+      judgekit grade runs.jsonl --tasks tasks/shop.yaml --out results/
+    """
+
+
+main.add_command(grade_command)
+main.add_command(import_group)
+main.add_command(schema_command)

@@ -1,0 +1,42 @@
+"""Grade a file of runs end to end: stream, grade, write results, summarise per task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgekit.formats.run import iter_runs_with_lines
+from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.graders.grade import grade_runs
+from judgekit.report.grade_summary import GradeSummary
+from judgekit.report.results_files import write_results
+
+
+def grade_file(
+    runs_path: str | Path,
+    tasks: TaskSet | str | Path,
+    *,
+    out_dir: str | Path | None = ".",
+    skip_unknown: bool = False,
+    keep_failures: int = 20,
+) -> GradeSummary:
+    """Grade every run of ``runs_path``; write ``results.jsonl`` and ``results.csv`` in
+    ``out_dir`` (skipped when ``out_dir`` is None) and return the per-task summary.
+
+    The runs are read one at a time, so memory does not grow with the file. On bad input
+    a :class:`judgekit.DataError` is raised and no result file is written.
+
+    >>> summary = grade_file("runs.jsonl", "tasks/shop.yaml", out_dir="out")  # doctest: +SKIP
+    >>> summary.passed, summary.runs  # doctest: +SKIP
+    (7, 12)
+    """
+    task_set = tasks if isinstance(tasks, TaskSet) else load_tasks(tasks)
+    summary = GradeSummary(keep_failures=keep_failures)
+    grades = grade_runs(
+        iter_runs_with_lines(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
+    )
+    stream = summary.consume(grades)
+    if out_dir is not None:
+        stream = write_results(stream, out_dir)
+    for _ in stream:
+        pass  # the generators above do the work as grades flow through
+    return summary
