@@ -1,0 +1,5 @@
+"""``python -m judgekit`` runs the command line."""
+
+from judgekit.cli import main
+
+main()

@@ -1,0 +1,145 @@
+"""`judgekit grade`: the table, the result files, and clean refusals of bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from judgekit.cli import main
+from tests.conftest import REPO
+
+SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
+TRAVEL_RUNS = REPO / "examples" / "runs" / "travel.jsonl"
+TASKS = REPO / "tasks"
+
+
+def invoke(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
+    code, out, _ = invoke("grade", SHOP_RUNS, "--tasks", TASKS, "--out", tmp_path, "--reasons")
+    assert code == 0
+    assert "Grades per task" in out
+    assert "5/18 runs passed; 4 of 4 tasks have failing runs" in out
+    assert "shop/refund_full/2 path: issue_refund called 2 times, max_calls is 1" in out
+    rows = list(csv.DictReader((tmp_path / "results.csv").open(encoding="utf-8")))
+    assert len(rows) == 18
+    assert rows[0] == {
+        "run_id": "shop/refund_full/1", "task_id": "refund_full", "trial": "1", "passed": "true",
+        "truth_passed": "true", "truth_reason": "all 2 expected calls matched (in_order)",
+        "path_passed": "true", "path_reason": "2 calls, 0 tool errors, no duplicates or loops, within budget 4",
+        "state_passed": "true", "state_reason": "1 state check passed; no change outside [orders.A100.refunded]",
+        "claimed_success": "true", "turns": "3", "cost_usd": "0.0016", "stop_reason": "completed",
+    }
+    grades = [json.loads(line) for line in (tmp_path / "results.jsonl").open(encoding="utf-8")]
+    assert [g["run_id"] for g in grades] == [r["run_id"] for r in rows]
+    assert grades[3]["truth"] == {
+        "passed": False,
+        "reason": "issue_refund: arguments are not valid JSON (Expecting ',' delimiter: line 1 column 33 (char 32))",
+    }
+
+
+def test_grade_json_report(tmp_path: Path) -> None:
+    code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", tmp_path, "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["runs"] == 17
+    assert report["passed"] == 6
+    weather = next(t for t in report["tasks"] if t["task_id"] == "weather-gate-book")
+    assert weather["truth"] == {"passed": 3, "graded": 6}
+    assert weather["path"] == {"passed": 4, "graded": 6}
+    assert weather["state"] == {"passed": 4, "graded": 6}
+    assert weather["claimed_success_but_failed"] == 4
+    assert report["failing_tasks"] == [
+        "ambiguous-needs-search", "no-book-when-raining", "search-before-book", "weather-gate-book", "weather-only",
+    ]
+
+
+def test_unknown_task_is_an_error_unless_skipped(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        SHOP_RUNS.read_text(encoding="utf-8")
+        + json.dumps({"run_id": "x", "task_id": "nope", "tool_calls": []})
+        + "\n",
+        encoding="utf-8",
+    )
+    out_dir = tmp_path / "out"
+    code, _, err = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir)
+    assert code == 2
+    assert err == (
+        f"judgekit: error: {runs}:19: task_id: unknown task id 'nope' (not in the loaded suites; "
+        "pass --skip-unknown to pass such runs over)\n"
+    )
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+    code, out, _ = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir, "--skip-unknown", "--json")
+    assert code == 0 and json.loads(out)["runs"] == 18
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [}', "malformed JSON: expected value at line 1 column 58"),
+        ('{"run_id": "x", "tool_calls": []}', "task_id: required field is missing"),
+        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [{"args": {}}]}', "tool_calls.0.name: required field is missing"),
+        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "stop_reason": "done"}',
+         "stop_reason: Input should be 'completed', 'max_turns', 'max_cost', 'timeout' or 'error' (got 'done')"),
+        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "extra": 1}',
+         "extra: unknown field (check the spelling against `judgekit schema`)"),
+    ],
+)
+def test_bad_runs_exit_2_and_write_nothing(tmp_path: Path, line: str, message: str) -> None:
+    runs = tmp_path / "runs.jsonl"
+    good = SHOP_RUNS.read_text(encoding="utf-8").splitlines()[:2]
+    runs.write_text("\n".join([*good, line]) + "\n", encoding="utf-8")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "results.csv").write_text("previous\n", encoding="utf-8")
+    code, out, err = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir)
+    assert code == 2
+    assert err == f"judgekit: error: {runs}:3: {message}\n"
+    # the earlier results file is untouched and no partial file appears
+    assert sorted(p.name for p in out_dir.iterdir()) == ["results.csv"]
+    assert (out_dir / "results.csv").read_text(encoding="utf-8") == "previous\n"
+
+
+def test_bad_task_file_is_one_line_without_traceback(tmp_path: Path) -> None:
+    suite = tmp_path / "bad.yaml"
+    suite.write_text("suite: s\ntasks:\n  - id: a\n    forbid_tools: book\n", encoding="utf-8")
+    env = {**os.environ, "JUDGEKIT_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "judgekit", "grade", str(SHOP_RUNS), "--tasks", str(suite), "--out", str(tmp_path)],
+        capture_output=True, text=True, env=env, check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"judgekit: error: {suite}:4: tasks[0].forbid_tools: Input should be a valid list (got 'book')\n"
+    )
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_schema_command_prints_each_format() -> None:
+    for name, required in [
+        ("run", ["run_id", "task_id", "tool_calls"]),
+        ("task", ["suite", "tasks"]),
+        ("rubric", ["id", "scale", "prompt", "judge"]),
+        ("label", ["run_id", "rubric_id", "label", "labeler", "at"]),
+    ]:
+        code, out, _ = invoke("schema", name)
+        assert code == 0
+        schema = json.loads(out)
+        assert schema["required"] == required
+        assert schema["title"] == f"judgekit {name}"
+    code, _, err = invoke("schema", "nope")
+    assert code == 2 and "Invalid value for '{grade|label|rubric|run|task}'" in err
