@@ -21,10 +21,15 @@ def print_grade_table(summary: GradeSummary, console: Console, *, show_reasons: 
 
     A dash means the task does not configure that grader.
     """
-    table = Table(title="Grades per task", title_justify="left")
-    table.add_column("task")
-    for name in ("runs", "Truth", "Path", "State", "all", "claimed ✓ but failed"):
-        table.add_column(name, justify="right")
+    table = Table(
+        title="Grades per task",
+        title_justify="left",
+        caption="false claims: the answer claims success but the run failed; — not configured",
+        caption_justify="left",
+    )
+    table.add_column("task", no_wrap=True)
+    for name in ("runs", "Truth", "Path", "State", "all", "false claims"):
+        table.add_column(name, justify="right", no_wrap=True)
     for task in sorted(summary.tasks.values(), key=lambda s: s.task_id):
         overall = GraderTally(graded=task.runs, passed=task.passed)
         table.add_row(
@@ -43,6 +48,8 @@ def print_grade_table(summary: GradeSummary, console: Console, *, show_reasons: 
         return
     for task in sorted(summary.tasks.values(), key=lambda s: s.task_id):
         for run_id, reason in task.failures:
-            console.print(f"[bold]{escape(run_id)}[/bold] {escape(reason)}", highlight=False)
+            console.print(
+                f"[bold]{escape(run_id)}[/bold] {escape(reason)}", highlight=False, soft_wrap=True
+            )
         if task.failures_not_kept:
             console.print(f"{escape(task.task_id)}: and {task.failures_not_kept} more failing runs")

@@ -143,3 +143,16 @@ def test_schema_command_prints_each_format() -> None:
         assert schema["title"] == f"judgekit {name}"
     code, _, err = invoke("schema", "nope")
     assert code == 2 and "Invalid value for '{grade|label|rubric|run|task}'" in err
+
+
+def test_readme_quick_start_output_is_what_the_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = "$ judgekit grade examples/runs/travel.jsonl --tasks tasks --out results --reasons\n"
+    start = readme.index(command) + len(command)
+    shown = readme[start : readme.index("```", start)]
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", "results", "--reasons")
+    assert code == 0
+    assert [line.rstrip() for line in out.splitlines()] == shown.splitlines()
