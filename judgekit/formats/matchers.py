@@ -136,6 +136,9 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def _not_a_number(actual: Any) -> str:
     if isinstance(actual, str):
         return " (a string, not a number; set $coerce: true to accept numeric strings)"
@@ -149,10 +152,9 @@ def _coerce_to(expected: Any, actual: Any) -> Any:
             return actual.strip().lower() == "true"
         return actual
     if isinstance(expected, int | float) and isinstance(actual, str):
-        try:
-            return float(actual.strip())
-        except ValueError:
-            return actual
+        # Plain decimal numbers only: float() would also take "4_2", "inf" and non-ASCII digits.
+        text = actual.strip()
+        return float(text) if _PLAIN_NUMBER.fullmatch(text) else actual
     if (
         isinstance(expected, str)
         and isinstance(actual, int | float)
@@ -442,7 +444,7 @@ class CaseInsensitive(Matcher):
             return None
         return Mismatch(
             (),
-            f"expected {render_value(self.expected)} (ignoring case and spaces), "
+            f"expected {render_value(self.expected)} (ignoring case and white space), "
             f"got {render_value(actual)}",
         )
 
@@ -451,7 +453,7 @@ class CaseInsensitive(Matcher):
 
 
 def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    return "".join(text.split()).casefold()
 
 
 class TypeIs(Matcher):

@@ -66,10 +66,16 @@ def is_short(value: Any) -> tuple[bool, str]:
         ({"$subset": [1, 2]}, [2, 3, 1], None),
         ({"$subset": [1, 1]}, [1, 2], "x: expected items [1, 1] among [1, 2] (1 not found)"),
         ({"$icase": "New  York"}, " new york", None),
+        ({"$icase": "New York"}, "newyork", None),
+        ({"$eq": 42, "$coerce": True}, "+42", None),
+        ({"$eq": 42, "$coerce": True}, "4.2e1", None),
+        ({"$eq": 42, "$coerce": True}, "4_2", "x: expected 42, got '4_2'"),
+        ({"$eq": 42, "$coerce": True}, "４２", "x: expected 42, got '４２'"),
+        ({"$eq": 1e309, "$coerce": True}, "inf", "x: expected Infinity, got 'inf'"),
         (
             {"$icase": "Denver"},
             "Dallas",
-            "x: expected 'Denver' (ignoring case and spaces), got 'Dallas'",
+            "x: expected 'Denver' (ignoring case and white space), got 'Dallas'",
         ),
         ({"$type": "int"}, 3, None),
         ({"$type": "int"}, True, "x: expected type int, got bool true"),
@@ -107,8 +113,14 @@ def test_nested_dicts_and_lists_name_the_failing_path() -> None:
     good = {"passengers": [{"first_name": "Mia", "dob": "1990-04-05"}], "payment": {"amount": 250}}
     assert reason(spec, good) is None
     bad = {"passengers": [{"first_name": "Mia", "dob": "5 April"}], "payment": {"amount": 250}}
-    assert reason(spec, bad) == "x.passengers[0].dob: expected to match /\\d{4}-\\d{2}-\\d{2}/, got '5 April'"
-    extra = {"passengers": [{"first_name": "Mia", "dob": "1990-04-05", "x": 1}], "payment": {"amount": 250}}
+    assert (
+        reason(spec, bad)
+        == "x.passengers[0].dob: expected to match /\\d{4}-\\d{2}-\\d{2}/, got '5 April'"
+    )
+    extra = {
+        "passengers": [{"first_name": "Mia", "dob": "1990-04-05", "x": 1}],
+        "payment": {"amount": 250},
+    }
     assert reason(spec, extra) == "x.passengers[0].x: unexpected key (value 1)"
     short = {"passengers": [], "payment": {"amount": 250}}
     assert reason(spec, short) == "x.passengers: expected 1 items, got 0: []"
@@ -144,12 +156,18 @@ def test_top_level_arguments_allow_or_forbid_extras() -> None:
         ({"$type": "integer"}, "$type 'integer' is not a type; valid types are int, float"),
         ({"$custom": "nope"}, "$custom must be 'module:function', got 'nope'"),
         ({"$custom": "no_such_module_xyz:f"}, "$custom cannot import module 'no_such_module_xyz'"),
-        ({"$custom": "json:no_such_function"}, "$custom: module 'json' has no function 'no_such_function'"),
+        (
+            {"$custom": "json:no_such_function"},
+            "$custom: module 'json' has no function 'no_such_function'",
+        ),
         ({"$optional": True}, "$optional and $coerce go beside a matcher or $eq"),
         ({"$optional": "yes", "$eq": 1}, "$optional must be true or false, got 'yes'"),
         ({"$absent": True, "$optional": True}, "$absent stands alone"),
         ({"$any": 1}, "$any takes true ($any: true)"),
-        ({"$eq": 1, "plain": 2}, "mixes $-operators ($eq) with plain keys (plain); wrap a literal dict in $eq"),
+        (
+            {"$eq": 1, "plain": 2},
+            "mixes $-operators ($eq) with plain keys (plain); wrap a literal dict in $eq",
+        ),
         ({"$lte": "9"}, "$lte takes a number, got '9'"),
         (float("nan"), "NaN never equals anything; use $type: float"),
     ],

@@ -25,8 +25,14 @@ def error_of(path: Path) -> str:
 def test_example_suites_load() -> None:
     tasks = load_tasks(REPO / "tasks")
     assert [t.id for t in tasks] == [
-        "refund_full", "cancel_shipped", "refuse_overrefund", "refund_and_notify",
-        "weather-gate-book", "search-before-book", "no-book-when-raining", "weather-only",
+        "refund_full",
+        "cancel_shipped",
+        "refuse_overrefund",
+        "refund_and_notify",
+        "weather-gate-book",
+        "search-before-book",
+        "no-book-when-raining",
+        "weather-only",
         "ambiguous-needs-search",
     ]
     refund = tasks.get("refund_full")
@@ -35,11 +41,16 @@ def test_example_suites_load() -> None:
     assert tasks.get("travel/refund_full") is None
     # defaults and the suite's initial_state reach every task
     assert refund.step_budget is not None and refund.step_budget.multiplier == 2
-    assert refund.initial_state is not None and refund.initial_state["orders"]["A100"]["total"] == 40
+    assert (
+        refund.initial_state is not None and refund.initial_state["orders"]["A100"]["total"] == 40
+    )
 
 
 def test_dates_stay_strings(tmp_path: Path) -> None:
-    path = write(tmp_path, "suite: s\ntasks:\n  - id: a\n    expect_tools: [{name: f, args: {date: 2024-05-20}}]\n")
+    path = write(
+        tmp_path,
+        "suite: s\ntasks:\n  - id: a\n    expect_tools: [{name: f, args: {date: 2024-05-20}}]\n",
+    )
     task = load_tasks(path).get("a")
     assert task is not None and task.expect_tools is not None
     assert task.expect_tools[0].args == {"date": "2024-05-20"}
