@@ -36,11 +36,20 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
     rows = list(csv.DictReader((tmp_path / "results.csv").open(encoding="utf-8")))
     assert len(rows) == 18
     assert rows[0] == {
-        "run_id": "shop/refund_full/1", "task_id": "refund_full", "trial": "1", "passed": "true",
-        "truth_passed": "true", "truth_reason": "all 2 expected calls matched (in_order)",
-        "path_passed": "true", "path_reason": "2 calls, 0 tool errors, no duplicates or loops, within budget 4",
-        "state_passed": "true", "state_reason": "1 state check passed; no change outside [orders.A100.refunded]",
-        "claimed_success": "true", "turns": "3", "cost_usd": "0.0016", "stop_reason": "completed",
+        "run_id": "shop/refund_full/1",
+        "task_id": "refund_full",
+        "trial": "1",
+        "passed": "true",
+        "truth_passed": "true",
+        "truth_reason": "all 2 expected calls matched (in_order)",
+        "path_passed": "true",
+        "path_reason": "2 calls, 0 tool errors, no duplicates or loops, within budget 4",
+        "state_passed": "true",
+        "state_reason": "1 state check passed; no change outside [orders.A100.refunded]",
+        "claimed_success": "true",
+        "turns": "3",
+        "cost_usd": "0.0016",
+        "stop_reason": "completed",
     }
     grades = [json.loads(line) for line in (tmp_path / "results.jsonl").open(encoding="utf-8")]
     assert [g["run_id"] for g in grades] == [r["run_id"] for r in rows]
@@ -62,7 +71,11 @@ def test_grade_json_report(tmp_path: Path) -> None:
     assert weather["state"] == {"passed": 4, "graded": 6}
     assert weather["claimed_success_but_failed"] == 4
     assert report["failing_tasks"] == [
-        "ambiguous-needs-search", "no-book-when-raining", "search-before-book", "weather-gate-book", "weather-only",
+        "ambiguous-needs-search",
+        "no-book-when-raining",
+        "search-before-book",
+        "weather-gate-book",
+        "weather-only",
     ]
 
 
@@ -82,20 +95,32 @@ def test_unknown_task_is_an_error_unless_skipped(tmp_path: Path) -> None:
         "pass --skip-unknown to pass such runs over)\n"
     )
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
-    code, out, _ = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir, "--skip-unknown", "--json")
+    code, out, _ = invoke(
+        "grade", runs, "--tasks", TASKS, "--out", out_dir, "--skip-unknown", "--json"
+    )
     assert code == 0 and json.loads(out)["runs"] == 18
 
 
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [}', "malformed JSON: expected value at line 1 column 58"),
+        (
+            '{"run_id": "x", "task_id": "refund_full", "tool_calls": [}',
+            "malformed JSON: expected value at line 1 column 58",
+        ),
         ('{"run_id": "x", "tool_calls": []}', "task_id: required field is missing"),
-        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [{"args": {}}]}', "tool_calls.0.name: required field is missing"),
-        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "stop_reason": "done"}',
-         "stop_reason: Input should be 'completed', 'max_turns', 'max_cost', 'timeout' or 'error' (got 'done')"),
-        ('{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "extra": 1}',
-         "extra: unknown field (check the spelling against `judgekit schema`)"),
+        (
+            '{"run_id": "x", "task_id": "refund_full", "tool_calls": [{"args": {}}]}',
+            "tool_calls.0.name: required field is missing",
+        ),
+        (
+            '{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "stop_reason": "done"}',
+            "stop_reason: Input should be 'completed', 'max_turns', 'max_cost', 'timeout' or 'error' (got 'done')",
+        ),
+        (
+            '{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "extra": 1}',
+            "extra: unknown field (check the spelling against `judgekit schema`)",
+        ),
     ],
 )
 def test_bad_runs_exit_2_and_write_nothing(tmp_path: Path, line: str, message: str) -> None:
@@ -105,7 +130,7 @@ def test_bad_runs_exit_2_and_write_nothing(tmp_path: Path, line: str, message: s
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     (out_dir / "results.csv").write_text("previous\n", encoding="utf-8")
-    code, out, err = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir)
+    code, _, err = invoke("grade", runs, "--tasks", TASKS, "--out", out_dir)
     assert code == 2
     assert err == f"judgekit: error: {runs}:3: {message}\n"
     # the earlier results file is untouched and no partial file appears
@@ -118,8 +143,21 @@ def test_bad_task_file_is_one_line_without_traceback(tmp_path: Path) -> None:
     suite.write_text("suite: s\ntasks:\n  - id: a\n    forbid_tools: book\n", encoding="utf-8")
     env = {**os.environ, "JUDGEKIT_HOME": str(tmp_path / "home")}
     done = subprocess.run(
-        [sys.executable, "-m", "judgekit", "grade", str(SHOP_RUNS), "--tasks", str(suite), "--out", str(tmp_path)],
-        capture_output=True, text=True, env=env, check=False,
+        [
+            sys.executable,
+            "-m",
+            "judgekit",
+            "grade",
+            str(SHOP_RUNS),
+            "--tasks",
+            str(suite),
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert done.returncode == 2
     assert done.stderr == (

@@ -29,7 +29,10 @@ def test_unconfigured_path_is_null() -> None:
 
 def test_clean_path_reason() -> None:
     task = Task(id="t", step_budget={"max_tool_calls": 3})
-    assert verdict(task, calls(A, B)) == (True, "2 calls, 0 tool errors, no duplicates or loops, within budget 3")
+    assert verdict(task, calls(A, B)) == (
+        True,
+        "2 calls, 0 tool errors, no duplicates or loops, within budget 3",
+    )
 
 
 def test_duplicates_after_canonicalisation() -> None:
@@ -39,8 +42,12 @@ def test_duplicates_after_canonicalisation() -> None:
         False,
         "duplicate call #2 refund(amount=40.0, id=1) repeats call #1",
     )
-    assert call_key(ToolCall(name="x", args={"a": True})) != call_key(ToolCall(name="x", args={"a": 1}))
-    assert call_key(ToolCall(name="x", args={"a": "3"})) != call_key(ToolCall(name="x", args={"a": 3}))
+    assert call_key(ToolCall(name="x", args={"a": True})) != call_key(
+        ToolCall(name="x", args={"a": 1})
+    )
+    assert call_key(ToolCall(name="x", args={"a": "3"})) != call_key(
+        ToolCall(name="x", args={"a": 3})
+    )
 
 
 def test_retry_after_an_error_is_not_a_duplicate() -> None:
@@ -62,7 +69,10 @@ def test_max_calls_per_tool() -> None:
 
 def test_loop_of_one_call() -> None:
     task = Task(id="t", duplicates="allow")
-    assert verdict(task, calls(C, A, A, A)) == (False, "loop: lookup(id=1) repeated 3 times from call #2")
+    assert verdict(task, calls(C, A, A, A)) == (
+        False,
+        "loop: lookup(id=1) repeated 3 times from call #2",
+    )
     assert verdict(task, calls(A, A, C))[0] is True
 
 
@@ -81,7 +91,11 @@ def test_loop_rule_is_configurable() -> None:
 
 
 def test_step_budget_as_multiple_of_expected_calls() -> None:
-    task = Task(id="t", expect_tools=[{"name": "lookup"}, {"name": "refund"}], step_budget={"multiplier": 1.5})
+    task = Task(
+        id="t",
+        expect_tools=[{"name": "lookup"}, {"name": "refund"}],
+        step_budget={"multiplier": 1.5},
+    )
     few = calls(A, B, C)
     assert verdict(task, few)[0] is True
     assert verdict(task, [*few, ToolCall(name="email", args={"id": 2})]) == (

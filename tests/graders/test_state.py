@@ -7,12 +7,17 @@ from typing import Any
 from judgekit import Run, Task, grade_state
 
 INITIAL = {
-    "orders": {"A100": {"status": "delivered", "refunded": 0}, "A101": {"status": "shipped", "refunded": 0}},
+    "orders": {
+        "A100": {"status": "delivered", "refunded": 0},
+        "A101": {"status": "shipped", "refunded": 0},
+    },
     "emails": [],
 }
 
 
-def verdict(task: Task, final: dict[str, Any] | None, initial: dict[str, Any] | None = INITIAL) -> tuple[bool, str]:
+def verdict(
+    task: Task, final: dict[str, Any] | None, initial: dict[str, Any] | None = INITIAL
+) -> tuple[bool, str]:
     run = Run(run_id="r", task_id="t", tool_calls=[], initial_state=initial, final_state=final)
     result = grade_state(run, task)
     assert result is not None
@@ -33,14 +38,28 @@ def after(**changes: Any) -> dict[str, Any]:
 
 
 def test_expect_state_with_matchers() -> None:
-    task = Task(id="t", expect_state={"orders.A100.refunded": {"$approx": 40, "$abs": 0.5}, "orders.A100.status": "delivered"})
+    task = Task(
+        id="t",
+        expect_state={
+            "orders.A100.refunded": {"$approx": 40, "$abs": 0.5},
+            "orders.A100.status": "delivered",
+        },
+    )
     assert verdict(task, after(orders__A100__refunded=40)) == (True, "2 state checks passed")
-    assert verdict(task, after(orders__A100__refunded=80)) == (False, "orders.A100.refunded: expected 40 ± 0.5, got 80")
+    assert verdict(task, after(orders__A100__refunded=80)) == (
+        False,
+        "orders.A100.refunded: expected 40 ± 0.5, got 80",
+    )
 
 
 def test_missing_path_and_absent() -> None:
-    task = Task(id="t", expect_state={"orders.A999.status": "booked", "orders.A101.note": {"$absent": True}})
-    assert verdict(task, after()) == (False, "orders.A999.status: missing from final_state (expected 'booked')")
+    task = Task(
+        id="t", expect_state={"orders.A999.status": "booked", "orders.A101.note": {"$absent": True}}
+    )
+    assert verdict(task, after()) == (
+        False,
+        "orders.A999.status: missing from final_state (expected 'booked')",
+    )
     task = Task(id="t", expect_state={"orders.A100": {"$absent": True}})
     assert verdict(task, after()) == (
         False,
@@ -49,16 +68,24 @@ def test_missing_path_and_absent() -> None:
 
 
 def test_list_items_by_index() -> None:
-    task = Task(id="t", expect_state={"emails.0.to": "ana@example.com", "emails.1": {"$absent": True}})
+    task = Task(
+        id="t", expect_state={"emails.0.to": "ana@example.com", "emails.1": {"$absent": True}}
+    )
     one = after(emails=[{"to": "ana@example.com"}])
     assert verdict(task, one)[0] is True
     two = after(emails=[{"to": "ana@example.com"}, {"to": "ana@example.com"}])
-    assert verdict(task, two) == (False, "emails.1: expected to be absent, got {\"to\": \"ana@example.com\"}")
+    assert verdict(task, two) == (
+        False,
+        'emails.1: expected to be absent, got {"to": "ana@example.com"}',
+    )
 
 
 def test_only_changes_names_the_change_next_door() -> None:
     task = Task(id="t", only_changes=["orders.A100"])
-    assert verdict(task, after(orders__A100__refunded=40)) == (True, "no change outside [orders.A100]")
+    assert verdict(task, after(orders__A100__refunded=40)) == (
+        True,
+        "no change outside [orders.A100]",
+    )
     both = after(orders__A100__refunded=40, orders__A101__refunded=25)
     assert verdict(task, both) == (
         False,
@@ -93,4 +120,7 @@ def test_initial_state_falls_back_to_the_task() -> None:
 
 
 def test_no_final_state() -> None:
-    assert verdict(Task(id="t", expect_state={"a": 1}), None) == (False, "the run has no final_state to check")
+    assert verdict(Task(id="t", expect_state={"a": 1}), None) == (
+        False,
+        "the run has no final_state to check",
+    )

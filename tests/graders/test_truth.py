@@ -58,30 +58,82 @@ def test_missing_call() -> None:
     ("order", "calls", "expected"),
     [
         ("strict", [WEATHER, BOOK], (True, "all 2 expected calls matched (strict)")),
-        ("strict", [BOOK, WEATHER], (False, "call #1: expected get_weather, got book(flight_id='AA123', date='Friday'); call #2: expected book, got get_weather(city='Denver')")),
-        ("strict", [WEATHER, BOOK, SEARCH], (False, "unexpected call #3 search(destination='Seattle')")),
-        ("strict", [WEATHER], (False, "missing call book(flight_id='AA123', date='Friday') (expected as call #2; the run made 1)")),
+        (
+            "strict",
+            [BOOK, WEATHER],
+            (
+                False,
+                "call #1: expected get_weather, got book(flight_id='AA123', date='Friday'); call #2: expected book, got get_weather(city='Denver')",
+            ),
+        ),
+        (
+            "strict",
+            [WEATHER, BOOK, SEARCH],
+            (False, "unexpected call #3 search(destination='Seattle')"),
+        ),
+        (
+            "strict",
+            [WEATHER],
+            (
+                False,
+                "missing call book(flight_id='AA123', date='Friday') (expected as call #2; the run made 1)",
+            ),
+        ),
         ("unordered", [BOOK, WEATHER], (True, "all 2 expected calls matched (unordered)")),
-        ("unordered", [BOOK, WEATHER, SEARCH], (False, "unexpected call #3 search(destination='Seattle') (not among the expected calls, order: unordered)")),
+        (
+            "unordered",
+            [BOOK, WEATHER, SEARCH],
+            (
+                False,
+                "unexpected call #3 search(destination='Seattle') (not among the expected calls, order: unordered)",
+            ),
+        ),
         ("superset", [SEARCH, BOOK, WEATHER], (True, "all 2 expected calls matched (superset)")),
         ("superset", [SEARCH, BOOK], (False, "missing call get_weather(city='Denver')")),
         ("subset", [BOOK], (True, "all 2 expected calls matched (subset)")),
         ("subset", [], (True, "all 2 expected calls matched (subset)")),
-        ("subset", [BOOK, SEARCH], (False, "unexpected call #2 search(destination='Seattle') (not among the expected calls, order: subset)")),
-        ("subset", [BOOK, BOOK], (False, "unexpected call #2 book(flight_id='AA123', date='Friday') (not among the expected calls, order: subset)")),
+        (
+            "subset",
+            [BOOK, SEARCH],
+            (
+                False,
+                "unexpected call #2 search(destination='Seattle') (not among the expected calls, order: subset)",
+            ),
+        ),
+        (
+            "subset",
+            [BOOK, BOOK],
+            (
+                False,
+                "unexpected call #2 book(flight_id='AA123', date='Friday') (not among the expected calls, order: subset)",
+            ),
+        ),
         ("in_order", [WEATHER, SEARCH, BOOK], (True, "all 2 expected calls matched (in_order)")),
-        ("in_order", [BOOK, WEATHER], (False, "book matched only at call #1, before get_weather (out of order)")),
-        ("in_order", [WEATHER, ("book", {"flight_id": "AA1", "date": "Friday"})], (False, "book.flight_id: expected 'AA123', got 'AA1'")),
+        (
+            "in_order",
+            [BOOK, WEATHER],
+            (False, "book matched only at call #1, before get_weather (out of order)"),
+        ),
+        (
+            "in_order",
+            [WEATHER, ("book", {"flight_id": "AA1", "date": "Friday"})],
+            (False, "book.flight_id: expected 'AA123', got 'AA1'"),
+        ),
     ],
 )
-def test_order_modes(order: str, calls: list[tuple[str, dict[str, Any]]], expected: tuple[bool, str]) -> None:
+def test_order_modes(
+    order: str, calls: list[tuple[str, dict[str, Any]]], expected: tuple[bool, str]
+) -> None:
     assert verdict(make_task(WEATHER, BOOK, order=order), make_run(*calls)) == expected
 
 
 def test_empty_expectation_with_strict_means_no_call_at_all() -> None:
     task = make_task(order="strict")
     assert verdict(task, make_run()) == (True, "no tool call, as expected")
-    assert verdict(task, make_run(SEARCH)) == (False, "unexpected call #1 search(destination='Seattle')")
+    assert verdict(task, make_run(SEARCH)) == (
+        False,
+        "unexpected call #1 search(destination='Seattle')",
+    )
 
 
 def test_unordered_matching_is_not_greedy() -> None:
@@ -101,7 +153,9 @@ def test_leftover_calls_are_explained_by_the_closest_pairing() -> None:
         ("book", {"flight_id": "AA2", "date": "Tue"}),
         order="unordered",
     )
-    run = make_run(("book", {"flight_id": "AA2", "date": "Wed"}), ("book", {"flight_id": "AA1", "date": "Thu"}))
+    run = make_run(
+        ("book", {"flight_id": "AA2", "date": "Wed"}), ("book", {"flight_id": "AA1", "date": "Thu"})
+    )
     assert verdict(task, run) == (
         False,
         "book.date: expected 'Mon', got 'Thu' (call #2); book.date: expected 'Tue', got 'Wed' (call #1)",
@@ -133,7 +187,11 @@ def test_forbid_alone_configures_truth() -> None:
 
 
 def test_invalid_json_arguments_never_match() -> None:
-    broken = ToolCall(name="book", raw_arguments='{"flight_id": "AA123"', arguments_error="Expecting ',' delimiter")
+    broken = ToolCall(
+        name="book",
+        raw_arguments='{"flight_id": "AA123"',
+        arguments_error="Expecting ',' delimiter",
+    )
     assert verdict(make_task(("book", {})), make_run(broken)) == (
         False,
         "book: arguments are not valid JSON (Expecting ',' delimiter)",
@@ -159,7 +217,9 @@ calls = st.lists(st.tuples(names, arg_dicts), max_size=5)
 @settings(max_examples=300, deadline=None)
 @given(expected=calls, actual=calls, data=st.data())
 def test_unordered_verdict_is_invariant_to_permutations(
-    expected: list[tuple[str, dict[str, Any]]], actual: list[tuple[str, dict[str, Any]]], data: st.DataObject
+    expected: list[tuple[str, dict[str, Any]]],
+    actual: list[tuple[str, dict[str, Any]]],
+    data: st.DataObject,
 ) -> None:
     for order in ("unordered", "superset", "subset"):
         base = verdict(make_task(*expected, order=order), make_run(*actual))[0]
@@ -171,7 +231,9 @@ def test_unordered_verdict_is_invariant_to_permutations(
 
 @settings(max_examples=300, deadline=None)
 @given(actual=calls)
-def test_a_run_matches_a_task_built_from_its_own_calls(actual: list[tuple[str, dict[str, Any]]]) -> None:
+def test_a_run_matches_a_task_built_from_its_own_calls(
+    actual: list[tuple[str, dict[str, Any]]],
+) -> None:
     for order in ("strict", "in_order", "unordered", "superset", "subset"):
         for extra_args in ("allow", "forbid"):
             task = make_task(*actual, order=order, extra_args=extra_args)

@@ -1,0 +1,88 @@
+"""Runs from Anthropic Messages transcripts.
+
+Assistant messages hold ``tool_use`` blocks (``input`` is an object); the next user message
+answers them with ``tool_result`` blocks naming the call by ``tool_use_id`` and flagging
+failures with ``is_error``. A conversation's ``system`` prompt is part of the format and is
+not copied into the Run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from judgekit.formats.run import Run
+from judgekit.importers.conversations import Conversation, Message, content_text, iter_conversations
+from judgekit.importers.locations import Location, optional_flag, optional_string, required_string
+from judgekit.importers.run_draft import (
+    RunDraft,
+    error_message,
+    id_key,
+    new_tool_call,
+    parse_result,
+)
+
+# The Messages API has no system role; logs that keep the system prompt as a message are
+# read all the same, and the message is skipped.
+ANTHROPIC_ROLES = ("user", "assistant", "system")
+FORMAT_KEYS = frozenset({"system"})
+
+
+def import_anthropic(path: str | Path, *, task_id: str | None = None) -> Iterator[Run]:
+    """Stream the runs of an Anthropic Messages transcript file.
+
+    The file holds one conversation, a JSON list of them, or one per line (JSONL), plain or
+    gzipped (see :mod:`judgekit.importers.conversations`). A ``tool_result`` with
+    ``"is_error": true`` sets its call's ``error`` to the result text. ``task_id`` is used
+    for conversations that carry none (default: the file's stem)::
+
+        for run in import_anthropic("claude-runs.jsonl", task_id="refund_full"):
+            print(run.run_id, [call.name for call in run.tool_calls])
+
+    A malformed file raises :class:`judgekit.errors.DataError` naming the file, the line
+    and the field.
+    """
+    conversations = iter_conversations(path, ignored_keys=FORMAT_KEYS)
+    return (_run(conversation, task_id) for conversation in conversations)
+
+
+def _run(conversation: Conversation, task_id: str | None) -> Run:
+    draft = RunDraft(conversation)
+    for message in conversation.iter_messages(ANTHROPIC_ROLES):
+        text = message.text()
+        if message.role == "user":
+            draft.add_user_text(text)
+        elif message.role == "assistant":
+            draft.add_assistant_message(text)
+            if message.data.get("usage") is not None:
+                draft.add_usage(message.data["usage"], message.where.key("usage"))
+        for block, where in _blocks(message):
+            if block["type"] == "tool_use":
+                _read_tool_use(block, where, draft)
+            elif block["type"] == "tool_result":
+                _read_tool_result(block, where, draft)
+    return draft.finish(default_task_id=task_id)
+
+
+def _blocks(message: Message) -> Iterator[tuple[dict[str, Any], Location]]:
+    # message.text() has already checked that every block is an object with a string type.
+    content = message.data.get("content")
+    if isinstance(content, list):
+        where = message.where.key("content")
+        for number, block in enumerate(content):
+            yield block, where.item(number)
+
+
+def _read_tool_use(block: dict[str, Any], where: Location, draft: RunDraft) -> None:
+    call_id = optional_string(block, "id", where)
+    call = new_tool_call(required_string(block, "name", where), block.get("input"), call_id)
+    draft.add_call(call, id_key(call_id))
+
+
+def _read_tool_result(block: dict[str, Any], where: Location, draft: RunDraft) -> None:
+    call_id = optional_string(block, "tool_use_id", where)
+    text = content_text(block.get("content"), where.key("content"))
+    failed = optional_flag(block, "is_error", where)
+    error = error_message(text) if failed else None
+    draft.add_result(id_key(call_id), parse_result(text), error)

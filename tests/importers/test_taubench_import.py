@@ -1,0 +1,100 @@
+"""import_openai on the real τ-bench gpt-4o airline runs, checked against the compact copy.
+
+The compact file was flattened independently: per run, the tool calls in order with parsed
+arguments, the call id, the first 200 characters of the raw tool message
+(``observation_head``) and τ-bench's own error flag (``observation_is_error``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judgekit.formats.run import Run, ToolCall
+from judgekit.importers import import_openai
+from tests.conftest import shared_data_path
+
+HEAD_CHARS = 200
+
+
+@pytest.fixture(scope="module")
+def runs() -> list[Run]:
+    return list(import_openai(shared_data_path("taubench", "raw", "gpt-4o-airline.json.gz")))
+
+
+@pytest.fixture(scope="module")
+def compact() -> list[dict[str, Any]]:
+    path: Path = shared_data_path("taubench", "gpt-4o-airline.compact.jsonl")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def _raw_text(call: ToolCall) -> str:
+    # Results that were JSON objects or lists are stored parsed; τ-bench wrote them with
+    # json.dumps' defaults, so dumping them again gives back the raw tool message.
+    return call.result if isinstance(call.result, str) else json.dumps(call.result)
+
+
+def test_every_record_becomes_a_run(runs: list[Run], compact: list[dict[str, Any]]) -> None:
+    assert len(runs) == 200
+    assert [(run.task_id, run.trial) for run in runs] == [
+        (str(record["task_id"]), record["trial"]) for record in compact
+    ]
+    assert [run.run_id for run in runs[:2]] == ["gpt-4o-airline/0", "gpt-4o-airline/1"]
+    assert len({run.run_id for run in runs}) == 200
+    assert Counter(run.metadata["reward"] for run in runs) == {0.0: 116, 1.0: 84}
+    assert {tuple(run.metadata) for run in runs} == {("reward", "dropped_fields")}
+    assert all(run.metadata["dropped_fields"] == ["info"] for run in runs)
+
+
+def test_tool_calls_match_the_compact_copy_call_by_call(
+    runs: list[Run], compact: list[dict[str, Any]]
+) -> None:
+    for run, record in zip(runs, compact, strict=True):
+        expected = [(c["name"], c["arguments"], c["id"]) for c in record["tool_calls"]]
+        assert [(call.name, call.args, call.id) for call in run.tool_calls] == expected
+        assert all(call.arguments_error is None for call in run.tool_calls)
+
+
+def test_results_are_paired_with_their_calls(
+    runs: list[Run], compact: list[dict[str, Any]]
+) -> None:
+    for run, record in zip(runs, compact, strict=True):
+        heads = [_raw_text(call)[:HEAD_CHARS] for call in run.tool_calls]
+        assert heads == [c["observation_head"] for c in record["tool_calls"]], run.run_id
+    assert all("unmatched_tool_results" not in run.metadata for run in runs)
+
+
+def test_error_flags_agree_with_taubench(runs: list[Run], compact: list[dict[str, Any]]) -> None:
+    for run, record in zip(runs, compact, strict=True):
+        flags = [call.error is not None for call in run.tool_calls]
+        assert flags == [c["observation_is_error"] for c in record["tool_calls"]], run.run_id
+        for call in run.tool_calls:
+            assert call.error is None or call.error == _raw_text(call)
+
+
+def test_turns_input_and_final_answer(runs: list[Run], compact: list[dict[str, Any]]) -> None:
+    assert [run.turns for run in runs] == [record["n_assistant_messages"] for record in compact]
+    assert runs[0].input == "Hi! I'm looking to book a flight from New York to Seattle on May 20th."
+    assert all(run.input and run.final_answer for run in runs)
+    assert all(run.usage is None for run in runs)
+
+
+def test_totals(runs: list[Run]) -> None:
+    calls = [call for run in runs for call in run.tool_calls]
+    errors = Counter(call.name for call in calls if call.error is not None)
+    assert len(calls) == 1164
+    assert errors == {
+        "update_reservation_flights": 42,
+        "book_reservation": 30,
+        "update_reservation_baggages": 1,
+    }
+    # τ-bench reuses call ids inside a run: 73 calls repeat an id already used in their run.
+    repeats = sum(
+        count - 1 for run in runs for count in Counter(call.id for call in run.tool_calls).values()
+    )
+    assert repeats == 73
