@@ -90,7 +90,7 @@ def _call_matches(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> bo
 
 def _argument_problems(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> list[Mismatch]:
     if call.arguments_error is not None:
-        return [Mismatch((), f"arguments are not valid JSON ({call.arguments_error})")]
+        return [Mismatch((), f"invalid arguments ({call.arguments_error})")]
     return matcher.mismatches(call.args)
 
 

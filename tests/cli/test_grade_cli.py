@@ -55,7 +55,7 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
     assert [g["run_id"] for g in grades] == [r["run_id"] for r in rows]
     assert grades[3]["truth"] == {
         "passed": False,
-        "reason": "issue_refund: arguments are not valid JSON (Expecting ',' delimiter: line 1 column 33 (char 32))",
+        "reason": "issue_refund: invalid arguments (not valid JSON: Expecting ',' delimiter: line 1 column 33 (char 32))",
     }
 
 

@@ -194,7 +194,7 @@ def test_invalid_json_arguments_never_match() -> None:
     )
     assert verdict(make_task(("book", {})), make_run(broken)) == (
         False,
-        "book: arguments are not valid JSON (Expecting ',' delimiter)",
+        "book: invalid arguments (Expecting ',' delimiter)",
     )
 
 
