@@ -50,15 +50,6 @@ class DataError(JudgekitError):
         parts = [p for p in (where, self.field) if p]
         return ": ".join([*parts, self.message])
 
-    def located(self, *, path: str | Path, line: int | None = None) -> DataError:
-        """The same error, placed in a file (used when the file is only known higher up)."""
-        return DataError(
-            self.message,
-            path=path,
-            line=self.line if line is None else line,
-            field=self.field,
-        )
-
 
 class ConfigError(JudgekitError):
     """An option, setting or reference (module:function, provider name) is wrong."""

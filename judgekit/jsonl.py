@@ -1,8 +1,8 @@
 """Streaming JSONL reading and crash-safe writing.
 
 Readers yield one record at a time so a file of a million runs is never held in memory.
-Writers either replace a file atomically (write a temporary file beside it, then rename)
-or append with flush + fsync, so a crash loses at most the record in flight.
+Writers replace a file atomically (write a temporary file beside it, fsync, then rename),
+so a crash or an error leaves either the old file or the whole new one.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -112,48 +112,3 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-
-
-def write_jsonl_atomic(path: str | Path, records: Iterator[BaseModel] | list[BaseModel]) -> int:
-    """Write models as JSONL atomically; return how many were written."""
-    count = 0
-    with atomic_writer(path) as fh:
-        for record in records:
-            fh.write(record.model_dump_json(exclude_none=False))
-            fh.write("\n")
-            count += 1
-    return count
-
-
-class JsonlAppender:
-    """Append records to a JSONL file, each flushed and fsynced before the next."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] = self.path.open("a", encoding="utf-8")
-
-    def append(self, record: BaseModel | dict[str, Any]) -> None:
-        text = (
-            record.model_dump_json()
-            if isinstance(record, BaseModel)
-            else json.dumps(record, ensure_ascii=False)
-        )
-        self._fh.write(text + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def __enter__(self) -> JsonlAppender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def map_lines(path: str | Path, parse: Callable[[int, str], T]) -> Iterator[T]:
-    """Apply ``parse(line_number, text)`` to every non-blank line."""
-    for number, text in iter_lines(path):
-        yield parse(number, text)
