@@ -588,6 +588,10 @@ def compile_matcher(
 ) -> Matcher:
     """Compile a matcher spec (a plain value, or a ``$``-operator mapping) into a Matcher.
 
+    ``allow_extra_keys`` lets dicts at any depth hold keys the spec does not list (a task's
+    ``extra_args: allow``); ``$eq`` still compares its value exactly. ``noun`` names the keys
+    of the top-level dict in reasons ("argument" for a tool call's arguments).
+
     >>> compile_matcher({"$one_of": ["Denver", "Denver, CO"]}).check("Denver") is None
     True
     >>> compile_matcher(3).check("3").message
@@ -603,16 +607,23 @@ def compile_matcher(
                 where,
             )
         if _is_operator_mapping(spec):
-            return _compile_operators(spec, where=where, coerce=coerce)
+            return _compile_operators(spec, where=where, coerce=coerce, lenient=allow_extra_keys)
         children = {
-            str(key): compile_matcher(value, where=_join(where, str(key)), coerce=coerce)
+            str(key): compile_matcher(
+                value,
+                where=_join(where, str(key)),
+                coerce=coerce,
+                allow_extra_keys=allow_extra_keys,
+            )
             for key, value in spec.items()
         }
         return DictOf(children, allow_extra=allow_extra_keys, noun=noun)
     if isinstance(spec, list):
         return ListOf(
             [
-                compile_matcher(item, where=_join(where, i), coerce=coerce)
+                compile_matcher(
+                    item, where=_join(where, i), coerce=coerce, allow_extra_keys=allow_extra_keys
+                )
                 for i, item in enumerate(spec)
             ]
         )
@@ -628,7 +639,9 @@ def _number(spec: dict[str, Any], key: str, where: Where) -> float:
     return float(value)
 
 
-def _compile_operators(spec: dict[str, Any], *, where: Where, coerce: bool) -> Matcher:
+def _compile_operators(
+    spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool
+) -> Matcher:
     unknown = [k for k in spec if k not in OPERATORS]
     if unknown:
         raise MatcherSpecError(
@@ -641,7 +654,9 @@ def _compile_operators(spec: dict[str, Any], *, where: Where, coerce: bool) -> M
         raise MatcherSpecError("$abs and $rel go with $approx", where)
     coerce = coerce or bool(spec.get("$coerce", False))
     primaries = [k for k in spec if k in PRIMARY_OPERATORS]
-    parts = [_compile_primary(op, spec, where=where, coerce=coerce) for op in primaries]
+    parts = [
+        _compile_primary(op, spec, where=where, coerce=coerce, lenient=lenient) for op in primaries
+    ]
     if not parts:
         raise MatcherSpecError(
             "$optional and $coerce go beside a matcher or $eq (e.g. {$eq: 3, $optional: true})",
@@ -655,7 +670,9 @@ def _compile_operators(spec: dict[str, Any], *, where: Where, coerce: bool) -> M
     return matcher
 
 
-def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: bool) -> Matcher:
+def _compile_primary(
+    op: str, spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool
+) -> Matcher:
     value = spec[op]
     here = _join(where, op)
     if op == "$eq":
@@ -674,7 +691,10 @@ def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: boo
         if not isinstance(value, list) or not value:
             raise MatcherSpecError("$one_of takes a non-empty list of acceptable values", where)
         return OneOf(
-            [compile_matcher(v, where=_join(here, i), coerce=coerce) for i, v in enumerate(value)]
+            [
+                compile_matcher(v, where=_join(here, i), coerce=coerce, allow_extra_keys=lenient)
+                for i, v in enumerate(value)
+            ]
         )
     if op == "$regex":
         if not isinstance(value, str):
@@ -698,7 +718,13 @@ def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: boo
         needles = value if isinstance(value, list) else [value]
         if not needles:
             raise MatcherSpecError("$contains takes a value or a non-empty list of values", where)
-        return Contains(needles, [compile_matcher(n, where=here, coerce=coerce) for n in needles])
+        return Contains(
+            needles,
+            [
+                compile_matcher(n, where=here, coerce=coerce, allow_extra_keys=lenient)
+                for n in needles
+            ],
+        )
     if op == "$subset":
         if isinstance(value, dict) and not _is_operator_mapping(value):
             part = compile_matcher(value, where=here, coerce=coerce, allow_extra_keys=True)
@@ -708,7 +734,9 @@ def _compile_primary(op: str, spec: dict[str, Any], *, where: Where, coerce: boo
             return Subset(
                 None,
                 [
-                    compile_matcher(v, where=_join(here, i), coerce=coerce)
+                    compile_matcher(
+                        v, where=_join(here, i), coerce=coerce, allow_extra_keys=lenient
+                    )
                     for i, v in enumerate(value)
                 ],
             )

@@ -85,6 +85,16 @@ class Task(BaseModel):
     extra_args: Literal["allow", "forbid"] = "allow"
     forbid_tools: list[str] = Field(default_factory=list)
     allow_tools: list[str] | None = None
+    ignore_tools: list[str] = Field(
+        default_factory=list,
+        description="Tools whose calls expected-call matching leaves out (read-only lookups "
+        "in an order mode that would otherwise count them as unexpected).",
+    )
+    ignore_failed_calls: bool = Field(
+        default=False,
+        description="Leave calls the tool refused out of expected-call matching (a refused "
+        "call changed nothing); forbid_tools and allow_tools still see every attempt.",
+    )
     # Path
     max_calls: dict[str, int] | None = None
     step_budget: StepBudget | None = None
@@ -128,6 +138,13 @@ class Task(BaseModel):
             parse_state_path(p, where=("only_changes", i))
             for i, p in enumerate(self.only_changes or [])
         ]
+        ignored = set(self.ignore_tools)
+        for index, call in enumerate(self.expect_tools or []):
+            if call.name in ignored:
+                raise MatcherSpecError(
+                    f"{call.name} is expected but also listed in ignore_tools; drop one",
+                    ("expect_tools", index, "name"),
+                )
         budget = self.step_budget
         if budget is not None and budget.multiplier is not None and self.expect_tools is None:
             raise MatcherSpecError(

@@ -45,12 +45,20 @@ def grade_truth(run: Run, task: Task) -> GraderResult | None:
         return GraderResult(passed=True, reason="no forbidden or disallowed tool called")
     expected = task.expect_tools
     matchers = task.call_matchers
+    ignored = set(task.ignore_tools)
+    positions = [
+        i
+        for i, call in enumerate(calls)
+        if call.name not in ignored and not (task.ignore_failed_calls and call.error is not None)
+    ]
+    kept = [calls[i] for i in positions]
+    labels = [call_label(i) for i in positions]  # reasons number calls as in the whole run
     if task.order == "strict":
-        failures = _strict(expected, matchers, calls)
+        failures = _strict(expected, matchers, kept, labels)
     elif task.order == "in_order":
-        failures = _in_order(expected, matchers, calls)
+        failures = _in_order(expected, matchers, kept, labels)
     else:
-        failures = _by_assignment(expected, matchers, calls, task.order)
+        failures = _by_assignment(expected, matchers, kept, labels, task.order)
     if failures:
         shown = failures[:_MAX_REASONS]
         if len(failures) > _MAX_REASONS:
@@ -95,10 +103,10 @@ def _argument_problems(call: ToolCall, expected: ExpectedCall, matcher: DictOf) 
 
 
 def _explain_arguments(
-    call: ToolCall, index: int, expected: ExpectedCall, matcher: DictOf, *, name_call: bool
+    call: ToolCall, label: str, expected: ExpectedCall, matcher: DictOf, *, name_call: bool
 ) -> str:
     problems = _argument_problems(call, expected, matcher)
-    where = f" ({call_label(index)})" if name_call else ""
+    where = f" ({label})" if name_call else ""
     return "; ".join(f"{p.dotted(expected.name)}: {p.message}{where}" for p in problems)
 
 
@@ -108,26 +116,32 @@ def _describe_expected(expected: ExpectedCall, matcher: DictOf) -> str:
 
 
 def _strict(
-    expected: Sequence[ExpectedCall], matchers: Sequence[DictOf], calls: Sequence[ToolCall]
+    expected: Sequence[ExpectedCall],
+    matchers: Sequence[DictOf],
+    calls: Sequence[ToolCall],
+    labels: Sequence[str],
 ) -> list[str]:
     failures: list[str] = []
     for index, (exp, matcher, call) in enumerate(zip(expected, matchers, calls, strict=False)):
         if call.name != exp.name:
-            failures.append(f"{call_label(index)}: expected {exp.name}, got {render_call(call)}")
+            failures.append(f"{labels[index]}: expected {exp.name}, got {render_call(call)}")
         elif not _call_matches(call, exp, matcher):
-            failures.append(_explain_arguments(call, index, exp, matcher, name_call=True))
+            failures.append(_explain_arguments(call, labels[index], exp, matcher, name_call=True))
     for index in range(len(calls), len(expected)):
         failures.append(
             f"missing call {_describe_expected(expected[index], matchers[index])} "
             f"(expected as {call_label(index)}; the run made {len(calls)})"
         )
     for index in range(len(expected), len(calls)):
-        failures.append(f"unexpected {call_label(index)} {render_call(calls[index])}")
+        failures.append(f"unexpected {labels[index]} {render_call(calls[index])}")
     return failures
 
 
 def _in_order(
-    expected: Sequence[ExpectedCall], matchers: Sequence[DictOf], calls: Sequence[ToolCall]
+    expected: Sequence[ExpectedCall],
+    matchers: Sequence[DictOf],
+    calls: Sequence[ToolCall],
+    labels: Sequence[str],
 ) -> list[str]:
     # Taking the earliest matching call for each expectation is optimal for a subsequence.
     position = 0
@@ -141,14 +155,14 @@ def _in_order(
         earlier = next((i for i in range(position) if _call_matches(calls[i], exp, matcher)), None)
         if earlier is not None:
             after = expected[exp_index - 1].name if exp_index else "the start"
-            return [
-                f"{exp.name} matched only at {call_label(earlier)}, before {after} (out of order)"
-            ]
+            return [f"{exp.name} matched only at {labels[earlier]}, before {after} (out of order)"]
         same_name = [i for i in range(position, len(calls)) if calls[i].name == exp.name]
         if same_name:
             best = min(same_name, key=lambda i: len(_argument_problems(calls[i], exp, matcher)))
             return [
-                _explain_arguments(calls[best], best, exp, matcher, name_call=len(same_name) > 1)
+                _explain_arguments(
+                    calls[best], labels[best], exp, matcher, name_call=len(same_name) > 1
+                )
             ]
         return [f"missing call {_describe_expected(exp, matcher)}"]
     return []
@@ -158,6 +172,7 @@ def _by_assignment(
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
     calls: Sequence[ToolCall],
+    labels: Sequence[str],
     order: str,
 ) -> list[str]:
     adjacency = [
@@ -188,7 +203,7 @@ def _by_assignment(
                 same_name = sum(1 for c in calls if c.name == expected[i].name)
                 failures.append(
                     _explain_arguments(
-                        calls[j], j, expected[i], matchers[i], name_call=same_name > 1
+                        calls[j], labels[j], expected[i], matchers[i], name_call=same_name > 1
                     )
                 )
     if need_all_calls:
@@ -196,7 +211,7 @@ def _by_assignment(
             if j in paired_calls:
                 continue
             failures.append(
-                f"unexpected {call_label(j)} {render_call(calls[j])} "
+                f"unexpected {labels[j]} {render_call(calls[j])} "
                 f"(not among the expected calls, order: {order})"
             )
     return failures

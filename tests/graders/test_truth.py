@@ -238,3 +238,60 @@ def test_a_run_matches_a_task_built_from_its_own_calls(
         for extra_args in ("allow", "forbid"):
             task = make_task(*actual, order=order, extra_args=extra_args)
             assert verdict(task, make_run(*actual))[0], order
+
+
+def test_extra_args_applies_at_every_depth() -> None:
+    flights = {"flights": [{"flight_number": "HAT056", "date": "2024-05-25"}]}
+    sent = {"flights": [{"origin": "EWR", "flight_number": "HAT056", "date": "2024-05-25"}]}
+    assert verdict(make_task(("update", flights)), make_run(("update", sent)))[0] is True
+    assert verdict(
+        make_task(("update", flights), extra_args="forbid"), make_run(("update", sent))
+    ) == (
+        False,
+        "update.flights[0].origin: unexpected key (value 'EWR')",
+    )
+    exact = {"flights": {"$eq": flights["flights"]}}
+    assert verdict(make_task(("update", exact)), make_run(("update", sent))) == (
+        False,
+        'update.flights: expected [{"date": "2024-05-25", "flight_number": "HAT056"}], '
+        'got [{"date": "2024-05-25", "flight_number": "HAT056", "origin": "EWR"}]',
+    )
+
+
+def test_ignore_failed_calls_keeps_the_run_numbering() -> None:
+    refused = ToolCall(name="book", args={"flight_id": "AA123", "date": "Monday"}, error="sold out")
+    run = make_run(WEATHER, refused, ("book", {"flight_id": "AA999", "date": "Friday"}))
+    lenient = make_task(WEATHER, BOOK, order="unordered", ignore_failed_calls=True)
+    assert verdict(lenient, run) == (False, "book.flight_id: expected 'AA123', got 'AA999'")
+    strict = make_task(WEATHER, order="strict", ignore_failed_calls=True)
+    assert verdict(strict, run) == (
+        False,
+        "unexpected call #3 book(flight_id='AA999', date='Friday')",
+    )
+    retried = make_run(refused, WEATHER, BOOK)
+    assert verdict(lenient, retried) == (True, "all 2 expected calls matched (unordered)")
+    assert verdict(make_task(WEATHER, BOOK, order="unordered"), retried)[0] is False
+    forbidding = make_task(WEATHER, forbid_tools=["book"], ignore_failed_calls=True)
+    assert verdict(forbidding, make_run(WEATHER, refused)) == (
+        False,
+        "called forbidden tool book (call #2, refused: sold out)",
+    )
+
+
+def test_ignore_tools_leaves_lookups_out_of_matching() -> None:
+    lookup = ("get_reservation", {"id": "R1"})
+    task = make_task(BOOK, order="unordered", ignore_tools=["get_reservation"])
+    assert verdict(task, make_run(lookup, BOOK, lookup)) == (
+        True,
+        "all 1 expected calls matched (unordered)",
+    )
+    assert verdict(task, make_run(lookup, BOOK, BOOK)) == (
+        False,
+        "unexpected call #3 book(flight_id='AA123', date='Friday') (not among the expected calls, order: unordered)",
+    )
+
+
+def test_a_tool_cannot_be_both_expected_and_ignored() -> None:
+    with pytest.raises(ValueError) as caught:
+        make_task(BOOK, ignore_tools=["book"])
+    assert "book is expected but also listed in ignore_tools; drop one" in str(caught.value)
