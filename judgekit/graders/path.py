@@ -26,8 +26,8 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
     >>> from judgekit.formats.run import ToolCall
     >>> task = Task(id="t", max_calls={"issue_refund": 1})
     >>> refund = ToolCall(name="issue_refund", args={"order_id": "A100", "amount": 40})
-    >>> grade_path(Run(run_id="r", task_id="t", tool_calls=[refund, refund]), task).reason
-    'issue_refund called 2 times, max_calls is 1; duplicate call #2 issue_refund(order_id=\\'A100\\', amount=40) repeats call #1'
+    >>> print(grade_path(Run(run_id="r", task_id="t", tool_calls=[refund, refund]), task).reason)
+    issue_refund called 2 times, max_calls is 1; duplicate call #2 issue_refund(order_id='A100', amount=40) repeats call #1
     """
     if not task.has_path:
         return None
