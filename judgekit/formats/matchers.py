@@ -17,18 +17,16 @@ are never numbers; ``"3"`` equals ``3`` only under ``$coerce: true``.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
-import os
 import re
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from judgekit.bipartite import maximum_matching
+from judgekit.references import UnresolvedReference, resolve_reference
 
 __all__ = [
     "OPERATORS",
@@ -545,24 +543,12 @@ class AllOf(Matcher):
 
 
 def _import_custom(reference: str, where: Where) -> Callable[[Any], Any]:
-    module_name, sep, attribute = reference.partition(":")
-    if not sep or not module_name or not attribute:
-        raise MatcherSpecError(f"$custom must be 'module:function', got {reference!r}", where)
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        # A console script does not put the working directory on sys.path; users expect
-        # `$custom: checks:fn` to find checks.py beside them, as `python -m` would.
-        sys.path.append(os.getcwd())
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise MatcherSpecError(
-            f"$custom cannot import module {module_name!r}: {exc}", where
-        ) from None
-    function = getattr(module, attribute, None)
+        function = resolve_reference(reference, what="$custom")
+    except UnresolvedReference as exc:
+        raise MatcherSpecError(str(exc), where) from None
     if not callable(function):
-        raise MatcherSpecError(
-            f"$custom: module {module_name!r} has no function {attribute!r}", where
-        )
+        raise MatcherSpecError(f"$custom: {reference!r} is not a function", where)
     return function  # type: ignore[no-any-return]
 
 

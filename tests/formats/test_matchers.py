@@ -154,11 +154,11 @@ def test_top_level_arguments_allow_or_forbid_extras() -> None:
         ({"$abs": 1}, "$abs and $rel go with $approx"),
         ({"$approx": 1, "$abs": -1}, "$abs must be a number ≥ 0, got -1"),
         ({"$type": "integer"}, "$type 'integer' is not a type; valid types are int, float"),
-        ({"$custom": "nope"}, "$custom must be 'module:function', got 'nope'"),
+        ({"$custom": "nope"}, "$custom must be 'module:name', got 'nope'"),
         ({"$custom": "no_such_module_xyz:f"}, "$custom cannot import module 'no_such_module_xyz'"),
         (
             {"$custom": "json:no_such_function"},
-            "$custom: module 'json' has no function 'no_such_function'",
+            "$custom: module 'json' has no 'no_such_function'",
         ),
         ({"$optional": True}, "$optional and $coerce go beside a matcher or $eq"),
         ({"$optional": "yes", "$eq": 1}, "$optional must be true or false, got 'yes'"),
