@@ -41,11 +41,11 @@ def _write(runs: Iterable[Run], output: Path | None) -> None:
     counted = tally.count(runs)
     if output is None:
         for run in counted:
-            sys.stdout.write(run.model_dump_json(exclude_none=True) + "\n")
+            sys.stdout.write(run.model_dump_json(exclude_defaults=True) + "\n")
     else:
         with atomic_writer(output) as fh:
             for run in counted:
-                fh.write(run.model_dump_json(exclude_none=True) + "\n")
+                fh.write(run.model_dump_json(exclude_defaults=True) + "\n")
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from judgekit.formats.run import StopReason
 
@@ -19,7 +19,8 @@ class GraderResult(BaseModel):
 class Grade(BaseModel):
     """Truth, Path and State on one run. A grader the task does not configure is ``None``.
 
-    ``passed`` is true only when every configured grader passed and the run completed.
+    ``passed`` is true only when every configured grader passed, the run completed and it
+    broke no rule (``violations``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -32,17 +33,22 @@ class Grade(BaseModel):
     path: GraderResult | None = None
     state: GraderResult | None = None
     claimed_success: bool | None = None
+    violations: list[str] = Field(default_factory=list)
     turns: int | None = None
     cost_usd: float | None = None
     stop_reason: StopReason | None = None
+    tool_calls: int = 0
+    tool_errors: int = 0
 
     @property
     def first_failure(self) -> str | None:
-        """The first failing reason (Truth, then Path, then State, then how the run ended)."""
+        """The first failing reason: Truth, Path, State, a violation, then how the run ended."""
         for name in ("truth", "path", "state"):
             result: GraderResult | None = getattr(self, name)
             if result is not None and not result.passed:
                 return f"{name}: {result.reason}"
+        if self.violations:
+            return f"violation: {'; '.join(self.violations)}"
         if self.stop_reason not in (None, "completed"):
             return f"run ended with stop_reason {self.stop_reason}"
         return None

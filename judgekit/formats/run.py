@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgekit.jsonl import iter_models
 
-StopReason = Literal["completed", "max_turns", "max_cost", "timeout", "error"]
+StopReason = Literal["completed", "max_turns", "max_tool_calls", "max_cost", "timeout", "error"]
 
 
 class ToolCall(BaseModel):
@@ -68,6 +68,10 @@ class Run(BaseModel):
     )
     initial_state: dict[str, Any] | None = None
     final_state: dict[str, Any] | None = None
+    violations: list[str] = Field(
+        default_factory=list,
+        description="Rules the agent broke while running (an edited protected file); any fails the run.",
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property

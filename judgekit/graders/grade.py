@@ -17,12 +17,17 @@ from judgekit.graders.truth import grade_truth
 def grade_run(run: Run, task: Task) -> Grade:
     """Grade one run against its task.
 
-    ``passed`` is true only when every configured grader passed and the run completed.
+    ``passed`` is true only when every configured grader passed, the run completed and it
+    broke no rule.
     """
     truth = grade_truth(run, task)
     path = grade_path(run, task)
     state = grade_state(run, task)
-    passed = run.completed and all(r.passed for r in (truth, path, state) if r is not None)
+    passed = (
+        run.completed
+        and not run.violations
+        and all(r.passed for r in (truth, path, state) if r is not None)
+    )
     return Grade(
         run_id=run.run_id,
         task_id=run.task_id,
@@ -32,9 +37,12 @@ def grade_run(run: Run, task: Task) -> Grade:
         path=path,
         state=state,
         claimed_success=claims_success(run.final_answer),
+        violations=run.violations,
         turns=run.turns,
         cost_usd=run.cost_usd,
         stop_reason=run.stop_reason,
+        tool_calls=len(run.tool_calls),
+        tool_errors=sum(1 for call in run.tool_calls if call.error is not None),
     )
 
 

@@ -26,9 +26,12 @@ CSV_COLUMNS = [
     "state_passed",
     "state_reason",
     "claimed_success",
+    "violations",
     "turns",
     "cost_usd",
     "stop_reason",
+    "tool_calls",
+    "tool_errors",
 ]
 
 
@@ -55,9 +58,12 @@ def csv_row(grade: Grade) -> list[object]:
         *grader(grade.path),
         *grader(grade.state),
         _cell(grade.claimed_success),
+        "; ".join(grade.violations),
         _cell(grade.turns),
         _cell(grade.cost_usd),
         _cell(grade.stop_reason),
+        grade.tool_calls,
+        grade.tool_errors,
     ]
 
 

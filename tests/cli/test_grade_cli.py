@@ -47,9 +47,12 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
         "state_passed": "true",
         "state_reason": "1 state check passed; no change outside [orders.A100.refunded]",
         "claimed_success": "true",
+        "violations": "",
         "turns": "3",
         "cost_usd": "0.0016",
         "stop_reason": "completed",
+        "tool_calls": "2",
+        "tool_errors": "0",
     }
     grades = [json.loads(line) for line in (tmp_path / "results.jsonl").open(encoding="utf-8")]
     assert [g["run_id"] for g in grades] == [r["run_id"] for r in rows]
@@ -115,7 +118,7 @@ def test_unknown_task_is_an_error_unless_skipped(tmp_path: Path) -> None:
         ),
         (
             '{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "stop_reason": "done"}',
-            "stop_reason: Input should be 'completed', 'max_turns', 'max_cost', 'timeout' or 'error' (got 'done')",
+            "stop_reason: Input should be 'completed', 'max_turns', 'max_tool_calls', 'max_cost', 'timeout' or 'error' (got 'done')",
         ),
         (
             '{"run_id": "x", "task_id": "refund_full", "tool_calls": [], "extra": 1}',

@@ -1,0 +1,1 @@
+"""Repeated trials: fresh worlds, agents run in-process or as subprocesses, results as they finish."""
