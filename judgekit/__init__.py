@@ -29,6 +29,7 @@ from judgekit.graders.grade import grade_run, grade_runs
 from judgekit.graders.path import grade_path
 from judgekit.graders.state import grade_state
 from judgekit.graders.truth import grade_truth
+from judgekit.trials.world import ToolError, World
 
 __version__ = "0.1.0"
 
@@ -51,7 +52,9 @@ __all__ = [
     "Task",
     "TaskSet",
     "ToolCall",
+    "ToolError",
     "Usage",
+    "World",
     "__version__",
     "compile_matcher",
     "grade_path",

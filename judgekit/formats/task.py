@@ -238,6 +238,10 @@ class TaskSet:
             self._origin[task.id] = (path, line)
         self.suites.append(suite)
 
+    def suite_of(self, task: Task) -> Suite:
+        """The suite a loaded task came from."""
+        return next(suite for suite in self.suites if suite.suite == task.suite)
+
     def get(self, task_id: str) -> Task | None:
         task = self._by_id.get(task_id)
         if task is None and "/" in task_id:

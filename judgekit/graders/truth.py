@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judgekit.assignment import min_cost_assignment
 from judgekit.bipartite import maximum_matching
 from judgekit.formats.grade import GraderResult
 from judgekit.formats.matchers import DictOf, Mismatch
@@ -237,11 +238,8 @@ def _closest_pairs(
         ]
         for i in spare_expected
     ]
-    from scipy.optimize import linear_sum_assignment  # only failing runs pay for the import
-
-    rows, cols = linear_sum_assignment(costs)
     return {
-        spare_expected[r]: spare_calls[c]
-        for r, c in zip(rows, cols, strict=True)
-        if costs[r][c] < big
+        spare_expected[row]: spare_calls[col]
+        for row, col in min_cost_assignment(costs)
+        if costs[row][col] < big
     }

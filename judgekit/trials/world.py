@@ -6,7 +6,6 @@ Truth and Path see exactly what the agent did and State sees what it left behind
 
 from __future__ import annotations
 
-import copy
 import inspect
 import random
 import time
@@ -14,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from judgekit.formats.run import StopReason, ToolCall
+from judgekit.trials.snapshot import snapshot
 
 Tool = Callable[..., Any]  # function(state, **args) -> result
 
@@ -67,7 +67,7 @@ class World:
             raise TrialStopped("max_tool_calls", f"tool-call cap of {self.max_tool_calls} reached")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TrialStopped("timeout", "wall-time cap reached")
-        recorded_args = copy.deepcopy(args)
+        recorded_args = snapshot(args)
         tool = self.tools.get(name)
         if tool is None:
             return self._refuse(name, recorded_args, f"unknown tool {name!r}")
@@ -86,7 +86,7 @@ class World:
                 ToolCall(name=name, args=recorded_args, error=f"{type(exc).__name__}: {exc}")
             )
             raise
-        self.calls.append(ToolCall(name=name, args=recorded_args, result=copy.deepcopy(result)))
+        self.calls.append(ToolCall(name=name, args=recorded_args, result=snapshot(result)))
         return result
 
     def _refuse(self, name: str, args: dict[str, Any], message: str) -> Any:
