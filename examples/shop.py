@@ -69,6 +69,17 @@ TOOLS = {
 
 def agent(task: Task, world: World) -> str:
     """A stub agent with seeded slips (see the module docstring)."""
+    try:
+        return _act(task, world)
+    finally:
+        # What a model-driven agent would report: one model turn per call plus the answer.
+        turns = len(world.calls) + 1
+        world.record_usage(
+            turns=turns, input_tokens=600 * turns, output_tokens=80 * turns, cost_usd=0.0004 * turns
+        )
+
+
+def _act(task: Task, world: World) -> str:
     rng = world.rng
     if task.id == "refund_full":
         world.call("lookup_order", order_id="A100")

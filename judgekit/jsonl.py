@@ -112,3 +112,10 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def copy_atomically(source: str | Path, target: str | Path) -> None:
+    """Copy a text file so that ``target`` appears whole or not at all."""
+    with open_text(source) as src, atomic_writer(target) as dst:
+        for line in src:
+            dst.write(line)

@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from judgekit.grading import grade_file
+from judgekit.jsonl import copy_atomically
 from judgekit.report.grade_table import print_grade_table
 
 
@@ -30,10 +31,28 @@ from judgekit.report.grade_table import print_grade_table
     help="Folder for results.jsonl and results.csv.",
 )
 @click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    help="k of pass@k and pass^k (default: the fewest runs of any task).",
+)
+@click.option(
+    "--save-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
+)
 @click.option("--reasons", is_flag=True, help="Print the first failing reason of each failing run.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def grade_command(
-    runs: Path, tasks_path: Path, out_dir: Path, skip_unknown: bool, reasons: bool, as_json: bool
+    runs: Path,
+    tasks_path: Path,
+    out_dir: Path,
+    skip_unknown: bool,
+    k: int | None,
+    save_baseline: Path | None,
+    reasons: bool,
+    as_json: bool,
 ) -> None:
     """Grade RUNS (a runs.jsonl file) with the Truth, Path and State graders.
 
@@ -45,13 +64,15 @@ def grade_command(
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
     """
     summary = grade_file(runs, tasks_path, out_dir=out_dir, skip_unknown=skip_unknown)
+    if save_baseline is not None:
+        copy_atomically(out_dir / "results.jsonl", save_baseline)
     if as_json:
-        report = summary.as_dict()
+        report = summary.as_dict(k=k)
         report["results"] = {
             "jsonl": str(out_dir / "results.jsonl"),
             "csv": str(out_dir / "results.csv"),
         }
         click.echo(json.dumps(report, ensure_ascii=False))
         return
-    print_grade_table(summary, Console(), show_reasons=reasons)
+    print_grade_table(summary, Console(), show_reasons=reasons, k=k)
     click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")

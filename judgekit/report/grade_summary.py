@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from judgekit.formats.grade import Grade, GraderResult
+from judgekit.stats import UndefinedStatisticWarning, pass_at_k, pass_hat_k, wilson_interval
 
 GRADERS = ("truth", "path", "state")
 
@@ -28,6 +32,48 @@ class GraderTally:
 
 
 @dataclass
+class Measure:
+    """Mean and worst of a per-run number (turns, cost) over the runs that report it."""
+
+    count: int = 0
+    total: float = 0.0
+    worst: float | None = None
+
+    def add(self, value: float | None) -> None:
+        if value is None:
+            return
+        self.count += 1
+        self.total += value
+        self.worst = value if self.worst is None else max(self.worst, value)
+
+    @property
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {"mean": self.mean, "worst": self.worst, "runs": self.count}
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def reliability(runs: int, passed: int, k: int) -> dict[str, Any]:
+    """pass@1 with its Wilson 95% interval, pass@k and pass^k (None where undefined)."""
+    with warnings.catch_warnings():
+        # n < k is routine in a report (a task with fewer trials): shown as None, not warned.
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        low, high = wilson_interval(passed, runs)
+        return {
+            "pass_at_1": _finite(passed / runs) if runs else None,
+            "pass_at_1_ci": None if runs == 0 else [low, high],
+            "k": k,
+            "pass_at_k": _finite(pass_at_k(runs, passed, k)),
+            "pass_hat_k": _finite(pass_hat_k(runs, passed, k)),
+        }
+
+
+@dataclass
 class TaskSummary:
     task_id: str
     runs: int = 0
@@ -36,16 +82,33 @@ class TaskSummary:
     graders: dict[str, GraderTally] = field(
         default_factory=lambda: {name: GraderTally() for name in GRADERS}
     )
+    turns: Measure = field(default_factory=Measure)
+    cost: Measure = field(default_factory=Measure)
+    stop_reasons: Counter[str] = field(default_factory=Counter)
+    tool_calls: int = 0
+    tool_errors: int = 0
+    violations: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, first reason)
     failures_not_kept: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    @property
+    def tool_error_rate(self) -> float | None:
+        return self.tool_errors / self.tool_calls if self.tool_calls else None
+
+    def as_dict(self, *, k: int = 1) -> dict[str, Any]:
         return {
             "task_id": self.task_id,
             "runs": self.runs,
             "passed": self.passed,
+            **reliability(self.runs, self.passed, k),
             **{name: tally.as_dict() for name, tally in self.graders.items()},
             "claimed_success_but_failed": self.claimed_but_failed,
+            "violations": self.violations,
+            "turns": self.turns.as_dict(),
+            "cost_usd": self.cost.as_dict(),
+            "stop_reasons": dict(sorted(self.stop_reasons.items())),
+            "tool_calls": self.tool_calls,
+            "tool_error_rate": self.tool_error_rate,
             "failures": [{"run_id": r, "reason": reason} for r, reason in self.failures],
             "failures_not_shown": self.failures_not_kept,
         }
@@ -66,6 +129,12 @@ class GradeSummary:
         summary.passed += grade.passed
         for name in GRADERS:
             summary.graders[name].add(getattr(grade, name))
+        summary.turns.add(grade.turns)
+        summary.cost.add(grade.cost_usd)
+        summary.stop_reasons[grade.stop_reason or "completed"] += 1
+        summary.tool_calls += grade.tool_calls
+        summary.tool_errors += grade.tool_errors
+        summary.violations += bool(grade.violations)
         if not grade.passed:
             summary.claimed_but_failed += grade.claimed_success is True
             if len(summary.failures) < self.keep_failures:
@@ -90,10 +159,21 @@ class GradeSummary:
     def failing_tasks(self) -> list[str]:
         return [s.task_id for s in self.tasks.values() if s.passed < s.runs]
 
-    def as_dict(self) -> dict[str, Any]:
+    def default_k(self) -> int:
+        """The k shown when none is asked for: the fewest runs any task has (at least 1)."""
+        return max(1, min((s.runs for s in self.tasks.values()), default=1))
+
+    def as_dict(self, *, k: int | None = None) -> dict[str, Any]:
+        chosen = k if k is not None else self.default_k()
+        headline = reliability(self.runs, self.passed, 1)
         return {
             "runs": self.runs,
             "passed": self.passed,
-            "tasks": [s.as_dict() for s in sorted(self.tasks.values(), key=lambda s: s.task_id)],
+            "pass_at_1": headline["pass_at_1"],
+            "pass_at_1_ci": headline["pass_at_1_ci"],
+            "k": chosen,
+            "tasks": [
+                s.as_dict(k=chosen) for s in sorted(self.tasks.values(), key=lambda s: s.task_id)
+            ],
             "failing_tasks": sorted(self.failing_tasks()),
         }

@@ -1,12 +1,13 @@
-"""The per-task grading table printed in the terminal."""
+"""The per-task report printed in the terminal: reliability first, then cost and route."""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from judgekit.report.grade_summary import GraderTally, GradeSummary
+from judgekit.report.grade_summary import GraderTally, GradeSummary, reliability
 
 
 def _fraction(tally: GraderTally) -> str:
@@ -16,37 +17,93 @@ def _fraction(tally: GraderTally) -> str:
     return f"[{style}]{tally.passed}/{tally.graded}[/{style}]"
 
 
-def print_grade_table(summary: GradeSummary, console: Console, *, show_reasons: bool) -> None:
-    """Runs, Truth, Path, State and all three per task; then the failing reasons on request.
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
 
-    A dash means the task does not configure that grader.
-    """
-    table = Table(
-        title="Grades per task",
-        title_justify="left",
-        caption="false claims: the answer claims success but the run failed; — not configured",
-        caption_justify="left",
-    )
-    table.add_column("task", no_wrap=True)
-    for name in ("runs", "Truth", "Path", "State", "all", "false claims"):
+
+def _interval(low: float, high: float) -> str:
+    return f"{low:.2f}–{high:.2f}"
+
+
+def _number(value: float | None, template: str) -> str:
+    return "—" if value is None else template.format(value)
+
+
+def _table(title: str, columns: list[str]) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("task", overflow="fold")
+    for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
-    for task in sorted(summary.tasks.values(), key=lambda s: s.task_id):
-        overall = GraderTally(graded=task.runs, passed=task.passed)
-        table.add_row(
-            escape(task.task_id),
+    return table
+
+
+def print_grade_table(
+    summary: GradeSummary, console: Console, *, show_reasons: bool, k: int | None = None
+) -> None:
+    """Per task: pass@1 with its Wilson 95% interval, pass@k, pass^k and each grader; then
+    turns, cost, tool errors and stop reasons; then the suite headline and failing tasks."""
+    chosen = k if k is not None else summary.default_k()
+    tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
+    rates = _table(
+        "Reliability per task", ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"]
+    )
+    graders = _table("What failed", ["Truth", "Path", "State", "claims", "errors", "stopped"])
+    cost = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
+    for task in tasks:
+        name = escape(task.task_id)
+        stats = reliability(task.runs, task.passed, chosen)
+        ci = stats["pass_at_1_ci"]
+        rates.add_row(
+            name,
             str(task.runs),
-            *(_fraction(task.graders[name]) for name in ("truth", "path", "state")),
-            _fraction(overall),
-            str(task.claimed_but_failed),
+            _rate(stats["pass_at_1"]),
+            "—" if ci is None else _interval(*ci),
+            _rate(stats["pass_at_k"]),
+            _rate(stats["pass_hat_k"]),
         )
-    console.print(table)
+        early = ", ".join(
+            f"{reason} {count}"
+            for reason, count in sorted(task.stop_reasons.items())
+            if reason != "completed"
+        )
+        graders.add_row(
+            name,
+            *(_fraction(task.graders[grader]) for grader in ("truth", "path", "state")),
+            str(task.claimed_but_failed),
+            _number(task.tool_error_rate, "{:.0%}"),
+            escape(early) or "0",
+        )
+        cost.add_row(
+            name,
+            _number(task.turns.mean, "{:.1f}"),
+            _number(task.turns.worst, "{:.0f}"),
+            _number(task.cost.mean, "{:.4f}"),
+            _number(task.cost.worst, "{:.4f}"),
+        )
+    for table in (rates, graders, cost):
+        console.print(table)
+    headline = reliability(summary.runs, summary.passed, 1)
+    ci = headline["pass_at_1_ci"]
     console.print(
-        f"{summary.passed}/{summary.runs} runs passed; "
-        f"{len(summary.failing_tasks())} of {len(summary.tasks)} tasks have failing runs"
+        f"suite: {summary.passed}/{summary.runs} runs passed, pass@1 "
+        f"{_rate(headline['pass_at_1'])} (95% CI {'—' if ci is None else _interval(*ci)})",
+        highlight=False,
+    )
+    console.print(
+        "claims: failed runs whose answer claims success; errors: tool calls refused; "
+        "— not configured",
+        highlight=False,
+        soft_wrap=True,
+    )
+    failing = sorted(summary.failing_tasks())
+    console.print(
+        f"failing tasks ({len(failing)} of {len(tasks)}): {escape(', '.join(failing)) or 'none'}",
+        highlight=False,
+        soft_wrap=True,
     )
     if not show_reasons:
         return
-    for task in sorted(summary.tasks.values(), key=lambda s: s.task_id):
+    for task in tasks:
         for run_id, reason in task.failures:
             console.print(
                 f"[bold]{escape(run_id)}[/bold] {escape(reason)}", highlight=False, soft_wrap=True

@@ -97,9 +97,3 @@ class TrialRecorder:
         self._sync()
         for fh in self._files():
             fh.close()
-
-    def save_baseline(self, path: Path) -> None:
-        """Copy the results so far to ``path`` atomically (a gate's baseline)."""
-        self._results.flush()
-        with atomic_writer(path) as fh:
-            fh.write((self.out_dir / RESULTS).read_text(encoding="utf-8"))

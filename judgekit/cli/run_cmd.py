@@ -1,0 +1,163 @@
+"""``judgekit run``: an agent over every task, N trials each, in fresh worlds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from judgekit.errors import ConfigError
+from judgekit.formats.grade import Grade
+from judgekit.formats.run import Run
+from judgekit.formats.task import load_tasks
+from judgekit.jsonl import copy_atomically
+from judgekit.report.grade_table import print_grade_table
+from judgekit.trials.runner import (
+    TrialFunction,
+    TrialLimits,
+    in_process_trials,
+    load_agent,
+    run_trials,
+)
+
+
+def _trial_function(
+    tasks_path: Path, agent: str | None, agent_cmd: str | None, limits: TrialLimits
+) -> tuple[TrialFunction, int]:
+    tasks = load_tasks(tasks_path)
+    if (agent is None) == (agent_cmd is None):
+        raise ConfigError("give exactly one of --agent module:function or --agent-cmd 'COMMAND'")
+    if agent is not None:
+        return in_process_trials(tasks, load_agent(agent), limits), len(tasks)
+    from judgekit.trials.subprocess_agent import subprocess_trials
+
+    assert agent_cmd is not None
+    timeout = limits.timeout_s if limits.timeout_s is not None else 600.0
+    return subprocess_trials(tasks, agent_cmd, timeout_s=timeout), len(tasks)
+
+
+@click.command("run")
+@click.option(
+    "--tasks",
+    "tasks_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A task suite YAML file, or a folder of them.",
+)
+@click.option(
+    "--agent", help="An in-process agent, module:function, called as agent(task, world) -> str."
+)
+@click.option("--agent-cmd", help="A subprocess agent, e.g. 'python agent.py {workdir} {prompt}'.")
+@click.option(
+    "--trials", default=5, show_default=True, type=click.IntRange(min=1), help="Trials per task."
+)
+@click.option(
+    "--k", "k", type=click.IntRange(min=1), help="k of pass@k and pass^k (default: --trials)."
+)
+@click.option(
+    "--concurrency",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Trials at once.",
+)
+@click.option(
+    "--max-tool-calls",
+    default=50,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Cap per trial; past it the trial stops as max_tool_calls.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Wall-time cap per trial, in seconds.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default="judgekit-run",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for runs.jsonl, results.jsonl and results.csv.",
+)
+@click.option(
+    "--resume", is_flag=True, help="Keep the trials already in --out and run only the missing ones."
+)
+@click.option(
+    "--save-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
+)
+@click.option(
+    "--reasons", is_flag=True, help="Print the first failing reason of each failing trial."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object instead of the tables."
+)
+def run_command(
+    tasks_path: Path,
+    agent: str | None,
+    agent_cmd: str | None,
+    trials: int,
+    k: int | None,
+    concurrency: int,
+    max_tool_calls: int,
+    timeout_s: float,
+    out_dir: Path,
+    resume: bool,
+    save_baseline: Path | None,
+    reasons: bool,
+    as_json: bool,
+) -> None:
+    """Run an agent over every task for --trials trials, each in a fresh world, then grade.
+
+    Trials are written to --out as they finish; an interrupted run keeps them and
+    --resume completes it. A crash, a timeout or a cap fails that trial, never the run.
+
+    \b
+    Example:
+      judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
+    """
+    limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
+    trial, task_count = _trial_function(tasks_path, agent, agent_cmd, limits)
+    tasks = load_tasks(tasks_path)
+    console = Console(stderr=True)
+    columns = (TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, disable=as_json) as progress:
+        bar = progress.add_task("trials", total=task_count * trials)
+
+        def advance(_run: Run, _grade: Grade) -> None:
+            progress.advance(bar)
+
+        try:
+            summary = run_trials(
+                tasks,
+                trial,
+                trials=trials,
+                out_dir=out_dir,
+                concurrency=concurrency,
+                resume=resume,
+                on_trial=advance,
+            )
+        except KeyboardInterrupt:
+            console.print(
+                f"interrupted: finished trials are kept in {out_dir}; rerun with --resume"
+            )
+            raise SystemExit(130) from None
+    if save_baseline is not None:
+        copy_atomically(out_dir / "results.jsonl", save_baseline)
+    chosen_k = k if k is not None else min(5, trials)
+    if as_json:
+        report = summary.as_dict(k=chosen_k)
+        report["out"] = str(out_dir)
+        click.echo(json.dumps(report, ensure_ascii=False))
+        return
+    print_grade_table(summary, Console(), show_reasons=reasons, k=chosen_k)
+    click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
