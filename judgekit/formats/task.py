@@ -29,6 +29,9 @@ PATH_FIELDS = (
     "max_tool_error_rate",
 )
 
+# Visible tests are what an agent is most tempted to edit instead of fixing the code.
+DEFAULT_PROTECTED = ("test_*.py", "**/test_*.py")
+
 
 class ExpectedCall(BaseModel):
     """A call the agent should make: the tool's name and matchers for its arguments."""
@@ -73,6 +76,23 @@ class Task(BaseModel):
     ``allow_tools``; Path by any of ``max_calls``, ``step_budget``, ``max_turns``,
     ``duplicates``, ``loops``, ``max_tool_error_rate``; State by ``expect_state`` or
     ``only_changes``. A grader left unconfigured is not run (its grade is null).
+
+    Tasks for a subprocess agent (``judgekit.trials.subprocess_agent``) may also say where
+    the agent works and how its work is checked:
+
+    - ``workdir``: a folder, relative to the suite file's folder, copied fresh for every
+      trial into a temporary directory; the agent runs with that copy as its working
+      directory.
+    - ``protected``: glob patterns, relative to the workdir, of files the agent must not
+      change or delete (default ``test_*.py`` and ``**/test_*.py`` when ``workdir`` is
+      set); a change is a violation, which fails the run. New files are allowed.
+    - ``check``: a hidden-grader command run in the copy after the agent exits (``python
+      -m pytest -q hidden_test.py``). Its outcome becomes the run's final state
+      ``{"check": {"passed", "exit_code", "output"}}``, and a task with ``check`` but no
+      ``expect_state`` expects ``check.passed: true``.
+    - ``hidden``: files, relative to the suite file's folder, copied into the workdir only
+      after the agent has finished, so the agent never sees them.
+    - ``timeout_s``: this task's agent timeout, overriding the default.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -110,6 +130,32 @@ class Task(BaseModel):
     reference: str | None = None
     rubrics: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Subprocess agents
+    workdir: str | None = Field(
+        default=None,
+        description="Folder (relative to the suite file's folder) copied fresh for every "
+        "trial; the agent runs in the copy.",
+    )
+    protected: list[str] | None = Field(
+        default=None,
+        description="Glob patterns (relative to the workdir) of files the agent must not "
+        "change; default test_*.py and **/test_*.py when workdir is set.",
+    )
+    check: str | None = Field(
+        default=None,
+        description="Hidden-grader command run in the workdir copy after the agent exits; "
+        "its result is final_state.check.",
+    )
+    hidden: list[str] = Field(
+        default_factory=list,
+        description="Files (relative to the suite file's folder) copied into the workdir "
+        "after the agent finishes, for check.",
+    )
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="This task's agent timeout in seconds (overrides the default).",
+    )
 
     # Set by _compile on every validation. No default_factory: pydantic inspects a factory
     # on each construction, which made building thousands of tasks ten times slower.
@@ -117,9 +163,11 @@ class Task(BaseModel):
     _state_matchers: list[tuple[StatePath, Matcher]] = PrivateAttr()
     _allowed_changes: list[StatePath] = PrivateAttr()
     _suite: str | None = PrivateAttr(default=None)
+    _base_dir: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _compile(self) -> Task:
+        self._subprocess_defaults()
         allow_extra = self.extra_args == "allow"
         self._call_matchers = []
         for index, call in enumerate(self.expect_tools or []):
@@ -156,6 +204,33 @@ class Task(BaseModel):
                 raise MatcherSpecError(f"must be ≥ 0, got {cap}", ("max_calls", tool))
         return self
 
+    def _subprocess_defaults(self) -> None:
+        """Fill the defaults of the subprocess-agent fields and check they fit together."""
+        if self.protected is None:
+            self.protected = list(DEFAULT_PROTECTED) if self.workdir is not None else []
+        for index, pattern in enumerate(self.protected):
+            # Path.glob refuses absolute patterns, and ".." would reach outside the copy.
+            if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+                raise MatcherSpecError(
+                    f"{pattern!r} must be a glob pattern relative to the workdir",
+                    ("protected", index),
+                )
+        if self.hidden and self.check is None:
+            raise MatcherSpecError("hidden files are only used by check; add a check", ("hidden",))
+        names: dict[str, int] = {}
+        for index, hidden in enumerate(self.hidden):
+            name = Path(hidden).name
+            if name in names:
+                raise MatcherSpecError(
+                    f"{name!r} is already hidden[{names[name]}]; both would land on the same "
+                    "file in the workdir",
+                    ("hidden", index),
+                )
+            names[name] = index
+        if self.check is not None and self.expect_state is None:
+            # Without this the hidden grader would run and nobody would read its verdict.
+            self.expect_state = {"check.passed": True}
+
     @property
     def call_matchers(self) -> list[DictOf]:
         """The compiled argument matcher of each expected call, in order."""
@@ -172,6 +247,16 @@ class Task(BaseModel):
     @property
     def suite(self) -> str | None:
         return self._suite
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The folder of the suite file the task came from (None when built in code)."""
+        return self._base_dir
+
+    def resolve_path(self, relative: str) -> Path:
+        """``relative`` (a workdir or hidden file) against the suite file's folder, or the
+        current directory for a task built in code; an absolute path stays as it is."""
+        return (self._base_dir or Path.cwd()) / relative
 
     @property
     def has_truth(self) -> bool:
@@ -347,8 +432,10 @@ def load_suite(path: str | Path) -> tuple[Suite, LineMap]:
         suite = Suite.model_validate(raw)
     except ValidationError as exc:
         raise _suite_error(exc, p, lines) from None
+    base_dir = p.resolve().parent
     for task in suite.tasks:
         task._suite = suite.suite
+        task._base_dir = base_dir
     return suite, lines
 
 

@@ -81,7 +81,7 @@ def test_dates_stay_strings(tmp_path: Path) -> None:
         ),
         (
             "suite: s\ntasks:\n  - id: a\n    expect_tool: []\n",
-            "{path}:4: tasks[0].expect_tool: unknown field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, reference, rubrics, metadata",
+            "{path}:4: tasks[0].expect_tool: unknown field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
         ),
         (
             "suite: s\ntasks:\n  - id: a\n    expect_tools: [{name: f, args: {x: 1}]\n",
@@ -101,9 +101,25 @@ def test_dates_stay_strings(tmp_path: Path) -> None:
         ),
         (
             "suite: s\ndefaults: {max_cals: {a: 1}}\ntasks:\n  - id: a\n",
-            "{path}:2: defaults.max_cals: unknown task field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, reference, rubrics, metadata",
+            "{path}:2: defaults.max_cals: unknown task field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
         ),
         ("- just\n- a list\n", "{path}:1: a task suite is a mapping with `suite:` and `tasks:`"),
+        (
+            "suite: s\ntasks:\n  - id: a\n    workdir: repo\n    hidden: [grader.py]\n",
+            "{path}:5: tasks[0].hidden: hidden files are only used by check; add a check",
+        ),
+        (
+            "suite: s\ntasks:\n  - id: a\n    workdir: repo\n    protected: [../secret.py]\n",
+            "{path}:5: tasks[0].protected[0]: '../secret.py' must be a glob pattern relative to the workdir",
+        ),
+        (
+            "suite: s\ntasks:\n  - id: a\n    check: pytest\n    hidden: [a/t.py, b/t.py]\n",
+            "{path}:5: tasks[0].hidden[1]: 't.py' is already hidden[0]; both would land on the same file in the workdir",
+        ),
+        (
+            "suite: s\ntasks:\n  - id: a\n    timeout_s: 0\n",
+            "{path}:4: tasks[0].timeout_s: Input should be greater than 0 (got 0)",
+        ),
         (
             "suite: s\ntasks:\n  - id: a\n    max_tool_error_rate: 2\n",
             "{path}:4: tasks[0].max_tool_error_rate: Input should be less than or equal to 1 (got 2)",
@@ -126,3 +142,25 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
 def test_missing_file_and_empty_folder(tmp_path: Path) -> None:
     assert error_of(tmp_path / "nope.yaml") == f"{tmp_path / 'nope.yaml'}: no such file or folder"
     assert error_of(tmp_path) == f"{tmp_path}: folder holds no *.yaml task suites"
+
+
+def test_subprocess_agent_fields_default_sensibly(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "suite: s\ntasks:\n"
+        "  - id: plain\n"
+        "  - id: checked\n    check: make test\n"
+        "  - id: own-state\n    workdir: repo\n    check: make test\n"
+        "    expect_state: {check.exit_code: 0}\n",
+    )
+    tasks = load_tasks(path)
+    plain, checked, own = (tasks.get(i) for i in ("plain", "checked", "own-state"))
+    assert plain is not None and checked is not None and own is not None
+    assert (plain.protected, plain.expect_state, plain.has_state) == ([], None, False)
+    assert (checked.protected, checked.expect_state) == ([], {"check.passed": True})
+    assert (own.protected, own.expect_state) == (
+        ["test_*.py", "**/test_*.py"],
+        {"check.exit_code": 0},
+    )
+    assert own.base_dir == tmp_path.resolve()
+    assert own.resolve_path("repo") == tmp_path.resolve() / "repo"

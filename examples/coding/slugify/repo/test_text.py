@@ -1,0 +1,5 @@
+from text import slugify
+
+
+def test_two_words() -> None:
+    assert slugify("Hello World") == "hello-world"
