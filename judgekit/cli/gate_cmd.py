@@ -29,10 +29,6 @@ def _side(side: SideSummary | None) -> str:
     return DASH if side is None else f"{side.rate:.2f} {side.passes}/{side.n}"
 
 
-def _difference(value: float | None) -> str:
-    return DASH if value is None else f"{value:+.2f}"
-
-
 def _p(value: float | None) -> str:
     if value is None:
         return DASH
@@ -50,7 +46,6 @@ def _cells(row: Comparison) -> list[str]:
     return [
         _side(row.baseline),
         _side(row.candidate),
-        _difference(row.difference),
         _p(row.p_value),
         _change(row.cost_change),
         _change(row.turns_change),
@@ -65,7 +60,7 @@ def _verdict_cell(task: TaskResult) -> str:
 
 def _table(report: GateReport) -> Table:
     # No vertical rules and two-space gaps: with run counts of up to three digits, task ids
-    # of 12 characters fit in 80 columns and of 32 in 100; longer ids fold, never the verdict.
+    # of about 20 characters fit in 80 columns; longer ids fold, never the verdict.
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
@@ -79,7 +74,7 @@ def _table(report: GateReport) -> Table:
         caption_justify="left",
     )
     table.add_column("task", overflow="fold", min_width=8)
-    for name in ("baseline", "candidate", "Δ", "p", "cost Δ", "turns Δ", "verdict"):
+    for name in ("baseline", "candidate", "p", "cost Δ", "turns Δ", "verdict"):
         table.add_column(name, justify="right", no_wrap=True)
     for task in report.tasks:
         table.add_row(escape(task.task_id), *_cells(task), _verdict_cell(task))
