@@ -150,7 +150,7 @@ def test_an_added_task_is_listed_and_passes(tmp_path: Path) -> None:
     assert code == 0
     assert table_row(out, "exchange") == [
         "exchange",
-        *("—", "0.70", "7/10", "—", "—", "—", "—", "added"),
+        *("—", "0.70", "7/10", "—", "—", "—", "added"),
     ]
     assert "note exchange: new in the candidate: pass rate 0.70 over 10 runs" in out
     assert out.splitlines()[-1] == (
