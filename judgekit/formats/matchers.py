@@ -211,7 +211,11 @@ class Equals(Matcher):
         self.coerce = coerce
 
     def check(self, actual: Any) -> Mismatch | None:
-        if values_equal(self.expected, actual, coerce=self.coerce):
+        # The usual case, a string or int compared with one of its own type, skips the rules.
+        if type(actual) is type(self.expected) and type(actual) in (str, int):
+            if actual == self.expected:
+                return None
+        elif values_equal(self.expected, actual, coerce=self.coerce):
             return None
         message = f"expected {render_value(self.expected)}, got {render_value(actual)}"
         if not self.coerce and _kind(self.expected) != _kind(actual):

@@ -231,18 +231,20 @@ class Task(BaseModel):
             # Without this the hidden grader would run and nobody would read its verdict.
             self.expect_state = {"check.passed": True}
 
+    # Read through __pydantic_private__: pydantic's attribute hook for private names costs
+    # microseconds per read, and grading reads these for every run.
     @property
     def call_matchers(self) -> list[DictOf]:
         """The compiled argument matcher of each expected call, in order."""
-        return self._call_matchers
+        return self.__pydantic_private__["_call_matchers"]  # type: ignore[index,no-any-return]
 
     @property
     def state_matchers(self) -> list[tuple[StatePath, Matcher]]:
-        return self._state_matchers
+        return self.__pydantic_private__["_state_matchers"]  # type: ignore[index,no-any-return]
 
     @property
     def allowed_changes(self) -> list[StatePath]:
-        return self._allowed_changes
+        return self.__pydantic_private__["_allowed_changes"]  # type: ignore[index,no-any-return]
 
     @property
     def suite(self) -> str | None:

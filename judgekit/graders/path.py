@@ -32,7 +32,7 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
     if not task.has_path:
         return None
     calls = run.tool_calls
-    keys = [call_key(call) for call in calls]
+    keys = _call_keys(calls)
     failures: list[str] = []
     failures.extend(_over_caps(calls, task))
     if task.duplicates != "allow":
@@ -60,6 +60,19 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
         passed=True,
         reason=f"{len(calls)} calls, {errors} tool errors, no duplicates or loops{within}",
     )
+
+
+def _call_keys(calls: Sequence[ToolCall]) -> list[Hashable]:
+    """Each call's identity for duplicate and loop checks.
+
+    Only a call whose tool is called more than once can repeat another, so only those pay
+    for canonical arguments; every other call gets a key no other call can equal.
+    """
+    counts = Counter(call.name for call in calls)
+    return [
+        call_key(call) if counts[call.name] > 1 else ("\0unique", index)
+        for index, call in enumerate(calls)
+    ]
 
 
 def _over_caps(calls: Sequence[ToolCall], task: Task) -> list[str]:

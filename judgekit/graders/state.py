@@ -7,7 +7,6 @@ outside the listed paths, naming it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from judgekit.formats.grade import GraderResult
@@ -15,7 +14,15 @@ from judgekit.formats.matchers import render_value
 from judgekit.formats.run import Run
 from judgekit.formats.task import StatePath, Task
 
-_MISSING = object()
+
+class _Missing:
+    """The side of a change where the value does not exist."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING: Any = _Missing()
 _MAX_SHOWN = 3
 
 
@@ -34,22 +41,47 @@ def resolve(state: Any, path: StatePath) -> Any:
     return value
 
 
-def changes(before: Any, after: Any, path: StatePath = ()) -> Iterator[tuple[StatePath, Any, Any]]:
-    """Every changed leaf as ``(path, before, after)``; added or removed values use _MISSING."""
+def changes(
+    before: Any, after: Any, *, skip: frozenset[StatePath] = frozenset()
+) -> list[tuple[StatePath, Any, Any]]:
+    """Every changed leaf as ``(path, before, after)``, in path order; an added or removed
+    value is ``_MISSING`` on its other side. Subtrees at a path in ``skip`` are not visited.
+
+    >>> changes({"a": 1, "b": [1]}, {"a": 1.0, "b": [1, 2]})
+    [(('b', '1'), <missing>, 2)]
+    """
+    found: list[tuple[StatePath, Any, Any]] = []
+    _collect(before, after, (), skip, found)
+    found.sort(key=lambda change: change[0])
+    return found
+
+
+def _collect(
+    before: Any,
+    after: Any,
+    path: StatePath,
+    skip: frozenset[StatePath],
+    found: list[tuple[StatePath, Any, Any]],
+) -> None:
+    # Equal subtrees are the common case: compare them in C. Python's == holds True == 1,
+    # so a subtree only counts as unchanged when its repr agrees too (1 and 1.0 differ in
+    # repr and are then walked, where _same treats them as equal numbers).
+    if before == after and repr(before) == repr(after):
+        return
     if isinstance(before, dict) and isinstance(after, dict):
         for key in before.keys() | after.keys():
-            yield from changes(
-                before.get(key, _MISSING), after.get(key, _MISSING), (*path, str(key))
-            )
+            child = (*path, str(key))
+            if child not in skip:
+                _collect(before.get(key, _MISSING), after.get(key, _MISSING), child, skip, found)
     elif isinstance(before, list) and isinstance(after, list):
         for index in range(max(len(before), len(after))):
-            old = before[index] if index < len(before) else _MISSING
-            new = after[index] if index < len(after) else _MISSING
-            yield from changes(old, new, (*path, str(index)))
-    elif before is _MISSING and after is _MISSING:
-        return
+            child = (*path, str(index))
+            if child not in skip:
+                old = before[index] if index < len(before) else _MISSING
+                new = after[index] if index < len(after) else _MISSING
+                _collect(old, new, child, skip, found)
     elif not _same(before, after):
-        yield path, before, after
+        found.append((path, before, after))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -97,11 +129,10 @@ def grade_state(run: Run, task: Task) -> GraderResult | None:
                 "and the task none"
             )
         else:
-            allowed = task.allowed_changes
+            skip = frozenset(task.allowed_changes)
             outside = [
                 _describe_change(path, before, after)
-                for path, before, after in sorted(changes(initial, final), key=lambda c: c[0])
-                if not any(path[: len(prefix)] == prefix for prefix in allowed)
+                for path, before, after in changes(initial, final, skip=skip)
             ]
             if outside:
                 listed = ", ".join(task.only_changes) or "nothing"
