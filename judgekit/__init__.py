@@ -24,11 +24,16 @@ from judgekit.errors import (
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.matchers import Matcher, MatcherSpecError, Mismatch, compile_matcher
 from judgekit.formats.run import Run, ToolCall, Usage, load_runs
+from judgekit.formats.schema import json_schema
 from judgekit.formats.task import ExpectedCall, Suite, Task, TaskSet, load_tasks
+from judgekit.gate import GateReport, compare_results, load_results
 from judgekit.graders.grade import grade_run, grade_runs
 from judgekit.graders.path import grade_path
 from judgekit.graders.state import grade_state
 from judgekit.graders.truth import grade_truth
+from judgekit.grading import grade_file
+from judgekit.importers import import_anthropic, import_openai
+from judgekit.trials.runner import TrialLimits, in_process_trials, run_trials
 from judgekit.trials.world import ToolError, World
 
 __version__ = "0.1.0"
@@ -38,6 +43,7 @@ __all__ = [
     "ConfigError",
     "DataError",
     "ExpectedCall",
+    "GateReport",
     "Grade",
     "GraderResult",
     "JudgeOutputError",
@@ -53,15 +59,24 @@ __all__ = [
     "TaskSet",
     "ToolCall",
     "ToolError",
+    "TrialLimits",
     "Usage",
     "World",
     "__version__",
+    "compare_results",
     "compile_matcher",
+    "grade_file",
     "grade_path",
     "grade_run",
     "grade_runs",
     "grade_state",
     "grade_truth",
+    "import_anthropic",
+    "import_openai",
+    "in_process_trials",
+    "json_schema",
+    "load_results",
     "load_runs",
     "load_tasks",
+    "run_trials",
 ]
