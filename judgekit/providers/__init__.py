@@ -1,0 +1,1 @@
+"""Model providers behind one small chat interface (OpenAI, Anthropic, OpenAI-compatible)."""

@@ -1,0 +1,53 @@
+"""The provider-agnostic chat interface: messages in; text, tokens, model and latency out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ChatRequest(BaseModel):
+    """One chat completion to ask for. ``model`` is the provider's own model name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    messages: tuple[ChatMessage, ...]
+    temperature: float = 0.0
+    max_tokens: int = Field(default=1024, ge=1)
+    json_output: bool = Field(default=True, description="Ask for a JSON object where supported.")
+
+
+class ChatResponse(BaseModel):
+    """What a provider answered, with what it cost in tokens and time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+
+
+class ChatProvider(ABC):
+    """A model provider. ``name`` is the part before the slash in ``provider/model``."""
+
+    name: str
+
+    @abstractmethod
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        """Ask once; raise :class:`judgekit.errors.ProviderError` (retryable or not) on failure."""
+
+    async def aclose(self) -> None:
+        """Release connections; providers holding none need not override it."""
+        return None
