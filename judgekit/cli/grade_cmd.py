@@ -8,6 +8,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit.cli.options import (
+    json_option,
+    k_option,
+    reasons_option,
+    save_baseline_option,
+    tasks_option,
+)
 from judgekit.grading import grade_file
 from judgekit.jsonl import copy_atomically
 from judgekit.report.grade_table import print_grade_table
@@ -15,13 +22,7 @@ from judgekit.report.grade_table import print_grade_table
 
 @click.command("grade")
 @click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--tasks",
-    "tasks_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="A task suite YAML file, or a folder of them.",
-)
+@tasks_option
 @click.option(
     "--out",
     "out_dir",
@@ -31,19 +32,10 @@ from judgekit.report.grade_table import print_grade_table
     help="Folder for results.jsonl and results.csv.",
 )
 @click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
-@click.option(
-    "--k",
-    "k",
-    type=click.IntRange(min=1),
-    help="k of pass@k and pass^k (default: the fewest runs of any task).",
-)
-@click.option(
-    "--save-baseline",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
-)
-@click.option("--reasons", is_flag=True, help="Print the first failing reason of each failing run.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+@k_option("the fewest runs of any task")
+@save_baseline_option
+@reasons_option
+@json_option
 def grade_command(
     runs: Path,
     tasks_path: Path,

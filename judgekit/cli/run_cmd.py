@@ -9,6 +9,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judgekit.cli.options import (
+    json_option,
+    k_option,
+    reasons_option,
+    save_baseline_option,
+    tasks_option,
+)
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
@@ -40,13 +47,7 @@ def _trial_function(
 
 
 @click.command("run")
-@click.option(
-    "--tasks",
-    "tasks_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="A task suite YAML file, or a folder of them.",
-)
+@tasks_option
 @click.option(
     "--agent", help="An in-process agent, module:function, called as agent(task, world) -> str."
 )
@@ -54,9 +55,7 @@ def _trial_function(
 @click.option(
     "--trials", default=5, show_default=True, type=click.IntRange(min=1), help="Trials per task."
 )
-@click.option(
-    "--k", "k", type=click.IntRange(min=1), help="k of pass@k and pass^k (default: --trials)."
-)
+@k_option("5, or --trials if fewer")
 @click.option(
     "--concurrency",
     default=1,
@@ -90,17 +89,9 @@ def _trial_function(
 @click.option(
     "--resume", is_flag=True, help="Keep the trials already in --out and run only the missing ones."
 )
-@click.option(
-    "--save-baseline",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
-)
-@click.option(
-    "--reasons", is_flag=True, help="Print the first failing reason of each failing trial."
-)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object instead of the tables."
-)
+@save_baseline_option
+@reasons_option
+@json_option
 def run_command(
     tasks_path: Path,
     agent: str | None,
