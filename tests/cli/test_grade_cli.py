@@ -32,7 +32,10 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
     assert code == 0
     assert "Reliability per task" in out
     assert "suite: 5/18 runs passed, pass@1 0.28 (95% CI 0.12–0.51)" in out
-    assert "failing tasks (4 of 4): cancel_shipped, refund_and_notify, refund_full, refuse_overrefund" in out
+    assert (
+        "failing tasks (4 of 4): cancel_shipped, refund_and_notify, refund_full, refuse_overrefund"
+        in out
+    )
     assert "shop/refund_full/2 path: issue_refund called 2 times, max_calls is 1" in out
     rows = list(csv.DictReader((tmp_path / "results.csv").open(encoding="utf-8")))
     assert len(rows) == 18
