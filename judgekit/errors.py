@@ -56,10 +56,16 @@ class ConfigError(JudgekitError):
 
 
 class ProviderError(JudgekitError):
-    """A model provider failed; ``retryable`` says whether trying again may help."""
+    """A model provider failed; ``retryable`` says whether trying again may help.
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    ``retry_after_s`` is how long the provider asked us to wait (its ``Retry-After``), if it said.
+    """
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, retry_after_s: float | None = None
+    ) -> None:
         self.retryable = retryable
+        self.retry_after_s = retry_after_s
         super().__init__(message)
 
 

@@ -1,0 +1,302 @@
+"""Judging runs with a rubric: ask the model, read its JSON, repair once, else unscored.
+
+For each run the rubric's prompt is filled (agent text neutralised), the model is asked
+``samples`` times (each sample is its own cache entry, so repeated samples are real
+samples), every answer is parsed against the scale with one repair retry on a bad answer,
+and the samples' majority becomes the verdict with their agreement. A pairwise rubric is
+asked in both orders; a verdict that flips with the order is flagged as position bias.
+Nothing is ever scored from an answer that does not fit the scale: such a verdict is
+*unscored*, with the reason, and counted apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from judgekit.errors import DataError, JudgeOutputError, ProviderError
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.run import Run
+from judgekit.formats.task import TaskSet
+from judgekit.formats.verdict import Verdict, VerdictSample
+from judgekit.judging.cache import JudgeCache
+from judgekit.judging.pricing import PriceTable
+from judgekit.judging.prompts import render_judge_prompt
+from judgekit.judging.rubrics import rubric_version
+from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
+from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
+from judgekit.providers.client import ChatClient
+
+_SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
+
+
+@dataclass
+class JudgeTally:
+    """What a judging session did: verdicts, cache use, tokens and money."""
+
+    verdicts: int = 0
+    unscored: int = 0
+    api_calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unknown_cost: bool = False
+    stopped_by_budget: bool = False
+    scores: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class _Answer:
+    """One parsed (or failed) answer of the model, with what it cost."""
+
+    score: Any = None
+    reason: str | None = None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = True
+
+
+class Judge:
+    """Judges runs with one rubric and one model through a :class:`ChatClient`."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        client: ChatClient,
+        *,
+        model: str,
+        cache: JudgeCache | None,
+        prices: PriceTable,
+        tasks: TaskSet | None = None,
+        samples: int | None = None,
+    ) -> None:
+        self.rubric = rubric
+        self.client = client
+        self.provider_name, _, self.model_name = model.partition("/")
+        self.model = model
+        self.cache = cache
+        self.prices = prices
+        self.tasks = tasks
+        self.samples = samples or rubric.judge.samples
+        self.version = rubric_version(rubric)
+        self.tally = JudgeTally()
+        self._in_flight: dict[str, asyncio.Future[ChatResponse]] = {}
+
+    async def judge_many(
+        self,
+        runs: Iterable[Run],
+        *,
+        concurrency: int,
+        max_cost_usd: float | None = None,
+        on_verdict: Callable[[Verdict], None] | None = None,
+    ) -> JudgeTally:
+        """Judge every run, ``concurrency`` at once; stop starting new ones past the budget.
+
+        Verdicts are handed to ``on_verdict`` as they finish (in completion order), so a
+        caller can append them to a file and lose nothing that finished.
+        """
+        pending: set[asyncio.Task[Verdict]] = set()
+        iterator = iter(runs)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < concurrency * 2:
+                if max_cost_usd is not None and self.tally.cost_usd >= max_cost_usd:
+                    self.tally.stopped_by_budget = True
+                    exhausted = True
+                    break
+                run = next(iterator, None)
+                if run is None:
+                    exhausted = True
+                    break
+                pending.add(asyncio.create_task(self.judge(run)))
+            if not pending:
+                return self.tally
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for finished in done:
+                verdict = finished.result()
+                if on_verdict is not None:
+                    on_verdict(verdict)
+
+    async def judge(self, run: Run) -> Verdict:
+        """The verdict on one run (never raises for a bad answer: that is unscored)."""
+        task = self.tasks.get(run.task_id) if self.tasks is not None else None
+        if self.rubric.scale == "pairwise":
+            answers = _pairwise_answers(run)
+            first = await self._samples(
+                render_judge_prompt(self.rubric, run, task, answers=answers)
+            )
+            swapped = (answers[1], answers[0])
+            second = await self._samples(
+                render_judge_prompt(self.rubric, run, task, answers=swapped), offset=self.samples
+            )
+            for answer in second:
+                if answer.error is None:
+                    answer.score = _SWAPPED.get(str(answer.score), answer.score)
+            verdict = self._verdict(run, first)
+            back = self._verdict(run, second)
+            if verdict.status == "scored" and back.status == "scored":
+                verdict.position_bias = verdict.score != back.score
+            _add_costs(verdict, second)
+            verdict.cached = all(a.cached for a in first + second)
+            return self._record(verdict)
+        answers_ = await self._samples(render_judge_prompt(self.rubric, run, task))
+        return self._record(self._verdict(run, answers_))
+
+    async def _samples(self, messages: tuple[ChatMessage, ...], offset: int = 0) -> list[_Answer]:
+        return list(
+            await asyncio.gather(
+                *(self._ask(messages, offset + index) for index in range(self.samples))
+            )
+        )
+
+    async def _ask(self, messages: tuple[ChatMessage, ...], sample_index: int) -> _Answer:
+        """One sample: ask, parse, and on a bad answer ask once more with the error."""
+        answer = _Answer()
+        try:
+            response = await self._complete(messages, sample_index, answer)
+        except ProviderError as exc:
+            answer.error = f"provider error: {exc}"
+            return answer
+        try:
+            parsed = parse_verdict(response.text, self.rubric.scale)
+        except JudgeOutputError as first_error:
+            repair = repair_messages(
+                messages, response.text, str(first_error), scale=self.rubric.scale
+            )
+            try:
+                response = await self._complete(repair, sample_index, answer)
+                parsed = parse_verdict(response.text, self.rubric.scale)
+            except ProviderError as exc:
+                answer.error = f"provider error on the repair retry: {exc}"
+                return answer
+            except JudgeOutputError as second_error:
+                answer.error = f"{first_error}; after one repair retry: {second_error}"
+                return answer
+        answer.score, answer.reason = parsed.score, parsed.reason
+        return answer
+
+    async def _complete(
+        self, messages: tuple[ChatMessage, ...], sample_index: int, answer: _Answer
+    ) -> ChatResponse:
+        request = ChatRequest(
+            model=self.model_name,
+            messages=messages,
+            temperature=self.rubric.judge.temperature,
+        )
+        if self.cache is None:
+            return await self._call(request, answer)
+        key = self.cache.key_for(
+            self.provider_name, request, rubric_version=self.version, sample_index=sample_index
+        )
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.tally.cache_hits += 1
+            return hit
+        in_flight = self._in_flight.get(key)
+        if in_flight is not None:
+            # The same prompt is already being asked (two runs with the same answer):
+            # wait for that call instead of paying for it twice.
+            self.tally.cache_hits += 1
+            return await asyncio.shield(in_flight)
+        future: asyncio.Future[ChatResponse] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            response = await self._call(request, answer)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it; no "never retrieved" warning
+            raise
+        finally:
+            del self._in_flight[key]
+        self.cache.put(key, response)
+        future.set_result(response)
+        return response
+
+    async def _call(self, request: ChatRequest, answer: _Answer) -> ChatResponse:
+        response = await self.client.complete(request)
+        self.tally.api_calls += 1
+        answer.cached = False
+        answer.input_tokens += response.input_tokens
+        answer.output_tokens += response.output_tokens
+        answer.latency_s += response.latency_s
+        return response
+
+    def _verdict(self, run: Run, answers: list[_Answer]) -> Verdict:
+        scored = [a for a in answers if a.error is None]
+        counts = Counter(str(a.score) for a in scored)
+        verdict = Verdict(
+            run_id=run.run_id,
+            rubric_id=self.rubric.id,
+            rubric_version=self.version,
+            model=self.model,
+            status="scored" if scored else "unscored",
+            at=datetime.now(UTC),
+        )
+        if self.samples > 1:
+            verdict.samples = [
+                VerdictSample(
+                    score=a.score,
+                    reason=a.reason if a.error is None else a.error,
+                    status="scored" if a.error is None else "unscored",
+                )
+                for a in answers
+            ]
+        if scored:
+            top, top_count = counts.most_common(1)[0]
+            winner = next(a for a in scored if str(a.score) == top)
+            verdict.score, verdict.reason = winner.score, winner.reason
+            if len(counts) > 1 and list(counts.values()).count(top_count) > 1:
+                verdict.reason = f"samples split evenly; first majority kept: {winner.reason}"
+            verdict.agreement = top_count / len(scored) if self.samples > 1 else None
+        else:
+            verdict.unscored_reason = answers[0].error if answers else "no answer"
+        _add_costs(verdict, answers)
+        verdict.cached = all(a.cached for a in answers)  # no API call behind this verdict
+        return verdict
+
+    def _record(self, verdict: Verdict) -> Verdict:
+        verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)
+        tally = self.tally
+        tally.verdicts += 1
+        tally.unscored += verdict.status == "unscored"
+        tally.input_tokens += verdict.input_tokens
+        tally.output_tokens += verdict.output_tokens
+        if verdict.cost_usd is None:
+            tally.unknown_cost = tally.unknown_cost or not verdict.cached
+        else:
+            tally.cost_usd += verdict.cost_usd
+        if verdict.status == "scored":
+            tally.scores[str(verdict.score)] += 1
+        return verdict
+
+
+def _add_costs(verdict: Verdict, answers: list[_Answer]) -> None:
+    verdict.input_tokens += sum(a.input_tokens for a in answers)
+    verdict.output_tokens += sum(a.output_tokens for a in answers)
+    latency = sum(a.latency_s for a in answers)
+    verdict.latency_s = (verdict.latency_s or 0.0) + latency if latency else verdict.latency_s
+
+
+def _pairwise_answers(run: Run) -> tuple[str, str]:
+    """A pairwise run carries its two answers as ``metadata.answers = [A, B]``."""
+    answers = run.metadata.get("answers")
+    if (
+        not isinstance(answers, list)
+        or len(answers) != 2
+        or not all(isinstance(a, str) for a in answers)
+    ):
+        raise DataError(
+            "a pairwise rubric needs metadata.answers = [answer A, answer B]",
+            field=f"run {run.run_id}",
+        )
+    return answers[0], answers[1]

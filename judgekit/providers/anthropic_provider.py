@@ -1,0 +1,116 @@
+"""Anthropic's messages API.
+
+>>> import asyncio
+>>> from judgekit.providers.chat import ChatMessage, ChatRequest
+>>> from judgekit.testing import FakeLLMServer
+>>> request = ChatRequest(
+...     model="claude-haiku-4-5",
+...     messages=(
+...         ChatMessage(role="system", content="You grade answers. Reply in JSON."),
+...         ChatMessage(role="user", content="Is 2 + 2 = 4 correct?"),
+...     ),
+... )
+>>> async def ask(provider: AnthropicProvider) -> str:
+...     try:
+...         return (await provider.complete(request)).text
+...     finally:
+...         await provider.aclose()
+>>> with FakeLLMServer(reply=lambda r: '{"score": "pass"}') as server:
+...     asyncio.run(ask(AnthropicProvider(api_key="test", base_url=server.anthropic_base_url)))
+...     server.requests[0].body["system"]
+'{"score": "pass"}'
+'You grade answers. Reply in JSON.'
+
+System messages go to the API's ``system`` parameter (joined by blank lines when there are
+several). The API has no JSON mode to switch on, so ``json_output`` asks nothing more of it:
+the judge's prompt asks for JSON, and an answer that is not JSON is the judge's to report.
+``temperature`` is not sent: this SDK's ``messages.create`` no longer takes sampling options.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import TYPE_CHECKING
+
+from judgekit.errors import ConfigError
+from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.errors import map_provider_error
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam
+
+__all__ = ["AnthropicProvider"]
+
+# Sent when a server at --base-url needs no key: the SDK refuses to start without one.
+PLACEHOLDER_API_KEY = "not-needed"
+
+
+class AnthropicProvider(ChatProvider):
+    """Anthropic, or an Anthropic-compatible server (a proxy, a gateway) at ``base_url``.
+
+    The key is ``api_key`` or else ``ANTHROPIC_API_KEY``; with a ``base_url`` and neither, a
+    placeholder is sent. The SDK's own retries are off: retrying is
+    :class:`~judgekit.providers.client.ChatClient`'s job.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, timeout_s: float = 60.0
+    ) -> None:
+        try:
+            import anthropic
+        except ImportError as exc:
+            raise ConfigError(
+                "the anthropic provider needs the anthropic package: pip install anthropic"
+            ) from exc
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key and base_url is None:
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set: set ANTHROPIC_API_KEY (or pass --api-key-env) "
+                "or --base-url for a local server"
+            )
+        self.base_url = base_url
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key or PLACEHOLDER_API_KEY,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        import anthropic
+        from anthropic.types import TextBlock
+
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        started = time.perf_counter()
+        try:
+            message = await self._client.messages.create(
+                model=request.model,
+                max_tokens=request.max_tokens,
+                system=system or anthropic.omit,
+                messages=[_anthropic_message(m) for m in request.messages if m.role != "system"],
+            )
+        except (anthropic.AnthropicError, json.JSONDecodeError, OSError) as exc:
+            raise map_provider_error(exc, provider=self.name) from exc
+        latency_s = time.perf_counter() - started
+        return ChatResponse(
+            text="".join(block.text for block in message.content if isinstance(block, TextBlock)),
+            model=message.model or request.model,
+            input_tokens=message.usage.input_tokens,
+            output_tokens=message.usage.output_tokens,
+            latency_s=latency_s,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _anthropic_message(message: ChatMessage) -> MessageParam:
+    # Only user and assistant reach here (system messages went to `system=`); one branch per
+    # role because each role is its own TypedDict in the SDK's types.
+    if message.role == "assistant":
+        return {"role": "assistant", "content": message.content}
+    return {"role": "user", "content": message.content}

@@ -1,0 +1,147 @@
+"""OpenAI's chat completions API, and any server that speaks it (vLLM, Ollama, llama.cpp...).
+
+>>> import asyncio
+>>> from judgekit.providers.chat import ChatMessage, ChatRequest
+>>> from judgekit.testing import FakeLLMServer
+>>> request = ChatRequest(
+...     model="gpt-4o-mini", messages=(ChatMessage(role="user", content="Grade it as JSON."),)
+... )
+>>> async def ask(provider: OpenAIProvider) -> str:
+...     try:
+...         return (await provider.complete(request)).text
+...     finally:
+...         await provider.aclose()
+>>> with FakeLLMServer(reply=lambda r: '{"score": "pass"}') as server:
+...     asyncio.run(ask(OpenAIProvider(api_key="test", base_url=server.openai_base_url)))
+'{"score": "pass"}'
+
+``json_output`` sends ``response_format={"type": "json_object"}`` to every server, OpenAI's or
+not: vLLM, Ollama and llama.cpp's server honour it, and a server that rejects it answers 400,
+which names the option; set ``json_output=False`` for such a server. OpenAI requires the word
+"JSON" somewhere in the messages when it is set; judge prompts ask for JSON anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import TYPE_CHECKING
+
+from judgekit.errors import ConfigError, ProviderError
+from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.errors import map_provider_error
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+
+__all__ = ["OpenAICompatibleProvider", "OpenAIProvider"]
+
+# Sent when a server at --base-url needs no key: the SDK refuses to start without one.
+PLACEHOLDER_API_KEY = "not-needed"
+
+
+class OpenAIProvider(ChatProvider):
+    """OpenAI, or an OpenAI-compatible server at ``base_url``.
+
+    The key is ``api_key`` or else ``OPENAI_API_KEY``; with a ``base_url`` and neither, a
+    placeholder is sent so local servers work. The SDK's own retries are off: retrying is
+    :class:`~judgekit.providers.client.ChatClient`'s job, so attempts are counted and bounded
+    in one place.
+    """
+
+    name = "openai"
+    key_variable: str | None = "OPENAI_API_KEY"
+
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, timeout_s: float = 60.0
+    ) -> None:
+        try:
+            import openai
+        except ImportError as exc:
+            raise ConfigError(
+                f"the {self.name} provider needs the openai package: pip install openai"
+            ) from exc
+        self.base_url = base_url
+        self._client = openai.AsyncOpenAI(
+            api_key=self._api_key(api_key),
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+        )
+
+    def _api_key(self, explicit: str | None) -> str:
+        key = explicit or (os.environ.get(self.key_variable) if self.key_variable else None)
+        if key:
+            return key
+        if self.base_url is not None:
+            return PLACEHOLDER_API_KEY
+        raise ConfigError(
+            f"{self.key_variable} is not set: set {self.key_variable} (or pass --api-key-env) "
+            "or --base-url for a local server"
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        import openai
+
+        started = time.perf_counter()
+        try:
+            completion = await self._client.chat.completions.create(
+                model=request.model,
+                messages=[_openai_message(message) for message in request.messages],
+                temperature=request.temperature,
+                # api.openai.com wants max_completion_tokens (its reasoning models refuse
+                # max_tokens); many compatible servers only know max_tokens.
+                max_completion_tokens=request.max_tokens if self.base_url is None else openai.omit,
+                max_tokens=request.max_tokens if self.base_url is not None else openai.omit,
+                response_format={"type": "json_object"} if request.json_output else openai.omit,
+            )
+        except (openai.OpenAIError, json.JSONDecodeError, OSError) as exc:
+            raise map_provider_error(exc, provider=self.name) from exc
+        latency_s = time.perf_counter() - started
+        if not completion.choices:
+            raise ProviderError(f"{self.name} answered {request.model!r} with no choices")
+        usage = completion.usage
+        return ChatResponse(
+            # None when the model refused or called a tool: an empty answer, which the judge
+            # then reports as unparseable rather than this layer guessing.
+            text=completion.choices[0].message.content or "",
+            model=completion.model or request.model,
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            latency_s=latency_s,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+class OpenAICompatibleProvider(OpenAIProvider):
+    """``local/<model>``: an OpenAI-compatible server at a required ``base_url``.
+
+    Unlike ``openai/<model>`` with a base URL, it never sends ``OPENAI_API_KEY``: a key meant
+    for OpenAI has no business going to another server. Pass ``api_key`` if the server wants
+    one (the command line's ``--api-key-env`` names the variable holding it).
+    """
+
+    name = "local"
+    key_variable = None
+
+    def __init__(
+        self, api_key: str | None = None, base_url: str | None = None, timeout_s: float = 60.0
+    ) -> None:
+        if base_url is None:
+            raise ConfigError(
+                "local/<model> needs --base-url, the OpenAI-compatible server's address "
+                "(e.g. http://localhost:8000/v1)"
+            )
+        super().__init__(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+
+
+def _openai_message(message: ChatMessage) -> ChatCompletionMessageParam:
+    # One branch per role: each role is its own TypedDict in the SDK's types.
+    if message.role == "system":
+        return {"role": "system", "content": message.content}
+    if message.role == "user":
+        return {"role": "user", "content": message.content}
+    return {"role": "assistant", "content": message.content}

@@ -1,0 +1,18 @@
+"""The store: verdicts and batches in SQLite (default) or PostgreSQL, for calibration and
+monitoring over time.
+
+::
+
+    from judgekit.store import open_store
+
+    with open_store() as store:          # $JUDGEKIT_DB, else JUDGEKIT_HOME/judgekit.sqlite
+        batch = store.new_batch(git_sha="abc123", tags={"branch": "main"})
+        store.record_verdicts(verdicts, batch_id=batch)
+        history = store.verdicts("goal_completion", model="openai/gpt-4o-mini")
+"""
+
+from __future__ import annotations
+
+from judgekit.store.verdicts import Store, open_store
+
+__all__ = ["Store", "open_store"]

@@ -1,0 +1,163 @@
+"""Named migrations that bring a store's database to the shape :mod:`judgekit.store.schema`
+describes (the sqlite-utils way).
+
+A migration is a ``(name, function)`` pair. Opening a store applies, in order, every migration
+whose name is not yet in the ``migrations`` table, each in its own transaction together with
+the row that records it: a migration that fails leaves the database as it was before it, and
+two processes opening a new database at once apply each migration exactly once.
+
+A released migration is never edited or renamed; a change to the tables is a new migration
+appended to :data:`MIGRATIONS`, written against the tables as they were at that point. That is
+why the first migration spells its tables out rather than reusing ``schema.py``, which moves on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    insert,
+    inspect,
+    select,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.schema import CreateTable
+
+from judgekit.errors import StoreError
+from judgekit.store import schema
+from judgekit.store.schema import UtcDateTime, json_column
+
+Migration = Callable[[Connection], None]
+
+
+def _create_batches_and_verdicts(connection: Connection) -> None:
+    """The first tables: batches of verdicts and the verdicts themselves."""
+    tables = MetaData()
+    Table(
+        "batches",
+        tables,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("created_at", UtcDateTime(), nullable=False),
+        Column("git_sha", String(64)),
+        Column("agent_version", String(200)),
+        Column("tags", json_column()),
+    )
+    Table(
+        "verdicts",
+        tables,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String, nullable=False),
+        Column("rubric_id", String, nullable=False),
+        Column("rubric_version", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("score", json_column()),
+        Column("reason", Text),
+        Column("samples", json_column()),
+        Column("agreement", Float),
+        Column("position_bias", Boolean),
+        Column("unscored_reason", Text),
+        Column("input_tokens", Integer, nullable=False),
+        Column("output_tokens", Integer, nullable=False),
+        Column("cost_usd", Float),
+        Column("latency_s", Float),
+        Column("cached", Boolean, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("batch_id", Integer, ForeignKey("batches.id")),
+        UniqueConstraint(
+            "run_id", "rubric_id", "rubric_version", "model", name="uq_verdicts_run_rubric_model"
+        ),
+        Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at"),
+    )
+    # checkfirst=False: a table that exists without its migration record is a surprise to
+    # report, not something to adopt silently.
+    tables.create_all(connection, checkfirst=False)
+
+
+MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
+    ("0001_batches_and_verdicts", _create_batches_and_verdicts),
+)
+
+
+def apply_migrations(
+    engine: Engine, migrations: Sequence[tuple[str, Migration]] = MIGRATIONS
+) -> list[str]:
+    """Apply the migrations not yet recorded, in order; return the names applied now.
+
+    Raises :class:`StoreError` when the database records a migration this judgekit does not
+    know: a newer judgekit changed the tables, and writing with older code could damage them.
+    """
+    _create_migrations_table(engine)
+    recorded = {name for name, _ in applied_migrations(engine)}
+    unknown = sorted(recorded - {name for name, _ in migrations})
+    if unknown:
+        where = engine.url.render_as_string(hide_password=True)
+        raise StoreError(
+            f"{where}: the database has migrations this judgekit does not know "
+            f"({', '.join(unknown)}); upgrade judgekit to use it"
+        )
+    applied_now: list[str] = []
+    for name, migrate in migrations:
+        if name in recorded:
+            continue
+        with engine.connect() as connection, connection.begin() as transaction:
+            if not _claim(connection, name):
+                transaction.rollback()
+                continue
+            migrate(connection)
+        applied_now.append(name)
+    return applied_now
+
+
+def applied_migrations(engine: Engine) -> list[tuple[str, datetime]]:
+    """Every recorded migration with the time it was applied, oldest first."""
+    table = schema.migrations
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(table.c.name, table.c.applied_at).order_by(table.c.applied_at, table.c.name)
+        )
+        return [(name, applied_at) for name, applied_at in rows]
+
+
+def _claim(connection: Connection, name: str) -> bool:
+    """Record ``name`` as applied, first thing in the migration's transaction.
+
+    Writing first is what makes concurrent openers safe: on SQLite the write takes the
+    database's write lock (waiting out the busy timeout) before anything is read, and on
+    PostgreSQL a second process inserting the same name waits for the first to commit. The
+    loser gets a duplicate key, meaning another process applied this migration meanwhile.
+    """
+    try:
+        connection.execute(
+            insert(schema.migrations).values(name=name, applied_at=datetime.now(UTC))
+        )
+    except IntegrityError:
+        return False
+    return True
+
+
+def _create_migrations_table(engine: Engine) -> None:
+    """Create the table that records migrations, unless it exists."""
+    try:
+        with engine.begin() as connection:
+            connection.execute(CreateTable(schema.migrations, if_not_exists=True))
+    except IntegrityError:
+        # PostgreSQL's IF NOT EXISTS can still collide with a concurrent creation of the
+        # same table; that is fine as long as the table is there now.
+        if not inspect(engine).has_table(schema.migrations.name):
+            raise
