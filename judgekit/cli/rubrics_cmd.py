@@ -1,0 +1,63 @@
+"""``judgekit rubrics``: every rubric with its version, judge and status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from judgekit.formats.rubric import scale_kind
+from judgekit.judging.rubrics import load_rubrics, rubric_version
+from judgekit.judging.status import rubric_status
+
+
+@click.command("rubrics")
+@click.option(
+    "--dir",
+    "rubrics_dir",
+    default="rubrics",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder of rubric YAML files.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+def rubrics_command(rubrics_dir: Path, as_json: bool) -> None:
+    """List every rubric with its version (a content hash), judge model and status.
+
+    A rubric is promoted only while a passing promotion record matches its current
+    version; otherwise it is a draft (or stale, when edited since it was promoted).
+
+    \b
+    Example:
+      judgekit rubrics --dir rubrics
+    """
+    rows = []
+    for rubric in load_rubrics(rubrics_dir):
+        status, why = rubric_status(rubric, rubrics_dir)
+        rows.append(
+            {
+                "id": rubric.id,
+                "version": rubric_version(rubric),
+                "scale": scale_kind(rubric.scale),
+                "model": rubric.judge.model,
+                "status": status,
+                "why": why,
+            }
+        )
+    if as_json:
+        click.echo(json.dumps({"rubrics": rows}))
+        return
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title="Rubrics", title_justify="left")
+    for column in ("id", "version", "scale", "judge", "status"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("why", overflow="fold")
+    for row in rows:
+        table.add_row(
+            *(escape(str(row[k])) for k in ("id", "version", "scale", "model", "status", "why"))
+        )
+    Console().print(table)

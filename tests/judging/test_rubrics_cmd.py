@@ -1,0 +1,44 @@
+"""`judgekit rubrics`: versions and statuses, promoted only while the record matches."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from judgekit.cli import main
+from judgekit.judging.rubrics import load_rubric, rubric_version
+from tests.conftest import REPO
+
+
+def listing(folder: Path) -> dict[str, dict[str, str]]:
+    result = CliRunner().invoke(main, ["rubrics", "--dir", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    return {row["id"]: row for row in json.loads(result.stdout)["rubrics"]}
+
+
+def test_statuses_follow_the_promotion_record(tmp_path: Path) -> None:
+    folder = tmp_path / "rubrics"
+    shutil.copytree(REPO / "rubrics", folder)
+    version = rubric_version(load_rubric(folder / "goal_completion.yaml"))
+    assert listing(folder)["goal_completion"] == {
+        "id": "goal_completion",
+        "version": version,
+        "scale": "binary",
+        "model": "openai/gpt-4o-mini",
+        "status": "draft",
+        "why": "not calibrated yet",
+    }
+    record = folder / "goal_completion.promotion.json"
+    record.write_text(json.dumps({"rubric_version": version, "promotable": True, "n": 60}))
+    assert listing(folder)["goal_completion"]["status"] == "promoted"
+    record.write_text(json.dumps({"rubric_version": version, "promotable": False}))
+    assert listing(folder)["goal_completion"]["status"] == "draft"
+    record.write_text(json.dumps({"rubric_version": version, "promotable": True, "n": 60}))
+    rubric_file = folder / "goal_completion.yaml"
+    rubric_file.write_text(rubric_file.read_text().replace("temperature: 0", "temperature: 0.2"))
+    row = listing(folder)["goal_completion"]
+    assert row["status"] == "stale"
+    assert row["why"] == f"promoted at version {version}, now {row['version']}"
