@@ -55,9 +55,11 @@ def rubrics_command(rubrics_dir: Path, as_json: bool) -> None:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title="Rubrics", title_justify="left")
     for column in ("id", "version", "scale", "judge", "status"):
         table.add_column(column, no_wrap=True)
-    table.add_column("why", overflow="fold")
     for row in rows:
-        table.add_row(
-            *(escape(str(row[k])) for k in ("id", "version", "scale", "model", "status", "why"))
+        table.add_row(*(escape(row[k]) for k in ("id", "version", "scale", "model", "status")))
+    console = Console()
+    console.print(table)
+    for row in rows:
+        console.print(
+            f"{escape(row['id'])}: {row['status']}, {escape(row['why'])}", highlight=False
         )
-    Console().print(table)
