@@ -49,11 +49,13 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
         f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
         f"{scored} scored ({scores}), {tally.unscored} unscored ({unscored_rate:.1%})",
         highlight=False,
+        soft_wrap=True,
     )
     console.print(
         f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
         f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
         highlight=False,
+        soft_wrap=True,
     )
     if tally.stopped_by_budget:
         console.print("stopped at the --max-cost budget: the verdicts that finished are kept")
