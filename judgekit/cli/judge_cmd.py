@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import IO
 
@@ -19,7 +20,7 @@ from judgekit.home import judgekit_home
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store, open_store
@@ -154,26 +155,32 @@ def judge_command(
     price_table = PriceTable.from_file(prices or judgekit_home() / "prices.yaml")
     out_dir.mkdir(parents=True, exist_ok=True)
     store = None if no_store else open_store()
-    tally = asyncio.run(
-        _judge_file(
-            runs,
-            rubric,
-            provider_name=provider_name,
-            base_url=base_url,
-            tasks=tasks,
-            out=out_dir / "verdicts.jsonl",
-            concurrency=concurrency,
-            max_attempts=max_attempts,
-            samples=samples,
-            max_cost=max_cost,
-            cache=None if no_cache else JudgeCache(),
-            prices=price_table,
-            store=store,
-            show_progress=not as_json,
+    try:
+        tally = asyncio.run(
+            _judge_file(
+                runs,
+                rubric,
+                provider_name=provider_name,
+                base_url=base_url,
+                tasks=tasks,
+                out=out_dir / "verdicts.jsonl",
+                concurrency=concurrency,
+                max_attempts=max_attempts,
+                samples=samples,
+                max_cost=max_cost,
+                cache=None if no_cache else JudgeCache(),
+                prices=price_table,
+                store=store,
+                show_progress=not as_json,
+            )
         )
-    )
-    from judgekit.judging.rubrics import rubric_version
-
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: the verdicts that finished are in {out_dir / 'verdicts.jsonl'} and the "
+            "cache; rerun the same command to finish (finished ones cost no call)",
+            err=True,
+        )
+        raise SystemExit(130) from None
     version = rubric_version(rubric)
     if as_json:
         click.echo(
@@ -255,8 +262,10 @@ async def _judge_file(
 
 
 def _append(fh: IO[str], verdict: Verdict) -> None:
+    # Each verdict cost a model call: make it durable before the next one is counted.
     fh.write(verdict.model_dump_json() + "\n")
     fh.flush()
+    os.fsync(fh.fileno())
 
 
 def _flush_store(store: Store, pending: list[Verdict]) -> None:
