@@ -6,7 +6,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -23,7 +23,9 @@ from judgekit.judging.pricing import PriceTable
 from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
-from judgekit.store import Store, open_store
+
+if TYPE_CHECKING:
+    from judgekit.store import Store
 
 STORE_BATCH = 50  # verdicts per store transaction: durable without a commit per verdict
 
@@ -154,7 +156,11 @@ def judge_command(
     tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
     price_table = PriceTable.from_file(prices or judgekit_home() / "prices.yaml")
     out_dir.mkdir(parents=True, exist_ok=True)
-    store = None if no_store else open_store()
+    store = None
+    if not no_store:
+        from judgekit.store import open_store  # SQLAlchemy loads only when judging records
+
+        store = open_store()
     try:
         tally = asyncio.run(
             _judge_file(
