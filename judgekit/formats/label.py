@@ -27,3 +27,8 @@ class Label(BaseModel):
     item_hash: str | None = Field(
         default=None, description="sha256 of the text the labeler saw; absent for imported labels"
     )
+    revealed: bool | None = Field(
+        default=None,
+        description="Whether the judge's verdict was shown right after the label (--reveal); "
+        "absent for imported labels",
+    )

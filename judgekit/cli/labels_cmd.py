@@ -1,0 +1,114 @@
+"""``judgekit labels``: who labelled what, and how well the labellers agree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from judgekit.cli.options import json_option
+from judgekit.errors import DataError
+from judgekit.formats.run import load_runs
+from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.judging.rubrics import load_rubric
+from judgekit.labelling.plan import items_for
+from judgekit.labelling.store import labels_path, read_labels
+
+if TYPE_CHECKING:
+    from judgekit.labelling.summary import LabelSummary
+
+
+@click.command("labels")
+@click.option(
+    "--rubric", "rubric_ref", required=True, help="A rubric file, or the id of one in rubrics/."
+)
+@click.option(
+    "--labels-dir",
+    default="labels",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of <rubric_id>.jsonl label files.",
+)
+@click.option(
+    "--runs",
+    "runs_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="runs.jsonl files to check labels against for staleness (repeatable).",
+)
+@click.option(
+    "--tasks",
+    "tasks_path",
+    type=click.Path(path_type=Path),
+    help="Task suites, when the labels were given with `judgekit label --tasks`.",
+)
+@json_option
+def labels_command(
+    rubric_ref: str,
+    labels_dir: Path,
+    runs_files: tuple[Path, ...],
+    tasks_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Who labelled what under a rubric, and the agreement between labellers.
+
+    Counts each labeller's current labels per class; with --runs, also how many are stale
+    (the run changed since it was labelled). Agreement on shared runs is Cohen's kappa for
+    two labellers, Krippendorff's alpha for more.
+
+    \b
+    Example:
+      judgekit labels --rubric goal_completion --runs runs.jsonl
+    """
+    rubric = load_rubric(rubric_ref)
+    path = labels_path(labels_dir, rubric.id)
+    if not path.is_file():
+        raise DataError(
+            f"no labels for {rubric.id} yet; give some with `judgekit label RUNS --rubric "
+            f"{rubric.id} --labeler NAME`",
+            path=path,
+        )
+    log = read_labels(path, rubric)
+    hashes: dict[str, str] | None = None
+    if runs_files:
+        tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
+        hashes = {}
+        for runs in runs_files:
+            hashes.update(
+                {item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)}
+            )
+    # The statistics (numpy) load only for this command, not every `judgekit` start.
+    from judgekit.labelling.summary import summarise_labels
+
+    summary = summarise_labels(log, rubric, item_hashes=hashes)
+    if as_json:
+        click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
+        return
+    for warning in log.warnings:
+        click.echo(f"judgekit: warning: {warning}", err=True)
+    _print_summary(summary, Console())
+
+
+def _print_summary(summary: LabelSummary, console: Console) -> None:
+    table = Table(title=f"Labels for {summary.rubric_id} ({summary.labels_file})")
+    table.add_column("labeler")
+    table.add_column("labels", justify="right")
+    table.add_column("per class")
+    table.add_column("stale", justify="right")
+    for name, entry in summary.labelers.items():
+        classes = ", ".join(f"{score} {n}" for score, n in entry["classes"].items())
+        stale = "not checked" if entry["stale"] is None else str(entry["stale"])
+        table.add_row(name, str(entry["labels"]), classes, stale)
+    console.print(table)
+    if summary.agreement_method is None:
+        line = "agreement: needs two labellers sharing at least one run"
+    else:
+        value = "undefined" if summary.agreement is None else f"{summary.agreement:.3f}"
+        line = f"agreement on {summary.shared_runs} shared runs: {summary.agreement_method} {value}"
+    console.print(f"{summary.runs_labelled} runs labelled; {line}", highlight=False)
+    if not summary.stale_checked:
+        console.print("stale labels not checked: pass --runs to compare with the runs' text")

@@ -1,0 +1,159 @@
+"""What the labeller sees: one run as text, drawn with rich.
+
+The text of a run (:func:`item_text`) is exactly what is shown, and its sha256 is the
+label's ``item_hash``: when a run's content changes later, its labels are reported as
+stale. The rubric's question and keys are drawn around it but are not part of it, so
+rewording a rubric's description does not make every label stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console, Group
+from rich.rule import Rule
+from rich.text import Text
+
+from judgekit.formats.label import Label
+from judgekit.formats.rubric import Rubric, Score
+from judgekit.formats.run import Run
+from judgekit.formats.verdict import Verdict
+from judgekit.judging.prompts import render_transcript
+from judgekit.labelling.keys import ScaleKeys
+from judgekit.labelling.store import item_hash
+
+__all__ = ["Item", "LabelScreen", "item_text", "make_item"]
+
+NO_INPUT = "(no input was recorded)"
+
+# Line prefixes of render_transcript, and how to draw them.
+_STYLES = (
+    ("Task:", "bold"),
+    ("Tool call ", "cyan"),
+    ("Result:", "dim"),
+    ("Error:", "red"),
+    ("Final answer:", "bold green"),
+    ("The run stopped early:", "yellow"),
+)
+
+
+def item_text(run: Run, task_input: str | None = None) -> str:
+    """The run as the labeller reads it: the task, the tool calls with their (folded)
+    arguments and results, and the final answer.
+
+    >>> from judgekit.formats.run import ToolCall
+    >>> print(item_text(Run(run_id="r", task_id="t", input="Refund A100.", final_answer="Done.",
+    ...                     tool_calls=[ToolCall(name="refund", args={"id": "A100"}, result=True)])))
+    Task: Refund A100.
+    <BLANKLINE>
+    Tool call 1: refund(id="A100")
+    Result: true
+    Final answer: Done.
+    """
+    task = run.input if run.input is not None else task_input
+    return f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+
+
+@dataclass(frozen=True)
+class Item:
+    """A run to label, with the text shown and its hash."""
+
+    run: Run
+    text: str
+    hash: str
+
+
+def make_item(run: Run, task_input: str | None = None) -> Item:
+    text = item_text(run, task_input)
+    return Item(run=run, text=text, hash=item_hash(text))
+
+
+def _styled(text: str) -> Text:
+    shown = Text(text)
+    start = 0
+    for line in text.split("\n"):
+        for prefix, style in _STYLES:
+            if line.startswith(prefix):
+                shown.stylize(style, start, start + len(prefix))
+                break
+        start += len(line) + 1
+    return shown
+
+
+class LabelScreen:
+    """Draws runs, prompts and reveals on a rich console."""
+
+    def __init__(self, console: Console, rubric: Rubric, keys: ScaleKeys, *, clear: bool) -> None:
+        self.console = console
+        self.rubric = rubric
+        self.keys = keys
+        self.clear = clear
+
+    def show(
+        self,
+        item: Item,
+        *,
+        labelled: int,
+        to_go: int,
+        tally: Mapping[Score, int],
+        previous: Label | None = None,
+        stale: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Draw one run, the rubric's question, the keys and the progress line."""
+        if self.clear:
+            self.console.clear()
+        counts = ", ".join(f"{score} {n}" for score, n in tally.items()) or "none yet"
+        progress = Text(
+            f"{self.rubric.id} · labelled {labelled} · to go {to_go} · your tally: {counts}",
+            style="bold",
+        )
+        parts: list[Text | Rule] = [progress]
+        if previous is not None:
+            why = "stale: the run changed since you labelled it" if stale else "you labelled it"
+            parts.append(Text(f"{why} {previous.label!s}; a new label supersedes it", "yellow"))
+        # A rule above and below rather than a Panel: a panel pads and crops every wrapped
+        # line, which doubles the drawing time of a run with 50 tool calls.
+        parts.append(Rule(Text(f"─ {item.run.run_id}", "bold"), align="left"))
+        parts.append(_styled(item.text))
+        parts.append(Rule())
+        question = self.rubric.description or f"Label this run under {self.rubric.id}"
+        parts.append(Text(question, style="bold magenta"))
+        parts.append(
+            Text(f"{self.keys.legend()}   s skip · u undo · n note · ? help · q quit", "dim")
+        )
+        if note is not None:
+            parts.append(Text(f"note: {note} (now the label key)", "italic"))
+        self.console.print(Group(*parts), highlight=False, soft_wrap=False)
+
+    def message(self, text: str, style: str = "yellow") -> None:
+        self.console.print(Text(text, style), highlight=False)
+
+    def help(self) -> None:
+        self.console.print(
+            Text(
+                f"labels: {self.keys.legend()}\n"
+                "s skip this run · u undo (show the previous run again; a new label "
+                "supersedes the old one) · n add a note, then the label key · q quit "
+                "(every label given is saved)\n"
+                "The judge's verdict stays hidden until you have labelled (--reveal shows "
+                "it after).",
+                "cyan",
+            ),
+            highlight=False,
+        )
+
+    def reveal(self, label: Score, verdicts: Sequence[Verdict]) -> None:
+        """Show the judge's verdicts on the run just labelled."""
+        if not verdicts:
+            self.message("no judge verdict for this run", "dim")
+            return
+        for verdict in verdicts:
+            score = verdict.score if verdict.status == "scored" else "unscored"
+            agrees = "agrees" if score == label else "disagrees"
+            why = verdict.reason or verdict.unscored_reason or ""
+            self.console.print(
+                Text(f"judge {verdict.model}: {score!s} ({agrees} with you) {why}", "blue"),
+                highlight=False,
+            )
