@@ -52,7 +52,12 @@ def item_text(run: Run, task_input: str | None = None) -> str:
     Final answer: Done.
     """
     task = run.input if run.input is not None else task_input
-    return f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+    text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+    answers = run.metadata.get("answers")
+    if isinstance(answers, list) and len(answers) == 2:
+        # A pairwise run: the labeller compares the two answers, as the judge does.
+        text += f"\n\nAnswer A:\n{answers[0]}\n\nAnswer B:\n{answers[1]}"
+    return text
 
 
 @dataclass(frozen=True)
