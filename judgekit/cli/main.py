@@ -8,12 +8,14 @@ from typing import Any
 import click
 
 from judgekit import __version__
+from judgekit.cli.calibrate_cmd import calibrate_command
 from judgekit.cli.gate_cmd import gate_command
 from judgekit.cli.grade_cmd import grade_command
 from judgekit.cli.import_cmd import import_group
 from judgekit.cli.judge_cmd import judge_command
 from judgekit.cli.label_cmd import label_command
 from judgekit.cli.labels_cmd import labels_command
+from judgekit.cli.promote_cmd import promote_command
 from judgekit.cli.rubrics_cmd import rubrics_command
 from judgekit.cli.run_cmd import run_command
 from judgekit.cli.schema_cmd import schema_command
@@ -45,12 +47,14 @@ def main() -> None:
     """
 
 
+main.add_command(calibrate_command)
 main.add_command(gate_command)
 main.add_command(grade_command)
 main.add_command(import_group)
 main.add_command(judge_command)
 main.add_command(label_command)
 main.add_command(labels_command)
+main.add_command(promote_command)
 main.add_command(rubrics_command)
 main.add_command(run_command)
 main.add_command(schema_command)

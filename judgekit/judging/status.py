@@ -1,9 +1,11 @@
 """A rubric's status: *promoted* when a promotion record matches its current version.
 
-The record (``rubrics/<id>.promotion.json``, written by calibration) binds the calibration
-figures to one rubric version and judge model. Any edit that changes the version, or a
-record that did not pass, leaves the rubric a *draft*: its scores are informational and
-never gate or alert.
+The record (``rubrics/<id>.promotion.json``, written by ``judgekit promote``) binds the
+calibration figures to one rubric version and judge model. Without a passing record for
+the current version the rubric's scores are informational and never gate or alert; it is
+*stale* when a record exists for another version (edited since it was promoted),
+*calibrating* when hand labels exist (``labels/<id>.jsonl`` beside ``rubrics/``) but no
+passing record, and a *draft* otherwise.
 """
 
 from __future__ import annotations
@@ -15,18 +17,30 @@ from typing import Literal
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.rubrics import rubric_version
 
-RubricStatus = Literal["promoted", "draft", "stale"]
+RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
 
 
 def promotion_record_path(rubric: Rubric, rubrics_dir: Path) -> Path:
     return rubrics_dir / f"{rubric.id}.promotion.json"
 
 
-def rubric_status(rubric: Rubric, rubrics_dir: Path) -> tuple[RubricStatus, str]:
-    """The status and why: promoted, draft (no passing record) or stale (a record for
-    another version: the rubric or its judge changed since it was calibrated)."""
+def default_labels_dir(rubrics_dir: Path) -> Path:
+    """Where hand labels live by default: ``labels/`` beside ``rubrics/``."""
+    return rubrics_dir.parent / "labels"
+
+
+def rubric_status(
+    rubric: Rubric, rubrics_dir: Path, *, labels_dir: Path | None = None
+) -> tuple[RubricStatus, str]:
+    """The status and why: promoted, stale (a record for another version: the rubric or
+    its judge changed since it was calibrated), calibrating (labels but no passing record)
+    or draft (neither)."""
     path = promotion_record_path(rubric, rubrics_dir)
+    labels = (labels_dir or default_labels_dir(rubrics_dir)) / f"{rubric.id}.jsonl"
+    labelled = labels.is_file()
     if not path.exists():
+        if labelled:
+            return "calibrating", f"hand labels in {labels}, not promoted yet"
         return "draft", "not calibrated yet"
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
@@ -36,5 +50,6 @@ def rubric_status(rubric: Rubric, rubrics_dir: Path) -> tuple[RubricStatus, str]
     if record.get("rubric_version") != version:
         return "stale", f"promoted at version {record.get('rubric_version')}, now {version}"
     if not record.get("promotable", False):
-        return "draft", "the last calibration did not clear the promotion bar"
+        why = "the last calibration did not clear the promotion bar"
+        return ("calibrating" if labelled else "draft"), why
     return "promoted", f"calibrated on {record.get('n', '?')} labels"

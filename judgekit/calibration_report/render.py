@@ -1,0 +1,233 @@
+"""The calibration report as text for a terminal, and as Markdown for a pull-request comment."""
+
+from __future__ import annotations
+
+from judgekit.calibration_report.report import CalibrationReport, Criterion
+
+__all__ = ["failure_lines", "labels_needed_line", "render_markdown", "render_text"]
+
+MAX_REASON = 160
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "undefined" if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.1%}"
+
+
+def _interval(bounds: list[float | None] | None) -> str:
+    if bounds is None or bounds[0] is None or bounds[1] is None:
+        return "[undefined]"
+    return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
+
+
+def _short(text: str | None) -> str:
+    if not text:
+        return "(no reason)"
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
+
+
+def _verdict_word(report: CalibrationReport) -> str:
+    return "promotable" if report.promotable else "not yet"
+
+
+def labels_needed_line(report: CalibrationReport) -> str | None:
+    """What more labels would do, when the kappa criterion is not met (None otherwise)."""
+    kappa_met = next(c.met for c in report.criteria if c.name == "min_kappa")
+    needed = report.labels_needed
+    if kappa_met:
+        return None
+    bar = report.policy.min_kappa
+    if report.kappa is None:
+        return "kappa is undefined (one class throughout): label runs of every class"
+    if not needed["kappa_reachable"]:
+        return (
+            f"more labels will not clear the kappa bar: kappa is {report.kappa:.3f}, at or below "
+            f"the bar {bar}; improve the rubric or the judge"
+        )
+    return (
+        f"about {needed['for_kappa']} more labels would bring the kappa interval's lower bound "
+        f"to {bar} (if kappa stays at {report.kappa:.3f} and the class balance holds)"
+    )
+
+
+def failure_lines(report: CalibrationReport) -> list[str]:
+    """One line per failed criterion, saying by how much it failed."""
+    return [criterion.explain() for criterion in report.failed]
+
+
+def _summary_lines(report: CalibrationReport) -> list[str]:
+    lines = [
+        f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}): "
+        f"{report.n} runs compared"
+    ]
+    labelers = ", ".join(
+        f"{name} {entry['compared']} of {entry['labels']}"
+        for name, entry in report.labelers.items()
+    )
+    lines.append(
+        f"labels: {report.n_labelled_runs} runs labelled by {len(report.labelers)} "
+        f"labeller(s) ({labelers} compared); {report.n_tied} runs with tied labels left out; "
+        f"{report.n_labelled_without_verdict} labelled runs have no verdict"
+    )
+    lines.append(
+        f"verdicts: {report.n_verdicts} of this version; {report.n_unscored} unscored left out "
+        f"(unscored rate {_pct(report.unscored_rate)}); "
+        f"{report.n_other_versions} of other versions and {report.n_other_models} of other "
+        "models left out"
+    )
+    human = ", ".join(f"{c} {k}" for c, k in report.class_balance["human"].items())
+    judge = ", ".join(f"{c} {k}" for c, k in report.class_balance["judge"].items())
+    lines.append(f"class balance: human {human}; judge {judge}")
+    return lines
+
+
+def _figure_lines(report: CalibrationReport) -> list[str]:
+    percent = f"{report.policy.confidence:.0%}"
+    lines = [
+        f"agreement {_f(report.agreement)}",
+        f"kappa {_f(report.kappa)} {_interval(report.kappa_ci)} "
+        f"({percent}, {report.interval_method})",
+        f"AC1 {_f(report.ac1)}",
+    ]
+    if report.weighted_kappa is not None:
+        lines.append(f"weighted kappa (quadratic) {_f(report.weighted_kappa)}")
+    if report.false_pass_rate is not None or report.scale == "binary":
+        fails = report.class_balance["human"].get("fail", 0)
+        passes = report.class_balance["human"].get("pass", 0)
+        lines.append(
+            f"false pass rate {_f(report.false_pass_rate)} {_interval(report.false_pass_ci)} "
+            f"(judge passes what humans fail, of {fails})"
+        )
+        lines.append(
+            f"false fail rate {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} "
+            f"(judge fails what humans pass, of {passes})"
+        )
+    if report.self_agreement is None:
+        lines.append("judge self-agreement: not measured (sampled once per run)")
+    else:
+        sa = report.self_agreement
+        lines.append(
+            f"judge self-agreement {sa['mean']:.3f} over {sa['runs']} runs "
+            f"sampled up to {sa['samples']} times"
+        )
+    return lines
+
+
+def _confusion_lines(report: CalibrationReport) -> list[str]:
+    names = [str(c) for c in report.classes]
+    width = max(6, *(len(n) for n in names)) + 2
+    lines = ["confusion (rows: human, columns: judge):"]
+    lines.append(" " * width + "".join(n.rjust(width) for n in names))
+    for h in names:
+        row = report.confusion[h]
+        lines.append(h.rjust(width) + "".join(str(row[j]).rjust(width) for j in names))
+    return lines
+
+
+def _stale_line(report: CalibrationReport) -> str:
+    if report.stale_labels is None:
+        return "stale labels: not checked (pass --runs to compare with the runs' text)"
+    if not report.stale_labels:
+        return "stale labels: none"
+    listed = ", ".join(f"{s['run_id']} ({s['labeler']})" for s in report.stale_labels)
+    return (
+        f"stale labels: {len(report.stale_labels)} (the run changed since it was labelled; "
+        f"relabel them): {listed}"
+    )
+
+
+def _criterion_mark(criterion: Criterion, *, md: bool) -> str:
+    if md:
+        return "✅" if criterion.met else "❌"
+    return "[met]    " if criterion.met else "[not met]"
+
+
+def render_text(report: CalibrationReport) -> str:
+    """The report for a terminal: summary, figures, confusion, disagreements, verdict."""
+    lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
+    lines.append(_stale_line(report))
+    lines.append(f"disagreements: {len(report.disagreements)}")
+    for d in report.disagreements:
+        notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items()) or "(no note)"
+        lines.append(f"  {d.run_id}: human {d.human}, judge {d.judge}")
+        lines.append(f"    judge: {_short(d.reason)}")
+        lines.append(f"    labeller: {_short(notes)}")
+    lines.append(f"promotion: {_verdict_word(report)}")
+    for criterion in report.criteria:
+        lines.append(f"  {_criterion_mark(criterion, md=False)} {criterion.explain()}")
+    if not report.promotable:
+        needed = labels_needed_line(report)
+        if needed is not None:
+            lines.append(needed)
+    return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: CalibrationReport) -> str:
+    """The report as a pull-request comment: figures, confusion, criteria, disagreements."""
+    percent = f"{report.policy.confidence:.0%}"
+    word = "✅ promotable" if report.promotable else "⏳ not yet promotable"
+    lines = [
+        f"### Judge calibration: `{report.rubric_id}` — {word}",
+        "",
+        f"Rubric version `{report.rubric_version}`, judge `{report.model}`: "
+        f"**{report.n}** runs compared ({report.n_unscored} unscored and {report.n_tied} tied "
+        f"left out; {report.n_other_versions} verdicts of other versions left out).",
+        "",
+        "| figure | value |",
+        "| --- | --- |",
+        f"| agreement | {_f(report.agreement)} |",
+        f"| Cohen's kappa | {_f(report.kappa)} {_interval(report.kappa_ci)} ({percent}) |",
+        f"| Gwet's AC1 | {_f(report.ac1)} |",
+    ]
+    if report.scale == "binary":
+        lines.append(
+            f"| false pass rate | {_f(report.false_pass_rate)} {_interval(report.false_pass_ci)} |"
+        )
+        lines.append(
+            f"| false fail rate | {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} |"
+        )
+    lines.append(f"| unscored rate | {_f(report.unscored_rate)} |")
+    if report.self_agreement is not None:
+        lines.append(f"| judge self-agreement | {report.self_agreement['mean']:.3f} |")
+    names = [str(c) for c in report.classes]
+    lines += [
+        "",
+        "**Confusion** (rows: human, columns: judge)",
+        "",
+        "| human \\ judge | " + " | ".join(names) + " |",
+        "| --- |" + " --- |" * len(names),
+    ]
+    for h in names:
+        lines.append(f"| {h} | " + " | ".join(str(report.confusion[h][j]) for j in names) + " |")
+    lines += ["", "**Promotion policy**", ""]
+    for criterion in report.criteria:
+        lines.append(f"- {_criterion_mark(criterion, md=True)} {criterion.explain()}")
+    needed = None if report.promotable else labels_needed_line(report)
+    if needed is not None:
+        lines += ["", needed]
+    if report.stale_labels:
+        lines += ["", f"⚠️ {len(report.stale_labels)} stale labels (relabel them)."]
+    if report.disagreements:
+        lines += [
+            "",
+            f"<details><summary>{len(report.disagreements)} disagreements</summary>",
+            "",
+            "| run | human | judge | judge's reason | labeller's note |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for d in report.disagreements:
+            notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
+            lines.append(
+                f"| `{_md_cell(d.run_id)}` | {d.human} | {d.judge} | "
+                f"{_md_cell(_short(d.reason))} | {_md_cell(notes)} |"
+            )
+        lines += ["", "</details>"]
+    return "\n".join(lines)

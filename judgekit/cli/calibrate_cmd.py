@@ -1,0 +1,175 @@
+"""``judgekit calibrate``: the judge against hand labels, and whether the rubric may be promoted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from judgekit.cli.judge_cmd import effective_rubric
+from judgekit.cli.options import json_option
+from judgekit.errors import DataError
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.run import load_runs
+from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.verdict import Verdict
+from judgekit.jsonl import iter_models
+from judgekit.judging.rubrics import load_rubric
+from judgekit.labelling.store import labels_path, read_labels
+
+if TYPE_CHECKING:
+    from judgekit.calibration_report import CalibrationReport, IntervalMethod
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def calibration_options(func: F) -> F:
+    """The options ``calibrate`` and ``promote`` share: where the verdicts and labels are."""
+    options = [
+        click.option(
+            "--rubric",
+            "rubric_ref",
+            required=True,
+            help="A rubric file, or the id of one in rubrics/.",
+        ),
+        click.option(
+            "--verdicts",
+            "verdicts_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="A verdicts.jsonl to use instead of the store's verdicts.",
+        ),
+        click.option(
+            "--labels",
+            "labels_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="The labels file (default: labels/<rubric_id>.jsonl).",
+        ),
+        click.option(
+            "--runs",
+            "runs_files",
+            multiple=True,
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="runs.jsonl files to check labels against for staleness (repeatable).",
+        ),
+        click.option(
+            "--tasks",
+            "tasks_path",
+            type=click.Path(path_type=Path),
+            help="Task suites, when the labels were given with `judgekit label --tasks`.",
+        ),
+        click.option(
+            "--interval",
+            "interval_method",
+            type=click.Choice(["analytic", "bootstrap"]),
+            default="analytic",
+            show_default=True,
+            help="How the kappa interval is computed.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def load_report(
+    rubric: Rubric,
+    *,
+    verdicts_file: Path | None,
+    labels_file: Path | None,
+    runs_files: tuple[Path, ...],
+    tasks_path: Path | None,
+    interval_method: IntervalMethod,
+) -> CalibrationReport:
+    """Read the verdicts (file or store) and labels of ``rubric`` and build the report."""
+    from judgekit.calibration_report import build_report  # numpy loads only when calibrating
+
+    path = labels_file or labels_path("labels", rubric.id)
+    if not path.is_file():
+        raise DataError(
+            f"no labels for {rubric.id}; give some with `judgekit label RUNS --rubric "
+            f"{rubric.id} --labeler NAME`, or pass --labels FILE",
+            path=path,
+        )
+    log = read_labels(path, rubric)
+    for warning in log.warnings:
+        click.echo(f"judgekit: warning: {warning}", err=True)
+    verdicts: list[Verdict]
+    if verdicts_file is not None:
+        verdicts = [verdict for _, verdict in iter_models(verdicts_file, Verdict)]
+        source = str(verdicts_file)
+    else:
+        from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
+
+        with open_store() as store:
+            verdicts = store.verdicts(rubric.id)
+            source = f"store {store.url}"
+    hashes: dict[str, str] | None = None
+    if runs_files:
+        from judgekit.labelling.plan import items_for
+
+        tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
+        hashes = {}
+        for runs in runs_files:
+            hashes.update(
+                {item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)}
+            )
+    return build_report(
+        rubric,
+        verdicts,
+        log.current,
+        item_hashes=hashes,
+        interval_method=interval_method,
+        sources={"labels": str(path), "verdicts": source},
+    )
+
+
+@click.command("calibrate")
+@calibration_options
+@click.option("--model", help="Compare this judge model's verdicts (default: the rubric's).")
+@json_option
+@click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
+def calibrate_command(
+    rubric_ref: str,
+    verdicts_file: Path | None,
+    labels_file: Path | None,
+    runs_files: tuple[Path, ...],
+    tasks_path: Path | None,
+    interval_method: IntervalMethod,
+    model: str | None,
+    as_json: bool,
+    as_md: bool,
+) -> None:
+    """Compare the judge's verdicts with hand labels under the rubric's current version.
+
+    Only verdicts of the current rubric version and judge model count (the latest per
+    run); unscored verdicts are left out and counted. A run labelled by several people is
+    compared through its majority label; ties are left out and counted. Prints agreement,
+    Cohen's kappa with its interval, Gwet's AC1, the confusion matrix, false-pass and
+    false-fail rates, the disagreeing runs, and whether the promotion policy is met.
+
+    \b
+    Example:
+      judgekit calibrate --rubric goal_completion --verdicts verdicts.jsonl --runs runs.jsonl
+    """
+    if as_json and as_md:
+        raise click.UsageError("--json and --md are exclusive; pick one")
+    rubric = effective_rubric(load_rubric(rubric_ref), model)
+    report = load_report(
+        rubric,
+        verdicts_file=verdicts_file,
+        labels_file=labels_file,
+        runs_files=runs_files,
+        tasks_path=tasks_path,
+        interval_method=interval_method,
+    )
+    from judgekit.calibration_report import render_markdown, render_text
+
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+    elif as_md:
+        click.echo(render_markdown(report))
+    else:
+        click.echo(render_text(report))

@@ -1,0 +1,519 @@
+"""`judgekit calibrate` and `judgekit promote` on hand-made verdicts and labels."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
+
+from judgekit.calibration import kappa_sample_size, kappa_standard_error
+from judgekit.cli import main
+from judgekit.formats.run import load_runs
+from judgekit.formats.verdict import Verdict
+from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.labelling.plan import items_for
+from tests.conftest import REPO
+
+MODEL = "openai/gpt-4o-mini"
+T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+REPORT_KEYS = {
+    "rubric_id",
+    "rubric_version",
+    "model",
+    "judge",
+    "scale",
+    "n",
+    "n_unscored",
+    "n_tied",
+    "n_labelled_runs",
+    "n_verdicts",
+    "n_labelled_without_verdict",
+    "n_other_versions",
+    "n_other_models",
+    "unscored_rate",
+    "class_balance",
+    "agreement",
+    "kappa",
+    "kappa_ci",
+    "kappa_se",
+    "confidence",
+    "interval_method",
+    "ac1",
+    "weighted_kappa",
+    "confusion",
+    "false_pass_rate",
+    "false_pass_ci",
+    "false_fail_rate",
+    "false_fail_ci",
+    "self_agreement",
+    "labelers",
+    "stale_labels",
+    "disagreements",
+    "policy",
+    "promotable",
+    "criteria",
+    "labels_needed",
+    "sources",
+    "warnings",
+}
+RECORD_KEYS = {
+    "rubric_id",
+    "rubric_version",
+    "promotable",
+    "model",
+    "judge",
+    "n",
+    "n_unscored",
+    "n_tied",
+    "class_balance",
+    "agreement",
+    "kappa",
+    "kappa_ci",
+    "interval_method",
+    "ac1",
+    "confusion",
+    "false_pass_rate",
+    "false_fail_rate",
+    "unscored_rate",
+    "policy",
+    "criteria",
+    "labelers",
+    "promoted_at",
+}
+
+
+class Workspace:
+    """A rubrics/ and labels/ folder in tmp_path, with a verdicts file beside them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "rubrics").mkdir()
+        shutil.copy(REPO / "rubrics" / "goal_completion.yaml", root / "rubrics")
+        self.rubric = root / "rubrics" / "goal_completion.yaml"
+        self.labels = root / "labels" / "goal_completion.jsonl"
+        self.labels.parent.mkdir()
+        self.verdicts = root / "verdicts.jsonl"
+        self.version = rubric_version(load_rubric(self.rubric))
+        self.record = root / "rubrics" / "goal_completion.promotion.json"
+
+    def verdict(
+        self,
+        run_id: str,
+        score: str | None,
+        *,
+        version: str | None = None,
+        model: str = MODEL,
+        reason: str | None = None,
+        minute: int = 0,
+        samples: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "run_id": run_id,
+            "rubric_id": "goal_completion",
+            "rubric_version": version or self.version,
+            "model": model,
+            "status": "unscored" if score is None else "scored",
+            "score": score,
+            "reason": reason or f"judged {score}",
+            "at": (T0 + timedelta(minutes=minute)).isoformat(),
+        }
+        if score is None:
+            row["unscored_reason"] = "not JSON"
+        if samples is not None:
+            row["samples"] = [{"score": s} for s in samples]
+            row["agreement"] = samples.count(score) / len(samples)  # type: ignore[arg-type]
+        return row
+
+    def label(
+        self,
+        run_id: str,
+        label: str,
+        labeler: str = "ana",
+        *,
+        note: str | None = None,
+        minute: int = 0,
+        item_hash: str | None = None,
+    ) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "run_id": run_id,
+            "rubric_id": "goal_completion",
+            "label": label,
+            "labeler": labeler,
+            "at": (T0 + timedelta(minutes=minute)).isoformat(),
+        }
+        if note is not None:
+            row["note"] = note
+        if item_hash is not None:
+            row["item_hash"] = item_hash
+        return row
+
+    def write(self, verdicts: list[dict[str, Any]], labels: list[dict[str, Any]]) -> None:
+        self.verdicts.write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+        self.labels.write_text("".join(json.dumps(x) + "\n" for x in labels))
+
+    def invoke(self, command: str, *args: str) -> Result:
+        return CliRunner().invoke(
+            main,
+            [
+                command,
+                "--rubric",
+                str(self.rubric),
+                "--verdicts",
+                str(self.verdicts),
+                "--labels",
+                str(self.labels),
+                *args,
+            ],
+        )
+
+    def report(self, *args: str) -> dict[str, Any]:
+        result = self.invoke("calibrate", "--json", *args)
+        assert result.exit_code == 0, result.output
+        data: dict[str, Any] = json.loads(result.stdout)
+        return data
+
+    def status(self) -> dict[str, str]:
+        result = CliRunner().invoke(
+            main, ["rubrics", "--dir", str(self.root / "rubrics"), "--json"]
+        )
+        assert result.exit_code == 0, result.output
+        rows: list[dict[str, str]] = json.loads(result.stdout)["rubrics"]
+        return next(row for row in rows if row["id"] == "goal_completion")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path)
+
+
+# Ten compared runs: humans pass r0-r5 and fail r6-r9; the judge fails r5 and passes r9.
+HUMAN = ["pass"] * 6 + ["fail"] * 4
+JUDGE = ["pass"] * 5 + ["fail"] + ["fail"] * 3 + ["pass"]
+
+
+def small_case(ws: Workspace) -> None:
+    verdicts = [ws.verdict(f"r{i}", JUDGE[i]) for i in range(10)]
+    verdicts[5]["reason"] = "the refund is not confirmed"
+    verdicts += [
+        ws.verdict("r0", "fail", version="0123456789ab"),  # another rubric version: left out
+        ws.verdict("r1", "fail", version="0123456789ab"),
+        ws.verdict("r2", "fail", model="anthropic/claude-x"),  # another model: left out
+        ws.verdict("r10", "pass"),  # tied labels
+        ws.verdict("r11", None),  # unscored
+        ws.verdict("r13", "pass"),  # no label
+    ]
+    labels = [ws.label("r0", "fail", minute=0), ws.label("r0", "pass", minute=5)]  # relabelled
+    labels += [ws.label(f"r{i}", HUMAN[i]) for i in range(1, 10)]
+    labels[6]["note"] = "refund issued, says so"  # r5
+    labels += [
+        ws.label("r1", "pass", "ben"),  # agrees with ana
+        ws.label("r6", "fail", "ben"),
+        ws.label("r6", "pass", "cy"),  # r6: fail 2 to 1, majority fail
+        ws.label("r10", "pass", "ana"),
+        ws.label("r10", "fail", "ben"),  # r10: a tie, left out
+        ws.label("r11", "pass", "ana"),
+        ws.label("r12", "fail", "ana"),  # no verdict
+    ]
+    ws.write(verdicts, labels)
+
+
+def test_report_figures_match_sklearn(ws: Workspace) -> None:
+    small_case(ws)
+    data = ws.report()
+    assert set(data) == REPORT_KEYS
+    assert data["rubric_id"] == "goal_completion"
+    assert data["rubric_version"] == ws.version
+    assert data["model"] == MODEL
+    assert data["n"] == 10
+    assert data["n_unscored"] == 1
+    assert data["n_tied"] == 1
+    assert data["n_labelled_runs"] == 13
+    assert data["n_labelled_without_verdict"] == 1
+    assert data["n_other_versions"] == 2
+    assert data["n_other_models"] == 1
+    assert data["unscored_rate"] == pytest.approx(1 / 12)
+    assert data["agreement"] == pytest.approx(0.8)
+    # p_o = 0.8, p_e = 0.6·0.6 + 0.4·0.4 = 0.52, kappa = 0.28 / 0.48
+    assert data["kappa"] == pytest.approx(7 / 12)
+    assert data["kappa"] == pytest.approx(cohen_kappa_score(HUMAN, JUDGE))
+    low, high = data["kappa_ci"]
+    assert low < data["kappa"] < high
+    assert data["confusion"] == {"pass": {"pass": 5, "fail": 1}, "fail": {"pass": 1, "fail": 3}}
+    assert data["false_pass_rate"] == pytest.approx(1 / 4)
+    assert data["false_fail_rate"] == pytest.approx(1 / 6)
+    assert data["class_balance"] == {
+        "human": {"pass": 6, "fail": 4},
+        "judge": {"pass": 6, "fail": 4},
+    }
+    assert data["labelers"]["ana"] == {"labels": 13, "compared": 10, "agreement_with_judge": 0.8}
+    assert data["labelers"]["ben"]["compared"] == 2
+    assert data["labelers"]["cy"] == {"labels": 1, "compared": 1, "agreement_with_judge": 0.0}
+    assert data["self_agreement"] is None
+    assert data["stale_labels"] is None
+    assert data["promotable"] is False
+    assert data["criteria"]["min_labels"] == {
+        "value": 10,
+        "bar": 50,
+        "met": False,
+        "short_by": 40,
+        "what": "runs compared",
+    }
+    assert data["criteria"]["min_per_class"]["value"] == 4
+    assert data["criteria"]["min_kappa"]["value"] == pytest.approx(low)
+    assert data["criteria"]["min_kappa"]["bar"] == 0.6
+    assert [d["run_id"] for d in data["disagreements"]] == ["r5", "r9"]
+    assert data["disagreements"][0] == {
+        "run_id": "r5",
+        "human": "pass",
+        "judge": "fail",
+        "reason": "the refund is not confirmed",
+        "notes": {"ana": "refund issued, says so"},
+    }
+
+
+def test_human_readable_report(ws: Workspace) -> None:
+    small_case(ws)
+    result = ws.invoke("calibrate")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"goal_completion (version {ws.version}, judge {MODEL}): 10 runs compared"
+    assert "agreement 0.800" in lines
+    assert any(line.startswith("kappa 0.583 [") and "(95%, analytic)" in line for line in lines)
+    assert "false pass rate 0.250" in result.stdout
+    assert "1 unscored left out (unscored rate 8.3%)" in result.stdout
+    assert "2 of other versions and 1 of other models left out" in result.stdout
+    assert "1 runs with tied labels left out" in result.stdout
+    assert "judge self-agreement: not measured (sampled once per run)" in lines
+    assert "disagreements: 2" in lines
+    assert "  r5: human pass, judge fail" in lines
+    assert "    judge: the refund is not confirmed" in lines
+    assert "    labeller: ana: refund issued, says so" in lines
+    assert "promotion: not yet" in lines
+    assert "  [not met] min_labels: runs compared 10, bar 50 (40 short)" in lines
+    assert any(line.startswith("about ") or "will not clear" in line for line in lines)
+
+
+def test_markdown_shape(ws: Workspace) -> None:
+    small_case(ws)
+    result = ws.invoke("calibrate", "--md")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert text.startswith("### Judge calibration: `goal_completion` — ⏳ not yet promotable")
+    assert "| agreement | 0.800 |" in text
+    assert "| human \\ judge | pass | fail |" in text
+    assert "| pass | 5 | 1 |" in text
+    assert "- ❌ min_labels: runs compared 10, bar 50 (40 short)" in text
+    assert "<details><summary>2 disagreements</summary>" in text
+    assert (
+        "| `r5` | pass | fail | the refund is not confirmed | ana: refund issued, says so |" in text
+    )
+
+
+def balanced_case(ws: Workspace, n_per_class: int, wrong_per_class: int) -> None:
+    verdicts, labels = [], []
+    for cls, other in (("pass", "fail"), ("fail", "pass")):
+        for i in range(n_per_class):
+            run = f"{cls}-{i}"
+            verdicts.append(
+                ws.verdict(run, other if i < wrong_per_class else cls, samples=[cls, cls, other])
+            )
+            labels.append(ws.label(run, cls))
+    ws.write(verdicts, labels)
+
+
+def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
+    assert ws.status()["status"] == "draft"
+    balanced_case(ws, n_per_class=8, wrong_per_class=1)
+    assert ws.status()["status"] == "calibrating"
+    refused = ws.invoke("promote")
+    assert refused.exit_code == 1, refused.output
+    assert "not promoted" in refused.stdout
+    assert "min_labels: runs compared 16, bar 50 (34 short)" in refused.stdout
+    assert "min_per_class: fewest human labels in a class (pass) 8, bar 10 (2 short)" in (
+        refused.stdout
+    )
+    assert not ws.record.exists()
+    # kappa 0.75 on 16 labels: the sample-size helper says how many more clear the bar.
+    human, judge = _pairs(8, 1)
+    more = kappa_sample_size(0.75, 16, bar=0.6, standard_error=kappa_standard_error(human, judge))
+    assert more is not None and more > 0
+    assert f"about {more} more labels would bring the kappa interval's lower bound to 0.6" in (
+        refused.stdout
+    )
+    assert ws.report()["labels_needed"] == {
+        "for_min_labels": 34,
+        "for_kappa": more,
+        "kappa_reachable": True,
+    }
+
+    balanced_case(ws, n_per_class=30, wrong_per_class=2)
+    granted = ws.invoke("promote")
+    assert granted.exit_code == 0, granted.output
+    assert "promoted on 60 labels" in granted.stdout
+    record = json.loads(ws.record.read_text())
+    assert set(record) == RECORD_KEYS
+    assert record["rubric_version"] == ws.version
+    assert record["promotable"] is True
+    assert record["n"] == 60
+    assert record["model"] == MODEL
+    assert record["judge"] == {"model": MODEL, "temperature": 0.0, "samples": 1}
+    assert record["kappa"] == pytest.approx(cohen_kappa_score(*_pairs(30, 2)))
+    assert record["kappa_ci"][0] >= 0.6
+    assert record["policy"] == {
+        "min_labels": 50,
+        "min_per_class": 10,
+        "min_kappa": 0.6,
+        "confidence": 0.95,
+    }
+    assert record["labelers"] == {"ana": 60}
+    assert all(c["met"] for c in record["criteria"].values())
+    assert ws.status()["status"] == "promoted"
+
+    data = ws.report()
+    assert data["promotable"] is True
+    # 56 verdicts agree with 2 of their 3 samples, the 4 wrong ones with 1 of 3.
+    mean = (56 * 2 + 4 * 1) / (3 * 60)
+    assert data["self_agreement"] == {"mean": pytest.approx(mean), "runs": 60, "samples": 3}
+
+    ws.rubric.write_text(ws.rubric.read_text().replace("temperature: 0", "temperature: 0.2"))
+    row = ws.status()
+    assert row["status"] == "stale"
+    assert row["why"] == f"promoted at version {ws.version}, now {row['version']}"
+
+
+def _pairs(n_per_class: int, wrong: int) -> tuple[list[str], list[str]]:
+    human = ["pass"] * n_per_class + ["fail"] * n_per_class
+    judge = (
+        ["fail"] * wrong
+        + ["pass"] * (n_per_class - wrong)
+        + ["pass"] * wrong
+        + ["fail"] * (n_per_class - wrong)
+    )
+    return human, judge
+
+
+def test_promote_json_when_refused(ws: Workspace) -> None:
+    balanced_case(ws, n_per_class=8, wrong_per_class=1)
+    result = ws.invoke("promote", "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["promoted"] is False
+    assert data["criteria"]["min_labels"]["short_by"] == 34
+    assert not ws.record.exists()
+
+
+def test_stale_labels_reported(ws: Workspace) -> None:
+    runs = ws.root / "runs.jsonl"
+    rows = [
+        {"run_id": f"r{i}", "task_id": "t", "tool_calls": [], "final_answer": f"done {i}"}
+        for i in range(2)
+    ]
+    runs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    hashes = {item.run.run_id: item.hash for item in items_for(load_runs(runs))}
+    ws.write(
+        [ws.verdict("r0", "pass"), ws.verdict("r1", "fail")],
+        [
+            ws.label("r0", "pass", item_hash=hashes["r0"]),
+            ws.label("r1", "fail", item_hash="0" * 64),  # labelled on another text
+        ],
+    )
+    data = ws.report("--runs", str(runs))
+    assert data["stale_labels"] == [{"run_id": "r1", "labeler": "ana"}]
+    assert data["n"] == 2  # stale labels are reported, not dropped
+    text = ws.invoke("calibrate", "--runs", str(runs)).stdout
+    assert "stale labels: 1 (the run changed since it was labelled; relabel them): r1 (ana)" in text
+
+
+def test_unscored_verdicts_are_excluded_and_counted(ws: Workspace) -> None:
+    ws.write(
+        [ws.verdict("a", "pass"), ws.verdict("b", "fail"), ws.verdict("c", None)],
+        [ws.label("a", "pass"), ws.label("b", "pass"), ws.label("c", "fail")],
+    )
+    data = ws.report()
+    assert (data["n"], data["n_unscored"]) == (2, 1)
+    assert data["unscored_rate"] == pytest.approx(1 / 3)
+    assert data["confusion"] == {"pass": {"pass": 1, "fail": 1}, "fail": {"pass": 0, "fail": 0}}
+
+
+def test_latest_verdict_of_a_run_wins(ws: Workspace) -> None:
+    ws.write(
+        [ws.verdict("a", "fail", minute=0), ws.verdict("a", "pass", minute=1)],
+        [ws.label("a", "pass")],
+    )
+    assert ws.report()["agreement"] == 1.0
+
+
+def test_no_overlap_is_one_line_exit_2(ws: Workspace) -> None:
+    ws.write(
+        [
+            ws.verdict("a", "pass"),
+            ws.verdict("b", "pass"),
+            ws.verdict("z", "fail", version="x" * 12),
+        ],
+        [ws.label("c", "pass")],
+    )
+    result = ws.invoke("calibrate")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"judgekit: error: no run of goal_completion (version {ws.version}, judge {MODEL}) has "
+        "both a label and a verdict: 1 labelled runs, 2 verdicts of this version "
+        "(1 of other versions left out)"
+    )
+    assert "Traceback" not in result.output
+
+
+def test_missing_labels_file_is_exit_2(ws: Workspace) -> None:
+    ws.write([ws.verdict("a", "pass")], [])
+    ws.labels.unlink()
+    result = ws.invoke("calibrate")
+    assert result.exit_code == 2
+    assert "no labels for goal_completion" in result.stderr
+
+
+def test_model_option_selects_that_judge(ws: Workspace) -> None:
+    other = "anthropic/claude-x"
+    rubric = load_rubric(ws.rubric)
+    other_version = rubric_version(
+        rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": other})})
+    )
+    ws.write(
+        [ws.verdict("a", "fail"), ws.verdict("a", "pass", model=other, version=other_version)],
+        [ws.label("a", "pass")],
+    )
+    data = ws.report("--model", other)
+    assert (data["model"], data["rubric_version"], data["agreement"]) == (
+        other,
+        other_version,
+        1.0,
+    )
+    assert ws.report()["agreement"] == 0.0
+
+
+def test_verdicts_from_the_store(ws: Workspace) -> None:
+    from judgekit.store import open_store
+
+    with open_store() as store:
+        store.record_verdicts(
+            [
+                Verdict.model_validate(ws.verdict("a", "pass")),
+                Verdict.model_validate(ws.verdict("b", "pass")),
+            ]
+        )
+    ws.labels.write_text(
+        json.dumps(ws.label("a", "pass")) + "\n" + json.dumps(ws.label("b", "fail")) + "\n"
+    )
+    result = CliRunner().invoke(
+        main, ["calibrate", "--rubric", str(ws.rubric), "--labels", str(ws.labels), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["n"], data["agreement"]) == (2, 0.5)
+    assert data["sources"]["verdicts"].startswith("store ")
