@@ -11,6 +11,7 @@ figures, and the promotion policy's verdict (``judgekit calibrate`` and ``judgek
 
 from __future__ import annotations
 
+from judgekit.calibration_report.compare import build_comparison
 from judgekit.calibration_report.render import (
     failure_lines,
     labels_needed_line,
@@ -22,6 +23,7 @@ from judgekit.calibration_report.report import (
     Criterion,
     Disagreement,
     IntervalMethod,
+    PassRates,
     VerdictSelection,
     build_report,
     promotion_record,
@@ -33,7 +35,9 @@ __all__ = [
     "Criterion",
     "Disagreement",
     "IntervalMethod",
+    "PassRates",
     "VerdictSelection",
+    "build_comparison",
     "build_report",
     "failure_lines",
     "labels_needed_line",

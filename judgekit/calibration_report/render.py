@@ -106,6 +106,7 @@ def _figure_lines(report: CalibrationReport) -> list[str]:
             f"false fail rate {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} "
             f"(judge fails what humans pass, of {passes})"
         )
+    lines += _pass_rate_lines(report)
     if report.self_agreement is None:
         lines.append("judge self-agreement: not measured (sampled once per run)")
     else:
@@ -115,6 +116,52 @@ def _figure_lines(report: CalibrationReport) -> list[str]:
             f"sampled up to {sa['samples']} times"
         )
     return lines
+
+
+def _pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
+    """(name, value) of the pass rates over every scored verdict (binary rubrics only)."""
+    rates = report.pass_rates
+    if rates is None:
+        return []
+    percent = f"{report.policy.confidence:.0%}"
+    ppi = "undefined (needs two labelled and two unlabelled runs)"
+    if rates.ppi is not None:
+        estimate, low, high = rates.ppi
+        ppi = (
+            f"{estimate:.3f} {_interval([low, high])} ({percent}, {rates.n_unlabelled} unlabelled)"
+        )
+    return [
+        ("judge pass rate (raw)", f"{_f(rates.raw)} (of {rates.n_scored} scored verdicts)"),
+        (
+            "pass rate corrected (Rogan-Gladen)",
+            f"{_f(rates.corrected)} (sensitivity {_f(rates.sensitivity)}, "
+            f"specificity {_f(rates.specificity)})",
+        ),
+        ("pass rate, prediction-powered", ppi),
+    ]
+
+
+def _pass_rate_lines(report: CalibrationReport) -> list[str]:
+    return [f"{name} {value}" for name, value in _pass_rate_figures(report)]
+
+
+def comparison_lines(report: CalibrationReport) -> list[str]:
+    """The comparison with another judge (``--against`` / ``--against-model``), if asked."""
+    c = report.comparison
+    if c is None:
+        return []
+    other = c["against"]
+    percent = f"{c['confidence']:.0%}"
+    return [
+        f"comparison with {other['model']} ({other['rubric_id']} version "
+        f"{other['rubric_version']}): {c['n']} labelled runs scored by both",
+        f"  kappa {_f(c['kappa_a'])} (this judge) vs {_f(c['kappa_b'])}, difference "
+        f"{_f(c['kappa_difference'])} {_interval(c['kappa_difference_ci'])} ({percent}, paired "
+        f"bootstrap, {c['n_resamples']} resamples, seed {c['seed']})",
+        f"  accuracy {_f(c['accuracy_a'])} vs {_f(c['accuracy_b'])}; only this judge right "
+        f"{c['only_a_correct']}, only the other right {c['only_b_correct']}; McNemar exact "
+        f"p {c['mcnemar_p']:.4f}",
+    ]
 
 
 def _confusion_lines(report: CalibrationReport) -> list[str]:
@@ -149,6 +196,7 @@ def _criterion_mark(criterion: Criterion, *, md: bool) -> str:
 def render_text(report: CalibrationReport) -> str:
     """The report for a terminal: summary, figures, confusion, disagreements, verdict."""
     lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
+    lines += comparison_lines(report)
     lines.append(_stale_line(report))
     lines.append(f"disagreements: {len(report.disagreements)}")
     for d in report.disagreements:
@@ -195,6 +243,8 @@ def render_markdown(report: CalibrationReport) -> str:
             f"| false fail rate | {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} |"
         )
     lines.append(f"| unscored rate | {_f(report.unscored_rate)} |")
+    for name, value in _pass_rate_figures(report):
+        lines.append(f"| {name} | {_md_cell(value)} |")
     if report.self_agreement is not None:
         lines.append(f"| judge self-agreement | {report.self_agreement['mean']:.3f} |")
     names = [str(c) for c in report.classes]
@@ -207,6 +257,9 @@ def render_markdown(report: CalibrationReport) -> str:
     ]
     for h in names:
         lines.append(f"| {h} | " + " | ".join(str(report.confusion[h][j]) for j in names) + " |")
+    compared = comparison_lines(report)
+    if compared:
+        lines += ["", "**Comparison**", "", *(f"- {line.strip()}" for line in compared)]
     lines += ["", "**Promotion policy**", ""]
     for criterion in report.criteria:
         lines.append(f"- {_criterion_mark(criterion, md=True)} {criterion.explain()}")

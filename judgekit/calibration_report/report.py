@@ -38,6 +38,8 @@ from judgekit.calibration import (
     kappa_sample_size,
     kappa_standard_error,
     percent_agreement,
+    ppi_mean_interval,
+    rogan_gladen,
 )
 from judgekit.errors import CalibrationError
 from judgekit.formats.label import Label
@@ -50,6 +52,7 @@ __all__ = [
     "Criterion",
     "Disagreement",
     "IntervalMethod",
+    "PassRates",
     "VerdictSelection",
     "build_report",
     "promotion_record",
@@ -153,6 +156,46 @@ class Disagreement:
         }
 
 
+@dataclass(frozen=True)
+class PassRates:
+    """The pass rate over every scored verdict of the version (labelled runs or not), raw
+    and corrected for the judge's errors measured on the labelled runs (binary rubrics).
+
+    * ``raw``: the share of scored verdicts that pass (``n_scored`` of them);
+    * ``corrected``: Rogan–Gladen, with sensitivity = 1 - false-fail rate and specificity =
+      1 - false-pass rate measured on the compared runs (None when undefined);
+    * ``ppi``: the prediction-powered estimate of the human pass rate and its interval, from
+      the compared runs (human and judge) and the judge's verdicts on the ``n_unlabelled``
+      other scored runs (those with no usable label: unlabelled, or tied).
+    """
+
+    raw: float | None
+    n_scored: int
+    sensitivity: float | None
+    specificity: float | None
+    corrected: float | None
+    ppi: tuple[float, float, float] | None
+    n_unlabelled: int
+
+    @staticmethod
+    def empty() -> PassRates:
+        return PassRates(None, 0, None, None, None, None, 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        ppi = None
+        if self.ppi is not None:
+            ppi = dict(zip(("estimate", "low", "high"), self.ppi, strict=True))
+        return {
+            "raw_pass_rate": self.raw,
+            "n_scored": self.n_scored,
+            "sensitivity": self.sensitivity,
+            "specificity": self.specificity,
+            "corrected_pass_rate": self.corrected,
+            "ppi_pass_rate": ppi,
+            "n_unlabelled": self.n_unlabelled,
+        }
+
+
 @dataclass
 class CalibrationReport:
     """The judge against the hand labels of one rubric version; :meth:`as_dict` is the
@@ -195,6 +238,8 @@ class CalibrationReport:
     labels_needed: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    pass_rates: PassRates | None = None
+    comparison: dict[str, Any] | None = None
 
     @property
     def promotable(self) -> bool:
@@ -244,6 +289,8 @@ class CalibrationReport:
             "labels_needed": self.labels_needed,
             "sources": self.sources,
             "warnings": self.warnings,
+            **(self.pass_rates or PassRates.empty()).as_dict(),
+            "comparison": self.comparison,
         }
 
 
@@ -367,6 +414,57 @@ def build_report(
         labels_needed=_labels_needed(policy, len(compared), stats),
         sources=dict(sources or {}),
         warnings=report_warnings,
+        pass_rates=_pass_rates(rubric, selection.current, compared, human, judged, stats, policy)
+        if rubric.kind == "binary"
+        else None,
+    )
+
+
+def _pass_rates(
+    rubric: Rubric,
+    current: Mapping[str, Verdict],
+    compared: Sequence[str],
+    human: Sequence[Score],
+    judged: Sequence[Score],
+    stats: Mapping[str, Any],
+    policy: PromotionPolicy,
+) -> PassRates:
+    """Raw, Rogan–Gladen and prediction-powered pass rates over every scored verdict."""
+    labelled = set(compared)
+    scores = {run: _verdict_score(rubric, v) for run, v in current.items()}
+    scored = [score for score in scores.values() if score is not None]
+    unlabelled = [
+        float(score == POSITIVE)
+        for run, score in sorted(scores.items())
+        if score is not None and run not in labelled
+    ]
+    raw = sum(s == POSITIVE for s in scored) / len(scored)  # compared runs are scored: not 0
+    fpr, ffr = stats["false_pass_rate"], stats["false_fail_rate"]
+    sensitivity = None if ffr is None else 1.0 - ffr
+    specificity = None if fpr is None else 1.0 - fpr
+    corrected = None
+    ppi: tuple[float, float, float] | None = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined figures are reported as null
+        if sensitivity is not None and specificity is not None:
+            corrected = _num(rogan_gladen(raw, sensitivity, specificity))
+        if unlabelled:
+            estimate, low, high = ppi_mean_interval(
+                [float(h == POSITIVE) for h in human],
+                [float(j == POSITIVE) for j in judged],
+                unlabelled,
+                confidence=policy.confidence,
+            )
+            if not math.isnan(estimate):
+                ppi = (estimate, low, high)
+    return PassRates(
+        raw=raw,
+        n_scored=len(scored),
+        sensitivity=sensitivity,
+        specificity=specificity,
+        corrected=corrected,
+        ppi=ppi,
+        n_unlabelled=len(unlabelled),
     )
 
 

@@ -82,9 +82,12 @@ def load_report(
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
     interval_method: IntervalMethod,
+    against: Rubric | None = None,
 ) -> CalibrationReport:
-    """Read the verdicts (file or store) and labels of ``rubric`` and build the report."""
-    from judgekit.calibration_report import build_report  # numpy loads only when calibrating
+    """Read the verdicts (file or store) and labels of ``rubric`` and build the report; with
+    ``against``, also compare the two judges (the report's ``comparison``)."""
+    # numpy loads only when calibrating
+    from judgekit.calibration_report import build_comparison, build_report
 
     path = labels_file or labels_path("labels", rubric.id)
     if not path.is_file():
@@ -105,6 +108,8 @@ def load_report(
 
         with open_store() as store:
             verdicts = store.verdicts(rubric.id)
+            if against is not None and against.id != rubric.id:
+                verdicts += store.verdicts(against.id)
             source = f"store {store.url}"
     hashes: dict[str, str] | None = None
     if runs_files:
@@ -116,7 +121,7 @@ def load_report(
             hashes.update(
                 {item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)}
             )
-    return build_report(
+    report = build_report(
         rubric,
         verdicts,
         log.current,
@@ -124,11 +129,27 @@ def load_report(
         interval_method=interval_method,
         sources={"labels": str(path), "verdicts": source},
     )
+    if against is not None:
+        report.comparison = build_comparison(
+            rubric, against, verdicts, log.current, confidence=rubric.promotion.confidence
+        )
+    return report
 
 
 @click.command("calibrate")
 @calibration_options
 @click.option("--model", help="Compare this judge model's verdicts (default: the rubric's).")
+@click.option(
+    "against_ref",
+    "--against",
+    help="Compare with another judge on the same labelled runs: a rubric file or id (e.g. "
+    "another version of the rubric).",
+)
+@click.option(
+    "--against-model",
+    help="Compare with this judge model's verdicts on the same labelled runs (with --against: "
+    "that rubric under this model).",
+)
 @json_option
 @click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
 def calibrate_command(
@@ -139,6 +160,8 @@ def calibrate_command(
     tasks_path: Path | None,
     interval_method: IntervalMethod,
     model: str | None,
+    against_ref: str | None,
+    against_model: str | None,
     as_json: bool,
     as_md: bool,
 ) -> None:
@@ -151,12 +174,24 @@ def calibrate_command(
     false-fail rates, the disagreeing runs, and whether the promotion policy is met.
 
     \b
+    With --against-model M2 (or --against RUBRIC), also compares this judge with the other
+    on the labelled runs both scored: each one's kappa, the difference with a paired
+    bootstrap interval, and McNemar's test on which runs each gets right.
+
+    \b
     Example:
       judgekit calibrate --rubric goal_completion --verdicts verdicts.jsonl --runs runs.jsonl
+      judgekit calibrate --rubric goal_completion --against-model anthropic/claude-x
     """
     if as_json and as_md:
         raise click.UsageError("--json and --md are exclusive; pick one")
-    rubric = effective_rubric(load_rubric(rubric_ref), model)
+    base = load_rubric(rubric_ref)
+    rubric = effective_rubric(base, model)
+    other: Rubric | None = None
+    if against_ref is not None or against_model is not None:
+        other = effective_rubric(
+            load_rubric(against_ref) if against_ref is not None else base, against_model
+        )
     report = load_report(
         rubric,
         verdicts_file=verdicts_file,
@@ -164,6 +199,7 @@ def calibrate_command(
         runs_files=runs_files,
         tasks_path=tasks_path,
         interval_method=interval_method,
+        against=other,
     )
     from judgekit.calibration_report import render_markdown, render_text
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
+import statistics
+import warnings
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
@@ -63,6 +67,14 @@ REPORT_KEYS = {
     "labels_needed",
     "sources",
     "warnings",
+    "raw_pass_rate",
+    "n_scored",
+    "sensitivity",
+    "specificity",
+    "corrected_pass_rate",
+    "ppi_pass_rate",
+    "n_unlabelled",
+    "comparison",
 }
 RECORD_KEYS = {
     "rubric_id",
@@ -517,3 +529,179 @@ def test_verdicts_from_the_store(ws: Workspace) -> None:
     data = json.loads(result.stdout)
     assert (data["n"], data["agreement"]) == (2, 0.5)
     assert data["sources"]["verdicts"].startswith("store ")
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
+    # The ten labelled runs of small_case's HUMAN/JUDGE, and five runs nobody labelled.
+    unlabelled = ["pass", "pass", "fail", "pass", "fail"]
+    verdicts = [ws.verdict(f"r{i}", JUDGE[i]) for i in range(10)]
+    verdicts += [ws.verdict(f"u{i}", s) for i, s in enumerate(unlabelled)]
+    verdicts += [
+        ws.verdict("u5", None),  # unscored: not in any rate
+        ws.verdict("u6", "pass", version="0123456789ab"),  # another version: left out
+        ws.verdict("u7", "pass", model="anthropic/claude-x"),  # another model: left out
+    ]
+    ws.write(verdicts, [ws.label(f"r{i}", HUMAN[i]) for i in range(10)])
+    data = ws.report()
+
+    raw = (6 + 3) / 15  # judge passes 6 of the labelled and 3 of the unlabelled runs
+    sensitivity, specificity = 5 / 6, 3 / 4  # humans pass 6 (judge passes 5), fail 4 (3)
+    assert data["n_scored"] == 15
+    assert data["n_unlabelled"] == 5
+    assert data["raw_pass_rate"] == pytest.approx(raw)
+    assert data["sensitivity"] == pytest.approx(sensitivity)
+    assert data["specificity"] == pytest.approx(specificity)
+    assert data["corrected_pass_rate"] == pytest.approx(
+        (raw + specificity - 1) / (sensitivity + specificity - 1)
+    )
+    # Plain PPI: mean of the judge on the unlabelled runs plus the mean rectifier Y - f.
+    y = [float(h == "pass") for h in HUMAN]
+    f = [float(j == "pass") for j in JUDGE]
+    fu = [float(s == "pass") for s in unlabelled]
+    rectifier = [a - b for a, b in zip(y, f, strict=True)]
+    estimate = _mean(fu) + _mean(rectifier)
+    se = math.sqrt(statistics.variance(fu) / 5 + statistics.variance(rectifier) / 10)
+    z = statistics.NormalDist().inv_cdf(0.975)
+    ppi = data["ppi_pass_rate"]
+    assert ppi["estimate"] == pytest.approx(estimate)  # 0.6: the rectifier's mean is 0
+    assert ppi["low"] == pytest.approx(estimate - z * se)
+    assert ppi["high"] == pytest.approx(estimate + z * se)
+
+    text = ws.invoke("calibrate").stdout
+    assert f"judge pass rate (raw) {raw:.3f} (of 15 scored verdicts)" in text
+    assert "pass rate corrected (Rogan-Gladen) 0.600 (sensitivity 0.833, specificity 0.750)" in (
+        text
+    )
+    assert (
+        f"pass rate, prediction-powered 0.600 [{estimate - z * se:.3f}, "
+        f"{estimate + z * se:.3f}] (95%, 5 unlabelled)" in text
+    )
+    md = ws.invoke("calibrate", "--md").stdout
+    assert "| pass rate corrected (Rogan-Gladen) | 0.600 (sensitivity 0.833" in md
+
+
+def test_pass_rates_when_nothing_is_unlabelled(ws: Workspace) -> None:
+    small_case(ws)
+    data = ws.report()
+    # r10 (tied labels) and r13 (no label) are the runs with no usable label: both passed.
+    assert (data["n_scored"], data["n_unlabelled"]) == (12, 2)
+    ws.write([ws.verdict("a", "pass"), ws.verdict("b", "fail")], [ws.label("a", "pass")])
+    data = ws.report()
+    assert (data["n_scored"], data["n_unlabelled"], data["ppi_pass_rate"]) == (2, 1, None)
+    assert data["corrected_pass_rate"] is None  # no human fail: specificity undefined
+    assert data["raw_pass_rate"] == 0.5
+
+
+def _other_version(ws: Workspace, model: str) -> str:
+    rubric = load_rubric(ws.rubric)
+    return rubric_version(
+        rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})
+    )
+
+
+# Twelve labelled runs judged by two models. A (the rubric's model) is HUMAN/JUDGE above plus
+# two more runs; B gets r5 and r9 right (where A is wrong) but r0, r1, r6, r10 wrong.
+HUMAN_12 = [*HUMAN, "pass", "fail"]
+JUDGE_A = [*JUDGE, "pass", "fail"]
+JUDGE_B = [
+    "fail",
+    "fail",
+    "pass",
+    "pass",
+    "pass",
+    "pass",
+    "pass",
+    "fail",
+    "fail",
+    "fail",
+    "fail",
+    "fail",
+]
+
+
+def _binomial_p(k: int, n: int) -> float:
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def test_compare_two_judge_models_on_the_same_runs(ws: Workspace) -> None:
+    other = "anthropic/claude-x"
+    version_b = _other_version(ws, other)
+    verdicts = [ws.verdict(f"r{i:02d}", s) for i, s in enumerate(JUDGE_A)]
+    verdicts += [
+        ws.verdict(f"r{i:02d}", s, model=other, version=version_b) for i, s in enumerate(JUDGE_B)
+    ]
+    verdicts += [
+        ws.verdict("x1", "pass", model=other, version=version_b),  # no label: not compared
+        ws.verdict("r99", "pass"),  # labelled, but B never judged it: not compared
+    ]
+    labels = [ws.label(f"r{i:02d}", h) for i, h in enumerate(HUMAN_12)] + [ws.label("r99", "pass")]
+    ws.write(verdicts, labels)
+    data = ws.report("--against-model", other)
+    c = data["comparison"]
+    assert c["against"] == {
+        "rubric_id": "goal_completion",
+        "rubric_version": version_b,
+        "model": other,
+    }
+    assert c["n"] == 12
+    kappa_a = cohen_kappa_score(HUMAN_12, JUDGE_A)
+    kappa_b = cohen_kappa_score(HUMAN_12, JUDGE_B)
+    assert c["kappa_a"] == pytest.approx(kappa_a)
+    assert c["kappa_b"] == pytest.approx(kappa_b)
+    assert c["kappa_difference"] == pytest.approx(kappa_b - kappa_a)
+    a_right = [h == a for h, a in zip(HUMAN_12, JUDGE_A, strict=True)]
+    b_right = [h == b for h, b in zip(HUMAN_12, JUDGE_B, strict=True)]
+    only_a = sum(a and not b for a, b in zip(a_right, b_right, strict=True))
+    only_b = sum(b and not a for a, b in zip(a_right, b_right, strict=True))
+    assert (c["only_a_correct"], c["only_b_correct"]) == (only_a, only_b) == (4, 2)
+    assert c["mcnemar_p"] == pytest.approx(_binomial_p(min(only_a, only_b), only_a + only_b))
+    assert c["mcnemar_p"] == pytest.approx(0.6875)
+
+    # The paired bootstrap, one resample at a time: the same seeded indices for both judges.
+    index = np.random.default_rng(0).integers(0, 12, size=(2000, 12))
+    diffs = []
+    for row in index:
+        h = [HUMAN_12[i] for i in row]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one class throughout: kappa undefined (nan)
+            ka = cohen_kappa_score(h, [JUDGE_A[i] for i in row], labels=["pass", "fail"])
+            kb = cohen_kappa_score(h, [JUDGE_B[i] for i in row], labels=["pass", "fail"])
+        diffs.append(kb - ka)
+    finite = np.array([d for d in diffs if not math.isnan(d)])
+    assert c["n_resamples_defined"] == finite.size
+    assert c["kappa_difference_ci"] == pytest.approx(
+        [np.percentile(finite, 2.5), np.percentile(finite, 97.5)]
+    )
+    # The report itself is still judge A's, on all of A's labelled runs.
+    assert (data["model"], data["n"]) == (MODEL, 13)
+
+    text = ws.invoke("calibrate", "--against-model", other).stdout
+    assert f"comparison with {other} (goal_completion version {version_b}): 12 labelled" in text
+    assert f"McNemar exact p {c['mcnemar_p']:.4f}" in text
+
+
+def test_compare_with_another_rubric_version(ws: Workspace) -> None:
+    (ws.root / "v2").mkdir()
+    new = ws.root / "v2" / "goal_completion.yaml"  # the reworded rubric, same id
+    text = ws.rubric.read_text()
+    assert "prompt: |\n" in text
+    new.write_text(text.replace("prompt: |\n", "prompt: |\n  Read carefully.\n", 1))
+    version_b = rubric_version(load_rubric(new))
+    assert version_b != ws.version
+    verdicts = [ws.verdict(f"r{i:02d}", s) for i, s in enumerate(JUDGE_A)]
+    verdicts += [ws.verdict(f"r{i:02d}", h, version=version_b) for i, h in enumerate(HUMAN_12)]
+    ws.write(verdicts, [ws.label(f"r{i:02d}", h) for i, h in enumerate(HUMAN_12)])
+    c = ws.report("--against", str(new))["comparison"]
+    assert (c["n"], c["kappa_b"], c["only_a_correct"], c["only_b_correct"]) == (12, 1.0, 0, 2)
+    assert c["mcnemar_p"] == pytest.approx(0.5)
+
+
+def test_compare_with_no_shared_runs_is_exit_2(ws: Workspace) -> None:
+    ws.write([ws.verdict("a", "pass")], [ws.label("a", "pass")])
+    result = ws.invoke("calibrate", "--against-model", "anthropic/claude-x")
+    assert result.exit_code == 2
+    assert "no labelled run was scored by both" in result.output

@@ -1,0 +1,106 @@
+"""examples/llmbar/to_judgekit.py on the real LLMBar data, then `judgekit calibrate`.
+
+The MT-Bench expert subset judged by GPT-4 (Vanilla_NoRules): 200 items, no missing choice.
+Skipped without ../shared/data.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sklearn.metrics import cohen_kappa_score as sklearn_kappa  # type: ignore[import-untyped]
+
+from judgekit.calibration import cohen_kappa_score
+from judgekit.cli import main
+from tests.conftest import REPO, shared_data_path
+
+GROUP = ("Processed/MT-Bench", "GPT-4", "Vanilla_NoRules")
+
+
+def _group_rows(path: Path) -> list[dict[str, object]]:
+    with path.open(encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    return [r for r in rows if (r["dataset"], r["evaluator"], r["strategy"]) == GROUP]
+
+
+def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
+    data = shared_data_path("llmbar", "verdicts.jsonl")
+    published_path = shared_data_path("llmbar", "published_statistics.jsonl")
+    out = tmp_path / "llmbar"
+    dataset, evaluator, strategy = GROUP
+    script = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "examples" / "llmbar" / "to_judgekit.py"),
+            "--data",
+            str(data),
+            "--published",
+            str(published_path),
+            "--dataset",
+            dataset,
+            "--evaluator",
+            evaluator,
+            "--strategy",
+            strategy,
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "position-bias rate 0.130 (of 200 items with both orders judged)" in script.stdout
+    assert "correct_False 159/200, correct_True 165/200, correct_both 149/200" in script.stdout
+
+    rubric = tmp_path / "rubrics" / "preference.yaml"
+    rubric.parent.mkdir()
+    shutil.copy(REPO / "rubrics" / "preference.yaml", rubric)
+    result = CliRunner().invoke(
+        main,
+        [
+            "calibrate",
+            "--rubric",
+            str(rubric),
+            "--verdicts",
+            str(out / "verdicts.jsonl"),
+            "--labels",
+            str(out / "labels" / "preference.jsonl"),
+            "--model",
+            "llmbar/GPT-4",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["model"], report["n"], report["n_unscored"]) == ("llmbar/GPT-4", 200, 0)
+    assert report["labelers"]["mtbench-expert"]["compared"] == 200
+    assert report["agreement"] == pytest.approx(159 / 200)
+    assert report["confusion"]["A"] == {"A": 81, "B": 20, "tie": 0}
+    assert report["confusion"]["B"] == {"A": 21, "B": 78, "tie": 0}
+    assert report["kappa"] == pytest.approx(0.5899179835967193, abs=1e-12)
+    assert report["kappa_ci"] == pytest.approx([0.47800523957544605, 0.7018307276179926])
+
+    rows = _group_rows(data)
+    first = [str(r["winner_swap_false"]) for r in rows]
+    swapped = [str(r["winner_swap_true"]) for r in rows]
+    gold = [str(r["label"]) for r in rows]
+    # The report's kappa is sklearn's kappa of the original-order choice against the gold.
+    assert report["kappa"] == pytest.approx(sklearn_kappa(gold, first), abs=1e-12)
+    published = next(
+        json.loads(line)["statistics"]
+        for line in published_path.open(encoding="utf-8")
+        if tuple(json.loads(line)[k] for k in ("dataset", "evaluator", "strategy")) == GROUP
+    )
+    # Self-consistency (original vs swapped order) is LLMBar's kappa_agreement, exactly.
+    assert cohen_kappa_score(first, swapped) == published["kappa_agreement"]
+    assert published["correct_False"].startswith("159 / 200 ")
+    equal = sum(a == b for a, b in zip(first, swapped, strict=True))
+    assert published["equal"] == f"{equal} / 200 = 87.0%"
+    # LLMBar's kappa_False is not Cohen's kappa against the gold label (0.199 vs 0.590).
+    assert published["kappa_False"] != pytest.approx(report["kappa"], abs=0.1)
