@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judgekit.errors import ConfigError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import TaskSet, load_tasks
@@ -75,6 +76,11 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
     help="An OpenAI-compatible server (vLLM, Ollama, llama.cpp), e.g. http://localhost:11434/v1.",
 )
 @click.option(
+    "--api-key-env",
+    metavar="NAME",
+    help="Read the API key from this environment variable instead of the provider's usual one.",
+)
+@click.option(
     "--tasks",
     "tasks_path",
     type=click.Path(path_type=Path),
@@ -131,6 +137,7 @@ def judge_command(
     rubric_ref: str,
     model: str | None,
     base_url: str | None,
+    api_key_env: str | None,
     tasks_path: Path | None,
     out_dir: Path,
     concurrency: int,
@@ -168,6 +175,7 @@ def judge_command(
                 rubric,
                 provider_name=provider_name,
                 base_url=base_url,
+                api_key=_api_key(api_key_env),
                 tasks=tasks,
                 out=out_dir / "verdicts.jsonl",
                 concurrency=concurrency,
@@ -219,6 +227,7 @@ async def _judge_file(
     *,
     provider_name: str,
     base_url: str | None,
+    api_key: str | None,
     tasks: TaskSet | None,
     out: Path,
     concurrency: int,
@@ -230,7 +239,7 @@ async def _judge_file(
     store: Store | None,
     show_progress: bool,
 ) -> JudgeTally:
-    provider = make_provider(provider_name, base_url=base_url)
+    provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
     client = ChatClient(provider, concurrency=concurrency, max_attempts=max_attempts)
     judge = Judge(
         rubric,
@@ -265,6 +274,17 @@ async def _judge_file(
             if store is not None:
                 _flush_store(store, pending)
             await provider.aclose()
+
+
+def _api_key(variable: str | None) -> str | None:
+    """The key held by ``variable`` (``--api-key-env``); the key itself never goes on the
+    command line, where shell history and process listings would keep it."""
+    if variable is None:
+        return None
+    key = os.environ.get(variable)
+    if not key:
+        raise ConfigError(f"--api-key-env {variable}: that environment variable is not set")
+    return key
 
 
 def _append(fh: IO[str], verdict: Verdict) -> None:

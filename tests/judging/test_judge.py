@@ -377,3 +377,34 @@ def test_ctrl_c_keeps_finished_verdicts_and_a_rerun_finishes(tmp_path: Path) -> 
     assert report["verdicts"] == 60
     assert report["cache_hits"] >= len(kept)
     assert sorted(v["run_id"] for v in verdicts(out)) == sorted(f"r{i}" for i in range(60))
+
+
+def test_api_key_env_names_the_variable_holding_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(ONE_RUN) + "\n")
+    monkeypatch.setenv("TEAM_JUDGE_KEY", "team-key-123")
+    with FakeLLMServer(
+        reply=lambda request: verdict_json("pass"), expect_api_key="team-key-123"
+    ) as server:
+        judge(server, tmp_path / "out", "--api-key-env", "TEAM_JUDGE_KEY", runs=runs)
+        assert server.status_counts[200] == 1
+    result = CliRunner().invoke(
+        main,
+        [
+            "judge",
+            str(runs),
+            "--rubric",
+            str(RUBRIC),
+            "--tasks",
+            str(TASKS),
+            "--api-key-env",
+            "NOPE_UNSET",
+        ],
+    )
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == "judgekit: error: --api-key-env NOPE_UNSET: that environment variable is not set\n"
+    )
