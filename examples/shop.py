@@ -68,15 +68,18 @@ TOOLS = {
 
 
 def agent(task: Task, world: World) -> str:
-    """A stub agent with seeded slips (see the module docstring)."""
+    """A stub agent with seeded slips (see the module docstring); answers end with a ticket."""
     try:
-        return _act(task, world)
+        answer = _act(task, world)
     finally:
         # What a model-driven agent would report: one model turn per call plus the answer.
         turns = len(world.calls) + 1
         world.record_usage(
             turns=turns, input_tokens=600 * turns, output_tokens=80 * turns, cost_usd=0.0004 * turns
         )
+    # A ticket number makes every trial's answer unique, so a judge's prompt names its run.
+    # Drawn after the agent acted: the seeded slips (and so the pass rates) are unchanged.
+    return f"{answer.removesuffix('.')} (ticket {world.rng.randrange(100_000, 1_000_000)})."
 
 
 def _act(task: Task, world: World) -> str:

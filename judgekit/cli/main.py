@@ -9,6 +9,7 @@ import click
 
 from judgekit import __version__
 from judgekit.cli.calibrate_cmd import calibrate_command
+from judgekit.cli.demo_cmd import demo_command
 from judgekit.cli.gate_cmd import gate_command
 from judgekit.cli.grade_cmd import grade_command
 from judgekit.cli.import_cmd import import_group
@@ -48,6 +49,7 @@ def main() -> None:
 
 
 main.add_command(calibrate_command)
+main.add_command(demo_command)
 main.add_command(gate_command)
 main.add_command(grade_command)
 main.add_command(import_group)
