@@ -166,7 +166,7 @@ def run_demo(out: Path, console: Console) -> DemoResult:
     outcomes = _calibrate_and_promote(rubric_files, out, tasks_file, console)
 
     _heading(console, 5, "The same with a real model")
-    _print_next_steps(out, console)
+    _print_next_steps(out, tasks_file, console)
     return DemoResult(out=out, truth=truth, labelled=labelled, outcomes=outcomes)
 
 
@@ -474,18 +474,20 @@ def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> No
 # -- 5. next steps ---------------------------------------------------------------------------
 
 
-def _print_next_steps(out: Path, console: Console) -> None:
+def _print_next_steps(out: Path, tasks_file: Path, console: Console) -> None:
     runs = out / "runs.jsonl"
+    tasks = tasks_file.parent  # absolute paths: the commands work from any folder
+    rubric = tasks.parent / "rubrics" / f"{BASE_RUBRIC}.yaml"
     _say(console, "Judge these runs with a real model (the rubric's default judge):")
     _say(
         console,
-        f"  OPENAI_API_KEY=… judgekit judge {runs} --rubric goal_completion --tasks tasks "
+        f"  OPENAI_API_KEY=… judgekit judge {runs} --rubric {rubric} --tasks {tasks} "
         "--model openai/gpt-4o-mini",
     )
     _say(console, "or a local OpenAI-compatible server (Ollama, vLLM, llama.cpp):")
     _say(
         console,
-        f"  judgekit judge {runs} --rubric goal_completion --tasks tasks --model local/<model> "
+        f"  judgekit judge {runs} --rubric {rubric} --tasks {tasks} --model local/<model> "
         "--base-url http://localhost:11434/v1",
     )
     _say(
