@@ -12,7 +12,7 @@ from judgekit.formats.schema import FORMATS, json_schema
 @click.command("schema")
 @click.argument("name", type=click.Choice(sorted(FORMATS)))
 def schema_command(name: str) -> None:
-    """Print the JSON Schema of a file format (run, task, grade, rubric, label).
+    """Print the JSON Schema of a file format (run, task, grade, rubric, label, verdict).
 
     \b
     Example:

@@ -11,6 +11,7 @@ from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.task import Suite
+from judgekit.formats.verdict import Verdict
 
 FORMATS: dict[str, type[BaseModel]] = {
     "run": Run,
@@ -18,6 +19,7 @@ FORMATS: dict[str, type[BaseModel]] = {
     "grade": Grade,
     "rubric": Rubric,
     "label": Label,
+    "verdict": Verdict,
 }
 
 

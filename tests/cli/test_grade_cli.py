@@ -187,7 +187,7 @@ def test_schema_command_prints_each_format() -> None:
         assert schema["required"] == required
         assert schema["title"] == f"judgekit {name}"
     code, _, err = invoke("schema", "nope")
-    assert code == 2 and "Invalid value for '{grade|label|rubric|run|task}'" in err
+    assert code == 2 and "Invalid value for '{grade|label|rubric|run|task|verdict}'" in err
 
 
 def test_readme_quick_start_output_is_what_the_command_prints(
