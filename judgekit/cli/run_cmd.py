@@ -19,7 +19,7 @@ from judgekit.cli.options import (
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
-from judgekit.formats.task import load_tasks
+from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.jsonl import copy_atomically
 from judgekit.report.grade_table import print_grade_table
 from judgekit.trials.runner import (
@@ -32,18 +32,17 @@ from judgekit.trials.runner import (
 
 
 def _trial_function(
-    tasks_path: Path, agent: str | None, agent_cmd: str | None, limits: TrialLimits
-) -> tuple[TrialFunction, int]:
-    tasks = load_tasks(tasks_path)
+    tasks: TaskSet, agent: str | None, agent_cmd: str | None, limits: TrialLimits
+) -> TrialFunction:
     if (agent is None) == (agent_cmd is None):
         raise ConfigError("give exactly one of --agent module:function or --agent-cmd 'COMMAND'")
     if agent is not None:
-        return in_process_trials(tasks, load_agent(agent), limits), len(tasks)
+        return in_process_trials(tasks, load_agent(agent), limits)
     from judgekit.trials.subprocess_agent import subprocess_trials
 
     assert agent_cmd is not None
     timeout = limits.timeout_s if limits.timeout_s is not None else 600.0
-    return subprocess_trials(tasks, agent_cmd, timeout_s=timeout), len(tasks)
+    return subprocess_trials(tasks, agent_cmd, timeout_s=timeout)
 
 
 @click.command("run")
@@ -117,12 +116,12 @@ def run_command(
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
     """
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
-    trial, task_count = _trial_function(tasks_path, agent, agent_cmd, limits)
     tasks = load_tasks(tasks_path)
+    trial = _trial_function(tasks, agent, agent_cmd, limits)
     console = Console(stderr=True)
     columns = (TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True, disable=as_json) as progress:
-        bar = progress.add_task("trials", total=task_count * trials)
+        bar = progress.add_task("trials", total=len(tasks) * trials)
 
         def advance(_run: Run, _grade: Grade) -> None:
             progress.advance(bar)
