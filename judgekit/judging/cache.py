@@ -26,6 +26,7 @@ from typing import Final
 from judgekit.errors import StoreError
 from judgekit.home import judgekit_home
 from judgekit.providers.chat import ChatRequest, ChatResponse
+from judgekit.sqlite_wal import switch_to_wal
 
 # Bump when the key's canonical form changes, so old entries miss instead of colliding.
 KEY_FORMAT: Final = 1
@@ -86,7 +87,7 @@ class JudgeCache:
             try:
                 # WAL lets readers proceed while another process writes; NORMAL sync is
                 # durable across application crashes, and WAL never corrupts on power loss.
-                self._db.execute("PRAGMA journal_mode=WAL")
+                switch_to_wal(self._db, timeout_s=BUSY_TIMEOUT_S)
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute(_SCHEMA)
             except BaseException:

@@ -26,6 +26,7 @@ from sqlalchemy.sql.dml import Insert
 from judgekit.errors import StoreError
 from judgekit.formats.verdict import Verdict
 from judgekit.home import judgekit_home
+from judgekit.sqlite_wal import switch_to_wal
 from judgekit.store import schema
 from judgekit.store.migrations import apply_migrations
 
@@ -255,7 +256,7 @@ def _configure_sqlite_connection(dbapi_connection: Any, connection_record: Any) 
     try:
         # busy_timeout first: switching to WAL itself may have to wait for another process.
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        switch_to_wal(cursor, timeout_s=BUSY_TIMEOUT_MS / 1000)
         # Durable across application crashes; in WAL mode a power loss never corrupts.
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
