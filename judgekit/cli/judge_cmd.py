@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judgekit.cli.options import rubric_option
 from judgekit.errors import ConfigError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import load_runs
@@ -67,9 +68,7 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
 
 @click.command("judge")
 @click.argument("runs", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option(
-    "--rubric", "rubric_ref", required=True, help="A rubric file, or the id of one in rubrics/."
-)
+@rubric_option
 @click.option("--model", help="provider/model, e.g. openai/gpt-4o-mini (default: the rubric's).")
 @click.option(
     "--base-url",

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit.cli.options import labels_dir_option, rubric_option
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
@@ -24,17 +25,9 @@ from judgekit.labelling.store import LabelWriter, labels_path, read_labels
 
 @click.command("label")
 @click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--rubric", "rubric_ref", required=True, help="A rubric file, or the id of one in rubrics/."
-)
+@rubric_option
 @click.option("--labeler", required=True, help="Your name, recorded on every label.")
-@click.option(
-    "--labels-dir",
-    default="labels",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of <rubric_id>.jsonl label files.",
-)
+@labels_dir_option
 @click.option(
     "--strategy",
     type=click.Choice(STRATEGIES),

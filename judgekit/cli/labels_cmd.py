@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from judgekit.cli.options import json_option
+from judgekit.cli.options import json_option, labels_dir_option, rubric_option
 from judgekit.errors import DataError
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import TaskSet, load_tasks
@@ -23,16 +23,8 @@ if TYPE_CHECKING:
 
 
 @click.command("labels")
-@click.option(
-    "--rubric", "rubric_ref", required=True, help="A rubric file, or the id of one in rubrics/."
-)
-@click.option(
-    "--labels-dir",
-    default="labels",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of <rubric_id>.jsonl label files.",
-)
+@rubric_option
+@labels_dir_option
 @click.option(
     "--runs",
     "runs_files",

@@ -17,6 +17,16 @@ tasks_option = click.option(
     type=click.Path(path_type=Path),
     help="A task suite YAML file, or a folder of them.",
 )
+rubric_option = click.option(
+    "--rubric", "rubric_ref", required=True, help="A rubric file, or the id of one in rubrics/."
+)
+labels_dir_option = click.option(
+    "--labels-dir",
+    default="labels",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of <rubric_id>.jsonl label files.",
+)
 save_baseline_option = click.option(
     "--save-baseline",
     type=click.Path(dir_okay=False, path_type=Path),
