@@ -13,8 +13,6 @@ from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import json_option
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.run import load_runs
-from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
 from judgekit.judging.rubrics import load_rubric
@@ -111,16 +109,9 @@ def load_report(
             if against is not None and against.id != rubric.id:
                 verdicts += store.verdicts(against.id)
             source = f"store {store.url}"
-    hashes: dict[str, str] | None = None
-    if runs_files:
-        from judgekit.labelling.plan import items_for
+    from judgekit.labelling.plan import item_hashes
 
-        tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
-        hashes = {}
-        for runs in runs_files:
-            hashes.update(
-                {item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)}
-            )
+    hashes = item_hashes(runs_files, tasks_path)
     report = build_report(
         rubric,
         verdicts,

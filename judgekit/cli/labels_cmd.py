@@ -12,10 +12,8 @@ from rich.table import Table
 
 from judgekit.cli.options import json_option, labels_dir_option, rubric_option
 from judgekit.errors import DataError
-from judgekit.formats.run import load_runs
-from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.judging.rubrics import load_rubric
-from judgekit.labelling.plan import items_for
+from judgekit.labelling.plan import item_hashes
 from judgekit.labelling.store import labels_path, read_labels
 
 if TYPE_CHECKING:
@@ -65,14 +63,7 @@ def labels_command(
             path=path,
         )
     log = read_labels(path, rubric)
-    hashes: dict[str, str] | None = None
-    if runs_files:
-        tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
-        hashes = {}
-        for runs in runs_files:
-            hashes.update(
-                {item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)}
-            )
+    hashes = item_hashes(runs_files, tasks_path)
     # The statistics (numpy) load only for this command, not every `judgekit` start.
     from judgekit.labelling.summary import summarise_labels
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgekit.formats.label import Label
-from judgekit.formats.run import Run
-from judgekit.formats.task import TaskSet
+from judgekit.formats.run import Run, load_runs
+from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
 from judgekit.labelling.sampling import Strategy, order_for_labelling
@@ -40,6 +40,18 @@ def items_for(runs: Iterable[Run], tasks: TaskSet | None = None) -> list[Item]:
         task = tasks.get(run.task_id) if tasks is not None else None
         items.append(make_item(run, task.input if task is not None else None))
     return items
+
+
+def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str, str] | None:
+    """Run id → hash of the text a labeller would see now, to tell stale labels; None
+    when no runs are given (staleness then goes unchecked)."""
+    if not runs_files:
+        return None
+    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    hashes: dict[str, str] = {}
+    for runs in runs_files:
+        hashes.update({item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)})
+    return hashes
 
 
 def plan_session(
