@@ -13,6 +13,7 @@ monitoring over time.
 
 from __future__ import annotations
 
-from judgekit.store.verdicts import Store, open_store
+from judgekit.store.database import open_store
+from judgekit.store.store import Batch, Store
 
-__all__ = ["Store", "open_store"]
+__all__ = ["Batch", "Store", "open_store"]

@@ -89,8 +89,164 @@ def _create_batches_and_verdicts(connection: Connection) -> None:
     tables.create_all(connection, checkfirst=False)
 
 
+UNBATCHED_KEY: Final = "unbatched"
+"""The batch of verdicts recorded without one (and of those stored before batches counted)."""
+
+
+def _runs_grades_calibrations_promotions(connection: Connection) -> None:
+    """Batches learn what they evaluated; verdicts become one per batch (run ids repeat from
+    one evaluation to the next); runs, grades, calibrations and promotions get tables."""
+    connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN batch_key VARCHAR(200)")
+    connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN branch VARCHAR(200)")
+    connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN source VARCHAR(40)")
+    connection.exec_driver_sql(
+        "CREATE UNIQUE INDEX uq_batches_batch_key ON batches (batch_key)"
+    )
+    connection.exec_driver_sql("CREATE INDEX ix_batches_branch ON batches (branch, created_at)")
+
+    tables = MetaData()
+    batches = Table("batches", tables, autoload_with=connection)
+    old = Table("verdicts", tables, autoload_with=connection)
+    if connection.execute(select(old.c.id).where(old.c.batch_id.is_(None)).limit(1)).first():
+        row = {"created_at": datetime.now(UTC), "batch_key": UNBATCHED_KEY, "source": "legacy"}
+        unbatched = connection.execute(insert(batches).values(**row)).inserted_primary_key[0]
+        connection.execute(
+            old.update().where(old.c.batch_id.is_(None)).values(batch_id=unbatched)
+        )
+
+    new = MetaData()
+    verdict_columns = [
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String, nullable=False),
+        Column("rubric_id", String, nullable=False),
+        Column("rubric_version", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("score", json_column()),
+        Column("reason", Text),
+        Column("samples", json_column()),
+        Column("agreement", Float),
+        Column("position_bias", Boolean),
+        Column("unscored_reason", Text),
+        Column("input_tokens", Integer, nullable=False),
+        Column("output_tokens", Integer, nullable=False),
+        Column("cost_usd", Float),
+        Column("latency_s", Float),
+        Column("cached", Boolean, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    ]
+    Table("batches", new, Column("id", Integer, primary_key=True))
+    replacement = Table(
+        "verdicts_v2",
+        new,
+        *verdict_columns,
+        UniqueConstraint(
+            "batch_id",
+            "run_id",
+            "rubric_id",
+            "rubric_version",
+            "model",
+            name="uq_verdicts_batch_run_rubric_model",
+        ),
+    )
+    replacement.create(connection)
+    names = [column.name for column in verdict_columns]
+    connection.execute(
+        insert(replacement).from_select(names, select(*(old.c[name] for name in names)))
+    )
+    old.drop(connection)
+    connection.exec_driver_sql("ALTER TABLE verdicts_v2 RENAME TO verdicts")
+    connection.exec_driver_sql(
+        "CREATE INDEX ix_verdicts_rubric ON verdicts (rubric_id, rubric_version, model, at)"
+    )
+    connection.exec_driver_sql("CREATE INDEX ix_verdicts_at ON verdicts (at)")
+
+    Table(
+        "runs",
+        new,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+        Column("run_id", String, nullable=False),
+        Column("task_id", String, nullable=False),
+        Column("trial", Integer),
+        Column("stop_reason", String(40)),
+        Column("turns", Integer),
+        Column("cost_usd", Float),
+        Column("input_tokens", Integer),
+        Column("output_tokens", Integer),
+        Column("duration_s", Float),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("data", json_column(), nullable=False),
+        UniqueConstraint("batch_id", "run_id", name="uq_runs_batch_run"),
+        Index("ix_runs_run_id", "run_id"),
+    )
+    Table(
+        "grades",
+        new,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+        Column("run_id", String, nullable=False),
+        Column("task_id", String, nullable=False),
+        Column("trial", Integer),
+        Column("passed", Boolean, nullable=False),
+        Column("truth_passed", Boolean),
+        Column("path_passed", Boolean),
+        Column("state_passed", Boolean),
+        Column("claimed_success", Boolean),
+        Column("turns", Integer),
+        Column("cost_usd", Float),
+        Column("stop_reason", String(40)),
+        Column("tool_calls", Integer, nullable=False),
+        Column("tool_errors", Integer, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("data", json_column(), nullable=False),
+        UniqueConstraint("batch_id", "run_id", name="uq_grades_batch_run"),
+        Index("ix_grades_at", "at"),
+    )
+    Table(
+        "calibrations",
+        new,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("rubric_id", String, nullable=False),
+        Column("rubric_version", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("n", Integer, nullable=False),
+        Column("agreement", Float),
+        Column("kappa", Float),
+        Column("kappa_low", Float),
+        Column("kappa_high", Float),
+        Column("promotable", Boolean, nullable=False),
+        Column("digest", String(64), nullable=False),
+        Column("data", json_column(), nullable=False),
+        UniqueConstraint("rubric_id", "digest", name="uq_calibrations_rubric_digest"),
+        Index("ix_calibrations_rubric", "rubric_id", "at"),
+    )
+    Table(
+        "promotions",
+        new,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("rubric_id", String, nullable=False),
+        Column("rubric_version", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("kappa", Float),
+        Column("reason", Text),
+        Column("data", json_column(), nullable=False),
+        UniqueConstraint(
+            "rubric_id", "rubric_version", "model", "at", name="uq_promotions_event"
+        ),
+        Index("ix_promotions_rubric", "rubric_id", "at"),
+    )
+    for name in ("runs", "grades", "calibrations", "promotions"):
+        new.tables[name].create(connection)
+
+
 MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0001_batches_and_verdicts", _create_batches_and_verdicts),
+    ("0002_runs_grades_calibrations_promotions", _runs_grades_calibrations_promotions),
 )
 
 

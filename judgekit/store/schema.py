@@ -28,8 +28,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import DateTime, TypeEngine
 
-# One verdict per run, rubric version and judge model: recording it again replaces it.
-VERDICT_KEY: Final = ("run_id", "rubric_id", "rubric_version", "model")
+# One verdict per batch, run, rubric version and judge model: recording it again replaces it.
+VERDICT_KEY: Final = ("batch_id", "run_id", "rubric_id", "rubric_version", "model")
+RUN_KEY: Final = ("batch_id", "run_id")
+GRADE_KEY: Final = ("batch_id", "run_id")
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -85,6 +87,13 @@ batches = Table(
     Column("git_sha", String(64)),
     Column("agent_version", String(200)),
     Column("tags", json_column()),
+    # What the batch evaluated, e.g. "runs:<sha256 of runs.jsonl>": recording the same runs
+    # again finds the same batch, so nothing is counted twice. NULL for ad-hoc batches.
+    Column("batch_key", String(200)),
+    Column("branch", String(200)),
+    Column("source", String(40)),
+    Index("uq_batches_batch_key", "batch_key", unique=True),
+    Index("ix_batches_branch", "branch", "created_at"),
 )
 
 verdicts = Table(
@@ -108,8 +117,94 @@ verdicts = Table(
     Column("latency_s", Float),
     Column("cached", Boolean, nullable=False),
     Column("at", UtcDateTime(), nullable=False),
-    Column("batch_id", Integer, ForeignKey("batches.id")),
-    UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_run_rubric_model"),
-    # Reports read one rubric's verdicts over time; the unique key starts with run_id.
+    Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    # Run ids repeat from one evaluation to the next ("shop/refund_full/3"), so a verdict is
+    # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
+    UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),
+    # Reports read one rubric's verdicts over time.
     Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at"),
+    Index("ix_verdicts_at", "at"),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    Column("run_id", String, nullable=False),
+    Column("task_id", String, nullable=False),
+    Column("trial", Integer),
+    Column("stop_reason", String(40)),
+    Column("turns", Integer),
+    Column("cost_usd", Float),
+    Column("input_tokens", Integer),
+    Column("output_tokens", Integer),
+    Column("duration_s", Float),
+    Column("at", UtcDateTime(), nullable=False),
+    # The whole run as JSON: a judge can be asked about it again (``monitor --recheck``).
+    Column("data", json_column(), nullable=False),
+    UniqueConstraint(*RUN_KEY, name="uq_runs_batch_run"),
+    Index("ix_runs_run_id", "run_id"),
+)
+
+grades = Table(
+    "grades",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    Column("run_id", String, nullable=False),
+    Column("task_id", String, nullable=False),
+    Column("trial", Integer),
+    Column("passed", Boolean, nullable=False),
+    Column("truth_passed", Boolean),
+    Column("path_passed", Boolean),
+    Column("state_passed", Boolean),
+    Column("claimed_success", Boolean),
+    Column("turns", Integer),
+    Column("cost_usd", Float),
+    Column("stop_reason", String(40)),
+    Column("tool_calls", Integer, nullable=False),
+    Column("tool_errors", Integer, nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
+    Column("data", json_column(), nullable=False),
+    UniqueConstraint(*GRADE_KEY, name="uq_grades_batch_run"),
+    Index("ix_grades_at", "at"),
+)
+
+calibrations = Table(
+    "calibrations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("rubric_id", String, nullable=False),
+    Column("rubric_version", String, nullable=False),
+    Column("model", String, nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("agreement", Float),
+    Column("kappa", Float),
+    Column("kappa_low", Float),
+    Column("kappa_high", Float),
+    Column("promotable", Boolean, nullable=False),
+    # sha256 of the report: recording the same calibration twice keeps one row.
+    Column("digest", String(64), nullable=False),
+    Column("data", json_column(), nullable=False),
+    UniqueConstraint("rubric_id", "digest", name="uq_calibrations_rubric_digest"),
+    Index("ix_calibrations_rubric", "rubric_id", "at"),
+)
+
+promotions = Table(
+    "promotions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("rubric_id", String, nullable=False),
+    Column("rubric_version", String, nullable=False),
+    Column("model", String, nullable=False),
+    Column("at", UtcDateTime(), nullable=False),
+    # "promoted", or "stale" when a recheck found the judge drifted from the labels.
+    Column("status", String(16), nullable=False),
+    Column("kappa", Float),
+    Column("reason", Text),
+    Column("data", json_column(), nullable=False),
+    UniqueConstraint("rubric_id", "rubric_version", "model", "at", name="uq_promotions_event"),
+    Index("ix_promotions_rubric", "rubric_id", "at"),
 )

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, inspect, text
+from sqlalchemy import Connection, MetaData, Table, UniqueConstraint, create_engine, inspect, text
 
 from judgekit.errors import StoreError
 from judgekit.store import open_store, schema
@@ -40,12 +40,63 @@ def test_opening_records_every_migration_once(tmp_path: Path) -> None:
 def test_migrated_tables_are_the_ones_the_code_uses(tmp_path: Path) -> None:
     with open_store(_url(tmp_path)) as store:
         inspector = inspect(store.engine)
+        assert set(inspector.get_table_names()) == set(schema.metadata.tables)
         for table in schema.metadata.sorted_tables:
             columns = [c["name"] for c in inspector.get_columns(table.name)]
             assert columns == [c.name for c in table.columns], table.name
-        uniques = inspector.get_unique_constraints("verdicts")
-        assert [u["column_names"] for u in uniques] == [list(schema.VERDICT_KEY)]
-        assert [i["name"] for i in inspector.get_indexes("verdicts")] == ["ix_verdicts_rubric"]
+            uniques = sorted(
+                u["column_names"] for u in inspector.get_unique_constraints(table.name)
+            )
+            expected = sorted(
+                [c.name for c in constraint.columns]
+                for constraint in table.constraints
+                if isinstance(constraint, UniqueConstraint)
+            )
+            assert uniques == expected, table.name
+            indexes = sorted(
+                (i["name"], bool(i["unique"])) for i in inspector.get_indexes(table.name)
+            )
+            assert indexes == sorted((i.name, i.unique) for i in table.indexes), table.name
+        assert [u["column_names"] for u in inspector.get_unique_constraints("verdicts")] == [
+            list(schema.VERDICT_KEY)
+        ]
+
+
+def test_verdicts_stored_before_batches_counted_are_kept_in_the_unbatched_batch(
+    tmp_path: Path,
+) -> None:
+    url = _url(tmp_path)
+    engine = create_engine(url)
+    apply_migrations(engine, MIGRATIONS[:1])
+    old = Table("verdicts", MetaData(), autoload_with=engine)
+    row = {
+        "run_id": "shop/refund_full/3",
+        "rubric_id": "goal_completion",
+        "rubric_version": "v1",
+        "model": "openai/gpt-4o-mini",
+        "status": "scored",
+        "score": "pass",
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "cached": False,
+        "at": "2026-11-01T10:00:00.000000+00:00",
+    }
+    with engine.begin() as connection:
+        connection.execute(old.insert(), [row, row | {"run_id": "shop/refund_full/4"}])
+    engine.dispose()
+
+    with open_store(url) as store:
+        [batch] = store.batches()
+        assert (batch.batch_key, batch.source) == ("unbatched", "legacy")
+        kept = store.verdicts("goal_completion")
+        assert [(v.run_id, v.score) for v in kept] == [
+            ("shop/refund_full/3", "pass"),
+            ("shop/refund_full/4", "pass"),
+        ]
+        # New verdicts without a batch join the same one, replacing rather than adding.
+        store.record_verdicts([kept[0].model_copy(update={"score": "fail"})])
+        assert store.count("verdicts") == 2
+        assert [v.score for v in store.verdicts("goal_completion")] == ["fail", "pass"]
 
 
 def test_reopening_applies_only_the_missing_migrations(tmp_path: Path) -> None:

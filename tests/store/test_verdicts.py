@@ -13,7 +13,7 @@ from sqlalchemy import create_mock_engine, func, select, text
 from judgekit.errors import StoreError
 from judgekit.formats.verdict import Verdict
 from judgekit.store import Store, open_store, schema
-from judgekit.store.verdicts import verdict_upsert
+from judgekit.store.store import verdict_upsert
 from tests.store.factories import AT, make_verdict
 
 
@@ -153,7 +153,27 @@ def test_batches_group_verdicts(store: Store) -> None:
         {"branch": "main", "ci": True},
     )
     assert batch.created_at.tzinfo is UTC
-    assert batch_ids == {"a": first, "b": None}
+    [unbatched] = [b.id for b in store.batches() if b.batch_key == "unbatched"]
+    assert batch_ids == {"a": first, "b": unbatched}
+
+
+def test_a_batch_key_finds_the_same_batch_and_keeps_the_first_details(store: Store) -> None:
+    first = store.batch(key="runs:abc", source="grade", git_sha="1111", branch="main")
+    again = store.batch(key="runs:abc", source="judge", git_sha="2222", branch="other")
+    assert again == first
+    [batch] = [b for b in store.batches() if b.batch_key == "runs:abc"]
+    assert (batch.source, batch.git_sha, batch.branch) == ("grade", "1111", "main")
+    assert store.batch(key="runs:def") != first
+
+
+def test_the_same_run_judged_in_two_batches_keeps_both_and_reads_the_latest(store: Store) -> None:
+    monday = store.batch(key="runs:monday")
+    tuesday = store.batch(key="runs:tuesday")
+    store.record_verdicts([make_verdict("shop/a/0", score="pass")], batch_id=monday)
+    later = make_verdict("shop/a/0", score="fail", at=make_verdict().at.replace(day=30))
+    store.record_verdicts([later], batch_id=tuesday)
+    assert [v.score for v in store.verdicts("goal_completion", history=True)] == ["pass", "fail"]
+    assert [v.score for v in store.verdicts("goal_completion")] == ["fail"]
 
 
 def test_a_verdict_in_a_batch_that_does_not_exist_is_refused(store: Store) -> None:
@@ -200,10 +220,10 @@ def test_the_upsert_replaces_every_column_but_the_key(name: str) -> None:
     # A mock engine compiles for the dialect without its driver or a server.
     dialect = create_mock_engine(f"{name}://", executor=lambda *_: None).dialect
     sql = str(verdict_upsert(name).compile(dialect=dialect))
-    assert "ON CONFLICT (run_id, rubric_id, rubric_version, model) DO UPDATE SET" in sql
+    assert "ON CONFLICT (batch_id, run_id, rubric_id, rubric_version, model) DO UPDATE" in sql
     updated = sql.split("DO UPDATE SET")[1]
     assert "score = excluded.score" in updated
-    assert "batch_id = excluded.batch_id" in updated
+    assert "at = excluded.at" in updated
     for kept in ("id", *schema.VERDICT_KEY):
         assert f" {kept} = " not in updated
 
