@@ -99,9 +99,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN batch_key VARCHAR(200)")
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN branch VARCHAR(200)")
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN source VARCHAR(40)")
-    connection.exec_driver_sql(
-        "CREATE UNIQUE INDEX uq_batches_batch_key ON batches (batch_key)"
-    )
+    connection.exec_driver_sql("CREATE UNIQUE INDEX uq_batches_batch_key ON batches (batch_key)")
     connection.exec_driver_sql("CREATE INDEX ix_batches_branch ON batches (branch, created_at)")
 
     tables = MetaData()
@@ -110,9 +108,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     if connection.execute(select(old.c.id).where(old.c.batch_id.is_(None)).limit(1)).first():
         row = {"created_at": datetime.now(UTC), "batch_key": UNBATCHED_KEY, "source": "legacy"}
         unbatched = connection.execute(insert(batches).values(**row)).inserted_primary_key[0]
-        connection.execute(
-            old.update().where(old.c.batch_id.is_(None)).values(batch_id=unbatched)
-        )
+        connection.execute(old.update().where(old.c.batch_id.is_(None)).values(batch_id=unbatched))
 
     new = MetaData()
     verdict_columns = [
@@ -235,9 +231,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         Column("kappa", Float),
         Column("reason", Text),
         Column("data", json_column(), nullable=False),
-        UniqueConstraint(
-            "rubric_id", "rubric_version", "model", "at", name="uq_promotions_event"
-        ),
+        UniqueConstraint("rubric_id", "rubric_version", "model", "at", name="uq_promotions_event"),
         Index("ix_promotions_rubric", "rubric_id", "at"),
     )
     for name in ("runs", "grades", "calibrations", "promotions"):

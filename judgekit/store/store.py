@@ -243,9 +243,7 @@ class Store:
         with store_errors(self._engine.url), self._engine.begin() as connection:
             connection.execute(statement, [row])
 
-    def _upsert(
-        self, table: Table, key: Sequence[str], rows: Iterable[dict[str, Any]]
-    ) -> int:
+    def _upsert(self, table: Table, key: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
         statement = upsert(table, key, self._dialect)
         written = 0
         with store_errors(self._engine.url), self._engine.begin() as connection:
@@ -313,7 +311,9 @@ class Store:
         query = select(table.c.id, table.c.data).where(table.c.batch_id == batch_id)
         with store_errors(self._engine.url), self._engine.connect() as connection:
             rows = connection.execute(query.order_by(table.c.id)).mappings().all()
-        return [self._model(Grade, "grades", r["data"] | {"_row": r["id"]}, ("_row",)) for r in rows]
+        return [
+            self._model(Grade, "grades", r["data"] | {"_row": r["id"]}, ("_row",)) for r in rows
+        ]
 
     def count(self, table_name: str) -> int:
         """How many rows a table holds (for reports and tests)."""
