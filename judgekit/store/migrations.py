@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import (
     Boolean,
@@ -107,11 +107,12 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     old = Table("verdicts", tables, autoload_with=connection)
     if connection.execute(select(old.c.id).where(old.c.batch_id.is_(None)).limit(1)).first():
         row = {"created_at": datetime.now(UTC), "batch_key": UNBATCHED_KEY, "source": "legacy"}
-        unbatched = connection.execute(insert(batches).values(**row)).inserted_primary_key[0]
+        inserted = connection.execute(insert(batches).values(**row)).inserted_primary_key
+        unbatched = inserted[0] if inserted else None
         connection.execute(old.update().where(old.c.batch_id.is_(None)).values(batch_id=unbatched))
 
     new = MetaData()
-    verdict_columns = [
+    verdict_columns: list[Column[Any]] = [
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("run_id", String, nullable=False),
         Column("rubric_id", String, nullable=False),

@@ -283,7 +283,7 @@ class Store:
         query = query.order_by(table.c.at, table.c.id)
         with store_errors(self._engine.url), self._engine.connect() as connection:
             rows = connection.execute(query).mappings().all()
-        found = [self._model(Verdict, "verdicts", row, ("id", "batch_id")) for row in rows]
+        found = [self._model(Verdict, "verdicts", dict(row), ("id", "batch_id")) for row in rows]
         if history:
             return found
         latest: dict[tuple[str, str, str], Verdict] = {}
