@@ -1,0 +1,1 @@
+"""Monitoring over time: metric series from the store, drift alerts, plots."""

@@ -1,0 +1,74 @@
+"""What the monitor computes: a metric's series of points, and the alert on its latest window.
+
+Plain data, shared by the queries that build it, the plots that draw it, the HTML report and
+``judgekit monitor --json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+MetricKind = Literal["proportion", "mean"]
+# gating: an alert on it fires (exit 1); informational: shown, never alerting (draft rubrics).
+MetricRole = Literal["gating", "informational"]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One window of a series: a day or a batch.
+
+    For a proportion, ``value`` is ``successes / n`` and ``low``/``high`` its Wilson 95%
+    interval; for a mean, ``value`` is the mean of ``n`` values and the interval is the
+    normal one (``value ± 1.96·sd/√n``), with ``sd`` kept for the tests between windows.
+    """
+
+    label: str  # "2026-11-29" or "batch 12"
+    at: datetime  # the window's start (a day) or the batch's creation time
+    n: int
+    value: float | None
+    low: float | None
+    high: float | None
+    successes: int | None = None  # proportions only
+    sd: float | None = None  # means only: the sample standard deviation
+
+
+@dataclass(frozen=True)
+class Alert:
+    """The latest window is significantly worse than the baseline window."""
+
+    metric: str
+    baseline: Point  # the pooled baseline window
+    latest: Point
+    p_value: float
+    alpha: float
+    message: str
+
+
+@dataclass
+class Series:
+    """One metric over time."""
+
+    metric: (
+        str  # "pass_rate", "truth", "path", "state", "rubric:goal_completion", "cost_usd", "turns"
+    )
+    title: str  # what a person reads: "pass rate", "goal_completion (promoted)"
+    kind: MetricKind
+    role: MetricRole
+    points: list[Point] = field(default_factory=list)
+    alert: Alert | None = None
+    note: str | None = None  # why informational, or why no test was possible
+
+    def as_dict(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(item) for item in value]
+    return value
