@@ -31,6 +31,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     insert,
     inspect,
     select,
@@ -40,7 +41,7 @@ from sqlalchemy.schema import CreateTable
 
 from judgekit.errors import StoreError
 from judgekit.store import schema
-from judgekit.store.schema import UtcDateTime, json_column
+from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
 
@@ -120,6 +121,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         Column("model", String, nullable=False),
         Column("status", String(16), nullable=False),
         Column("score", json_column()),
+        Column("score_value", Float),
         Column("reason", Text),
         Column("samples", json_column()),
         Column("agreement", Float),
@@ -148,16 +150,27 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         ),
     )
     replacement.create(connection)
-    names = [column.name for column in verdict_columns]
+    names = [column.name for column in verdict_columns if column.name != "score_value"]
     connection.execute(
         insert(replacement).from_select(names, select(*(old.c[name] for name in names)))
     )
+    scored = connection.execute(
+        select(replacement.c.id, replacement.c.score).where(replacement.c.score.is_not(None))
+    ).all()
+    values = [{"row": row, "value": score_value(score)} for row, score in scored]
+    if values:
+        connection.execute(
+            replacement.update()
+            .where(replacement.c.id == bindparam("row"))
+            .values(score_value=bindparam("value")),
+            values,
+        )
     old.drop(connection)
     connection.exec_driver_sql("ALTER TABLE verdicts_v2 RENAME TO verdicts")
     connection.exec_driver_sql(
-        "CREATE INDEX ix_verdicts_rubric ON verdicts (rubric_id, rubric_version, model, at)"
+        "CREATE INDEX ix_verdicts_rubric ON verdicts "
+        "(rubric_id, rubric_version, model, at, score_value)"
     )
-    connection.exec_driver_sql("CREATE INDEX ix_verdicts_at ON verdicts (at)")
 
     Table(
         "runs",

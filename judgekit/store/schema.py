@@ -70,6 +70,21 @@ def json_column() -> JSON:
     return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 
 
+def score_value(score: Any) -> float | None:
+    """A verdict's score as a number: pass 1 and fail 0, a number as itself, else None.
+
+    >>> [score_value(s) for s in ("pass", "fail", 4, True, "A", None)]
+    [1.0, 0.0, 4.0, 1.0, None, None]
+    """
+    if score == "pass":
+        return 1.0
+    if score == "fail":
+        return 0.0
+    if isinstance(score, bool | int | float):
+        return float(score)
+    return None
+
+
 metadata = MetaData()
 
 migrations = Table(
@@ -106,6 +121,9 @@ verdicts = Table(
     Column("model", String, nullable=False),
     Column("status", String(16), nullable=False),
     Column("score", json_column()),
+    # The score as a number for aggregates (pass 1, fail 0, a Likert point as itself; NULL
+    # when unscored or not numeric), so the monitor sums in SQL without parsing JSON.
+    Column("score_value", Float),
     Column("reason", Text),
     Column("samples", json_column()),
     Column("agreement", Float),
@@ -122,8 +140,7 @@ verdicts = Table(
     # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),
     # Reports read one rubric's verdicts over time.
-    Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at"),
-    Index("ix_verdicts_at", "at"),
+    Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at", "score_value"),
 )
 
 runs = Table(

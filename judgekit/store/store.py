@@ -283,7 +283,8 @@ class Store:
         query = query.order_by(table.c.at, table.c.id)
         with store_errors(self._engine.url), self._engine.connect() as connection:
             rows = connection.execute(query).mappings().all()
-        found = [self._model(Verdict, "verdicts", dict(row), ("id", "batch_id")) for row in rows]
+        drop = ("id", "batch_id", "score_value")
+        found = [self._model(Verdict, "verdicts", dict(row), drop) for row in rows]
         if history:
             return found
         latest: dict[tuple[str, str, str], Verdict] = {}
@@ -389,6 +390,7 @@ def _verdict_row(verdict: Verdict, batch_id: int) -> dict[str, Any]:
     row = verdict.model_dump(mode="json")
     row["at"] = verdict.at
     row["batch_id"] = batch_id
+    row["score_value"] = schema.score_value(verdict.score) if verdict.status == "scored" else None
     return row
 
 
