@@ -59,9 +59,12 @@ class Series:
     points: list[Point] = field(default_factory=list)
     alert: Alert | None = None
     note: str | None = None  # why informational, or why no test was possible
+    baseline: Point | None = None  # the pooled baseline window the latest was tested against
+    p_value: float | None = None  # one-sided: the latest window is worse than the baseline
 
     def as_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        data: dict[str, Any] = _jsonable(asdict(self))
+        return data
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,0 +1,256 @@
+"""``judgekit monitor``: every metric over time from the store; exit 1 on a drift alert."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from judgekit.formats.rubric import Rubric
+from judgekit.judging.rubrics import load_rubric, load_rubrics
+from judgekit.monitoring.alerts import AlertPolicy
+from judgekit.monitoring.model import Point, Series
+from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
+from judgekit.monitoring.series import Window
+
+EXIT_ALERT = 1
+DASH = "—"
+_DAYS = re.compile(r"^(\d+)d$")
+
+
+def parse_since(text: str, *, now: datetime | None = None) -> datetime:
+    """``2026-09-01`` (a UTC day) or ``90d`` (that many days back from now).
+
+    >>> parse_since("30d", now=datetime(2026, 11, 29, 12, tzinfo=UTC)).isoformat()
+    '2026-10-30T12:00:00+00:00'
+    >>> parse_since("2026-09-01").isoformat()
+    '2026-09-01T00:00:00+00:00'
+    """
+    days = _DAYS.match(text.strip())
+    if days:
+        return (now or datetime.now(UTC)) - timedelta(days=int(days.group(1)))
+    try:
+        day = datetime.strptime(text.strip(), "%Y-%m-%d")
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a date; expected YYYY-MM-DD or a number of days such as 90d"
+        ) from None
+    return day.replace(tzinfo=UTC)
+
+
+def _rubrics(refs: tuple[str, ...]) -> list[Rubric]:
+    """The rubrics named (files, folders or ids in rubrics/), else every one in rubrics/."""
+    if not refs:
+        return load_rubrics("rubrics") if Path("rubrics").is_dir() else []
+    found: list[Rubric] = []
+    for ref in refs:
+        found += load_rubrics(ref) if Path(ref).is_dir() else [load_rubric(ref)]
+    return found
+
+
+def _value(point: Point | None, kind: str) -> str:
+    if point is None or point.value is None:
+        return DASH
+    return f"{point.value:.3f}" if kind == "proportion" else f"{point.value:.4g}"
+
+
+def _interval(point: Point | None, kind: str) -> str:
+    if point is None or point.low is None or point.high is None:
+        return DASH
+    if kind == "proportion":
+        return f"{point.low:.2f}–{point.high:.2f}"
+    return f"±{(point.high - point.low) / 2:.2g}"
+
+
+def _status(series: Series) -> str:
+    if series.alert is not None:
+        return "[red]ALERT[/red]"
+    if series.role == "informational":
+        return "info"
+    if series.p_value is None:
+        return "untested"
+    return "[green]ok[/green]"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return DASH
+    return "<0.0001" if value < 0.0001 else f"{value:.3g}"
+
+
+def print_monitor_report(report: MonitorReport, console: Console) -> None:
+    since = report.since.date().isoformat() if report.since else "the beginning"
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        title=f"Monitor: per {report.by} since {since} ({escape(report.store)})",
+        title_justify="left",
+        caption=f"latest {report.by} against the {report.policy.baseline_windows} before it "
+        f"pooled; one-sided tests at alpha {report.policy.alpha:g} ({report.policy.correction}); "
+        "Wilson intervals for proportions",
+        caption_justify="left",
+    )
+    table.add_column("metric", overflow="fold", min_width=9)
+    for name in ("latest", "95% CI", "n", "baseline", "n ", "p", "status"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for series in report.series:
+        latest = series.points[-1] if series.points else None
+        base = series.baseline
+        table.add_row(
+            escape(series.metric),
+            _value(latest, series.kind),
+            _interval(latest, series.kind),
+            str(latest.n) if latest else DASH,
+            _value(base, series.kind),
+            str(base.n) if base else DASH,
+            _p(series.p_value),
+            _status(series),
+        )
+    console.print(table)
+    for series in report.series:
+        if series.alert is not None:
+            console.print(
+                f"ALERT {escape(series.metric)}: {escape(series.alert.message)}", soft_wrap=True
+            )
+    for series in report.series:
+        if series.note and series.alert is None:
+            console.print(f"note {escape(series.metric)}: {escape(series.note)}", soft_wrap=True)
+    alerts = len(report.alerts)
+    if alerts:
+        console.print(
+            f"monitor: [red]{alerts} alert{'s' if alerts > 1 else ''}[/red]", soft_wrap=True
+        )
+    else:
+        gating = sum(s.role == "gating" and s.p_value is not None for s in report.series)
+        console.print(f"monitor: no alerts ({gating} gating metrics tested)", soft_wrap=True)
+
+
+def write_plots(report: MonitorReport, path: Path) -> list[Path]:
+    """Scores over time at ``path``; cost and turns over time beside it."""
+    from judgekit.monitoring.plots import plot_cost_turns, plot_series, write_png
+
+    scores = [s for s in report.series if s.metric not in ("cost_usd", "turns")]
+    by_metric = {s.metric: s for s in report.series}
+    write_png(path, plot_series(scores, title="Scores over time"))
+    spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
+    write_png(spend, plot_cost_turns(by_metric.get("cost_usd"), by_metric.get("turns")))
+    return [path, spend]
+
+
+@click.command("monitor")
+@click.option(
+    "--rubric",
+    "rubric_refs",
+    multiple=True,
+    help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
+)
+@click.option(
+    "--labels-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of hand labels (default: labels/ beside the rubrics).",
+)
+@click.option(
+    "--since",
+    default="90d",
+    show_default=True,
+    help="The first day shown: YYYY-MM-DD, or a number of days back such as 30d.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["day", "batch"]),
+    default="day",
+    show_default=True,
+    help="One point per UTC day or per batch (one evaluation).",
+)
+@click.option(
+    "--alpha",
+    default=0.01,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="Chance of a false alert in one monitor run (Holm across gating metrics).",
+)
+@click.option(
+    "--baseline-windows",
+    default=7,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Windows before the latest pooled as its baseline.",
+)
+@click.option(
+    "--min-n",
+    default=30,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Fewest runs or verdicts on each side for a test.",
+)
+@click.option(
+    "--cost-tolerance",
+    default=0.2,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Cost or turns alert only when the mean rose by more than this (0.2 = +20%).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the scores over time as a PNG here (cost and turns beside it).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+def monitor_command(
+    rubric_refs: tuple[str, ...],
+    labels_dir: Path | None,
+    since: str,
+    by: Window,
+    alpha: float,
+    baseline_windows: int,
+    min_n: int,
+    cost_tolerance: float,
+    plot_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Scores over time from the store, with drift alerts; exit 1 when one fires.
+
+    Every deterministic metric (pass rate, Truth, Path, State, cost and turns per run) and
+    every rubric gets a series, one point per day or batch with its 95% interval. The latest
+    window is tested against the ones before it; only promoted rubrics and the grades can
+    alert, drafts are shown as informational. Run it on a schedule: exit 0 quiet, 1 alert,
+    2 bad input.
+
+    \b
+    Example:
+      judgekit monitor --rubric goal_completion --since 30d --plot scores.png
+    """
+    from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
+
+    start = parse_since(since)
+    policy = AlertPolicy(
+        alpha=alpha, baseline_windows=baseline_windows, min_n=min_n, mean_tolerance=cost_tolerance
+    )
+    rubrics = _rubrics(rubric_refs)
+    with open_store() as store:
+        report = build_monitor_report(
+            store, rubrics=rubrics, labels_dir=labels_dir, since=start, by=by, policy=policy
+        )
+    written = write_plots(report, plot_path) if plot_path is not None else []
+    if as_json:
+        data = report.as_dict()
+        data["plots"] = [str(path) for path in written]
+        click.echo(json.dumps(data))
+    else:
+        console = Console(highlight=False)
+        print_monitor_report(report, console)
+        for path in written:
+            console.print(f"wrote {escape(str(path))}", soft_wrap=True)
+    if report.alerts:
+        sys.exit(EXIT_ALERT)

@@ -1,0 +1,137 @@
+"""The monitor: every metric's series from the store, rubric roles from their status, and
+the drift alerts on the latest window.
+
+A rubric gates (can alert) only while promoted, and then only the verdicts of its promoted
+version and judge model count: scores from another version or model measure something
+else. Every other rubric is informational: drafts, rubrics being calibrated, stale ones,
+and rubrics with verdicts in the store but no rubric file given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from judgekit.formats.rubric import Rubric, scale_kind
+from judgekit.judging.rubrics import rubric_version
+from judgekit.judging.status import promotion_record_path, rubric_status
+from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
+from judgekit.monitoring.model import Alert, Series
+from judgekit.monitoring.series import (
+    RubricScope,
+    Window,
+    grade_series,
+    rubric_series,
+    stored_rubrics,
+)
+from judgekit.store import Store
+
+
+@dataclass(frozen=True)
+class RubricLine:
+    """A rubric as the monitor sees it."""
+
+    id: str
+    version: str | None
+    status: str
+    reason: str
+    model: str | None
+
+
+@dataclass
+class MonitorReport:
+    store: str
+    since: datetime | None
+    by: Window
+    policy: AlertPolicy
+    series: list[Series]
+    rubrics: list[RubricLine] = field(default_factory=list)
+
+    @property
+    def alerts(self) -> list[Alert]:
+        return [one.alert for one in self.series if one.alert is not None]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "since": self.since.isoformat() if self.since else None,
+            "by": self.by,
+            "alpha": self.policy.alpha,
+            "baseline_windows": self.policy.baseline_windows,
+            "min_n": self.policy.min_n,
+            "correction": self.policy.correction,
+            "alerts": [one.as_dict()["alert"] for one in self.series if one.alert is not None],
+            "series": [one.as_dict() for one in self.series],
+            "rubrics": [vars(line) for line in self.rubrics],
+        }
+
+
+def rubric_scope(
+    rubric: Rubric, rubrics_dir: Path, labels_dir: Path | None
+) -> tuple[RubricScope | None, RubricLine]:
+    """How a rubric's verdicts are monitored (None for scales with no better or worse)."""
+    status, reason = rubric_status(rubric, rubrics_dir, labels_dir=labels_dir)
+    version = rubric_version(rubric)
+    model = rubric.judge.model
+    if status == "promoted":
+        record = json.loads(promotion_record_path(rubric, rubrics_dir).read_text("utf-8"))
+        model = record.get("model") or model
+    line = RubricLine(rubric.id, version, status, reason, model)
+    kind = scale_kind(rubric.scale)
+    if kind not in ("binary", "likert"):
+        return None, line
+    gating = status == "promoted"
+    title = f"{rubric.id} ({status})"
+    scope = RubricScope(
+        rubric_id=rubric.id,
+        title=title,
+        kind="proportion" if kind == "binary" else "mean",
+        role="gating" if gating else "informational",
+        rubric_version=version,
+        model=model if gating else None,
+        note=None if gating else f"informational: {status} ({reason}); only promoted rubrics alert",
+    )
+    return scope, line
+
+
+def build_monitor_report(
+    store: Store,
+    *,
+    rubrics: Sequence[Rubric] = (),
+    rubrics_dir: Path = Path("rubrics"),
+    labels_dir: Path | None = None,
+    since: datetime | None = None,
+    by: Window = "day",
+    policy: AlertPolicy | None = None,
+) -> MonitorReport:
+    """Series of every metric, tested for drift (see :mod:`judgekit.monitoring.alerts`)."""
+    rules = policy or AlertPolicy()
+    series = grade_series(store, since=since, by=by)
+    lines: list[RubricLine] = []
+    known: set[str] = set()
+    for rubric in rubrics:
+        folder = rubric.source.parent if rubric.source is not None else rubrics_dir
+        scope, line = rubric_scope(rubric, folder, labels_dir)
+        lines.append(line)
+        known.add(rubric.id)
+        if scope is not None:
+            series.append(rubric_series(store, scope, since=since, by=by))
+    for rubric_id, kind in stored_rubrics(store, since=since):
+        if rubric_id in known:
+            continue
+        scope = RubricScope(
+            rubric_id=rubric_id,
+            title=f"{rubric_id} (no rubric file given)",
+            kind=kind,
+            role="informational",
+            note="informational: no rubric file given, so its status is unknown",
+        )
+        series.append(rubric_series(store, scope, since=since, by=by))
+        lines.append(RubricLine(rubric_id, None, "unknown", "no rubric file given", None))
+    series = [one for one in series if one.points or one.metric.startswith("rubric:")]
+    evaluate_alerts(series, rules)
+    return MonitorReport(store.url, since, by, rules, series, lines)

@@ -1,0 +1,204 @@
+"""Metric series from the store: one point per day or per batch, aggregated in SQL.
+
+Grades give the deterministic metrics (pass rate, Truth, Path, State as proportions; cost
+and turns per run as means); verdicts give one series per rubric (binary rubrics as the
+share of passes, Likert rubrics as the mean score). Only sums and counts leave the
+database, so a window of a million verdicts costs one indexed scan, not a million rows
+in Python.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import Float, Integer, Select, cast, func, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series
+from judgekit.stats import wilson_interval
+from judgekit.store import Store, schema
+from judgekit.store.database import store_errors
+
+Window = Literal["day", "batch"]
+
+_Z95 = 1.959963984540054
+
+# (metric, title, grade column or None for the overall pass); a None value is "not checked".
+_PROPORTIONS: tuple[tuple[str, str, str], ...] = (
+    ("pass_rate", "pass rate", "passed"),
+    ("truth", "Truth (right tools and arguments)", "truth_passed"),
+    ("path", "Path (no loops, duplicates, within budget)", "path_passed"),
+    ("state", "State (the world ended right)", "state_passed"),
+)
+_MEANS: tuple[tuple[str, str, str], ...] = (
+    ("cost_usd", "cost per run (USD)", "cost_usd"),
+    ("turns", "turns per run", "turns"),
+)
+
+
+@dataclass(frozen=True)
+class RubricScope:
+    """Which verdicts make a rubric's series, and how it is read."""
+
+    rubric_id: str
+    title: str
+    kind: MetricKind  # proportion: binary rubrics; mean: Likert
+    role: MetricRole
+    rubric_version: str | None = None  # None: every version (informational use)
+    model: str | None = None
+    note: str | None = None
+
+
+def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Series]:
+    """Pass rate, Truth, Path and State (proportions), cost and turns per run (means)."""
+    table = schema.grades
+    columns: list[ColumnElement[Any]] = []
+    for _, _, name in _PROPORTIONS:
+        column = table.c[name]
+        columns += [func.count(column), func.sum(cast(column, Integer))]
+    for _, _, name in _MEANS:
+        value = cast(table.c[name], Float)
+        columns += [func.count(value), func.sum(value), func.sum(value * value)]
+    rows = _grouped(store, table, columns, since=since, by=by)
+    series: list[Series] = []
+    for offset, (metric, title, _) in enumerate(_PROPORTIONS):
+        points = [
+            _proportion_point(label, at, row[2 * offset], row[2 * offset + 1])
+            for label, at, row in rows
+        ]
+        series.append(Series(metric, title, "proportion", "gating", _present(points)))
+    base = 2 * len(_PROPORTIONS)
+    for offset, (metric, title, _) in enumerate(_MEANS):
+        first = base + 3 * offset
+        points = [
+            _mean_point(label, at, row[first], row[first + 1], row[first + 2])
+            for label, at, row in rows
+        ]
+        series.append(Series(metric, title, "mean", "gating", _present(points)))
+    return series
+
+
+def rubric_series(
+    store: Store, scope: RubricScope, *, since: datetime | None, by: Window
+) -> Series:
+    """A rubric's scored verdicts per window: the pass share (binary) or mean (Likert)."""
+    table = schema.verdicts
+    value = table.c.score_value
+    conditions = [table.c.rubric_id == scope.rubric_id, value.is_not(None)]
+    if scope.rubric_version is not None:
+        conditions.append(table.c.rubric_version == scope.rubric_version)
+    if scope.model is not None:
+        conditions.append(table.c.model == scope.model)
+    columns = [func.count(value), func.sum(value), func.sum(value * value)]
+    rows = _grouped(store, table, columns, since=since, by=by, where=conditions)
+    if scope.kind == "proportion":
+        points = [_proportion_point(label, at, row[0], row[1]) for label, at, row in rows]
+    else:
+        points = [_mean_point(label, at, row[0], row[1], row[2]) for label, at, row in rows]
+    metric = f"rubric:{scope.rubric_id}"
+    return Series(metric, scope.title, scope.kind, scope.role, points, note=scope.note)
+
+
+def stored_rubrics(store: Store, *, since: datetime | None) -> list[tuple[str, MetricKind]]:
+    """Every rubric with verdicts in the store (since ``since``), sorted, with how its
+    scores read: all 0 or 1 is a pass share, anything else a mean."""
+    table = schema.verdicts
+    value = table.c.score_value
+    outside = func.sum(cast((value != 0) & (value != 1), Integer))
+    query = select(table.c.rubric_id, outside).group_by(table.c.rubric_id)
+    if since is not None:
+        query = query.where(table.c.at >= since)
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        rows = connection.execute(query.order_by(table.c.rubric_id)).all()
+    return [(rubric_id, "mean" if others else "proportion") for rubric_id, others in rows]
+
+
+def _grouped(
+    store: Store,
+    table: Any,
+    aggregates: Sequence[ColumnElement[Any]],
+    *,
+    since: datetime | None,
+    by: Window,
+    where: Sequence[ColumnElement[bool]] = (),
+) -> list[tuple[str, datetime, tuple[Any, ...]]]:
+    """``(label, start, aggregates)`` per window, oldest first."""
+    query: Select[Any]
+    if by == "day":
+        day = _day(table.c.at, store.engine.dialect.name)
+        query = select(day, func.min(table.c.at), *aggregates).group_by(day).order_by(day)
+    else:
+        batches = schema.batches
+        query = (
+            select(table.c.batch_id, func.min(batches.c.created_at), *aggregates)
+            .join(batches, batches.c.id == table.c.batch_id)
+            .group_by(table.c.batch_id)
+            .order_by(func.min(batches.c.created_at), table.c.batch_id)
+        )
+    if since is not None:
+        query = query.where(table.c.at >= since)
+    for condition in where:
+        query = query.where(condition)
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        result = connection.execute(query).all()
+    windows = []
+    for key, start, *values in result:
+        label = str(key) if by == "day" else f"batch {key}"
+        moment = (
+            start
+            if isinstance(start, datetime)
+            else schema.UtcDateTime().process_result_value(start, store.engine.dialect)
+        )
+        assert moment is not None
+        windows.append((label, moment, tuple(values)))
+    return windows
+
+
+def _moment(value: Any) -> datetime:
+    """``min(at)`` comes back as the column's type on PostgreSQL, as its text on SQLite."""
+    moment = schema.UtcDateTime().process_result_value(value, None)  # type: ignore[arg-type]
+    assert moment is not None
+    return moment
+
+
+def _day(column: Any, dialect: str) -> ColumnElement[str]:
+    """The UTC calendar day of a timestamp, as ``YYYY-MM-DD`` text."""
+    if dialect == "postgresql":
+        return func.to_char(func.timezone("UTC", column), "YYYY-MM-DD")
+    # SQLite holds the time as fixed-width ISO-8601 text in UTC (schema.UtcDateTime).
+    return func.substr(column, 1, 10)
+
+
+def _proportion_point(label: str, at: datetime, n: Any, successes: Any) -> Point:
+    count, passed = int(n or 0), round(float(successes or 0))
+    if count == 0:
+        return Point(label, at, 0, None, None, None, successes=0)
+    low, high = wilson_interval(passed, count)
+    return Point(label, at, count, passed / count, low, high, successes=passed)
+
+
+def _mean_point(label: str, at: datetime, n: Any, total: Any, squares: Any) -> Point:
+    count = int(n or 0)
+    if count == 0:
+        return Point(label, at, 0, None, None, None)
+    mean = float(total) / count
+    if count < 2:
+        return Point(label, at, count, mean, None, None)
+    # Sums of squares lose precision when the spread is tiny next to the mean: clamp at 0.
+    variance = max(0.0, (float(squares) - count * mean * mean) / (count - 1))
+    sd = math.sqrt(variance)
+    half = _Z95 * sd / math.sqrt(count)
+    return Point(label, at, count, mean, mean - half, mean + half, sd=sd)
+
+
+def _present(points: list[Point]) -> list[Point]:
+    """Drop the leading and trailing windows where a metric was not measured at all (e.g.
+    State before any task had an expected state); gaps inside stay, as n = 0 points."""
+    measured = [i for i, point in enumerate(points) if point.n > 0]
+    if not measured:
+        return []
+    return points[measured[0] : measured[-1] + 1]
