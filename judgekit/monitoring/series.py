@@ -147,22 +147,19 @@ def _grouped(
         result = connection.execute(query).all()
     windows = []
     for key, start, *values in result:
-        label = str(key) if by == "day" else f"batch {key}"
-        moment = (
-            start
-            if isinstance(start, datetime)
-            else schema.UtcDateTime().process_result_value(start, store.engine.dialect)
-        )
-        assert moment is not None
+        if by == "day":
+            label, moment = str(key), datetime.fromisoformat(str(key)).replace(tzinfo=UTC)
+        else:
+            label, moment = f"batch {key}", _moment(start)
         windows.append((label, moment, tuple(values)))
     return windows
 
 
 def _moment(value: Any) -> datetime:
     """``min(at)`` comes back as the column's type on PostgreSQL, as its text on SQLite."""
-    moment = schema.UtcDateTime().process_result_value(value, None)  # type: ignore[arg-type]
-    assert moment is not None
-    return moment
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    return datetime.fromisoformat(str(value)).astimezone(UTC)
 
 
 def _day(column: Any, dialect: str) -> ColumnElement[str]:
