@@ -16,6 +16,7 @@ from judgekit.cli.import_cmd import import_group
 from judgekit.cli.judge_cmd import judge_command
 from judgekit.cli.label_cmd import label_command
 from judgekit.cli.labels_cmd import labels_command
+from judgekit.cli.monitor_cmd import monitor_command
 from judgekit.cli.promote_cmd import promote_command
 from judgekit.cli.rubrics_cmd import rubrics_command
 from judgekit.cli.run_cmd import run_command
@@ -56,6 +57,7 @@ main.add_command(import_group)
 main.add_command(judge_command)
 main.add_command(label_command)
 main.add_command(labels_command)
+main.add_command(monitor_command)
 main.add_command(promote_command)
 main.add_command(rubrics_command)
 main.add_command(run_command)

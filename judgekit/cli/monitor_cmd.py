@@ -206,6 +206,41 @@ def write_plots(report: MonitorReport, path: Path) -> list[Path]:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the scores over time as a PNG here (cost and turns beside it).",
 )
+@click.option(
+    "--recheck",
+    "recheck_ref",
+    help="Instead: re-judge this promoted rubric's labelled runs with the current model and "
+    "compare its kappa with the promotion record (a file or id in rubrics/).",
+)
+@click.option(
+    "--runs",
+    "runs_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --recheck: the labelled runs (default: the runs recorded in the store).",
+)
+@click.option(
+    "--tasks",
+    "tasks_path",
+    type=click.Path(path_type=Path),
+    help="With --recheck: the task suite, for rubrics that show the reference answer.",
+)
+@click.option("--base-url", help="With --recheck: an OpenAI- or Anthropic-compatible server.")
+@click.option("--api-key-env", help="With --recheck: the environment variable holding the API key.")
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="With --recheck: requests in flight at once.",
+)
+@click.option(
+    "--drift-alpha",
+    default=0.05,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="With --recheck: the level of the one-sided test of a kappa drop.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def monitor_command(
     rubric_refs: tuple[str, ...],
@@ -217,6 +252,13 @@ def monitor_command(
     min_n: int,
     cost_tolerance: float,
     plot_path: Path | None,
+    recheck_ref: str | None,
+    runs_files: tuple[Path, ...],
+    tasks_path: Path | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    concurrency: int,
+    drift_alpha: float,
     as_json: bool,
 ) -> None:
     """Scores over time from the store, with drift alerts; exit 1 when one fires.
@@ -227,11 +269,37 @@ def monitor_command(
     alert, drafts are shown as informational. Run it on a schedule: exit 0 quiet, 1 alert,
     2 bad input.
 
+    With --recheck RUBRIC it re-judges the rubric's labelled runs with the current model
+    instead, and exit 1 means its kappa dropped below the promotion's: the rubric is marked
+    stale (the provider changed the model under the same name).
+
     \b
     Example:
       judgekit monitor --rubric goal_completion --since 30d --plot scores.png
+      OPENAI_API_KEY=... judgekit monitor --recheck goal_completion
     """
     from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
+
+    if recheck_ref is not None:
+        from judgekit.cli.api_key import api_key_from_env
+        from judgekit.cli.recheck import run_recheck
+
+        with open_store() as store:
+            result = run_recheck(
+                store,
+                recheck_ref,
+                labels_dir=labels_dir,
+                runs_files=runs_files,
+                tasks_path=tasks_path,
+                base_url=base_url,
+                api_key=api_key_from_env(api_key_env),
+                concurrency=concurrency,
+                alpha=drift_alpha,
+                as_json=as_json,
+            )
+        if result.drifted:
+            sys.exit(EXIT_ALERT)
+        return
 
     start = parse_since(since)
     policy = AlertPolicy(

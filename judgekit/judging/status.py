@@ -3,7 +3,8 @@
 The record (``rubrics/<id>.promotion.json``, written by ``judgekit promote``) binds the
 calibration figures to one rubric version and judge model. Without a passing record for
 the current version the rubric's scores are informational and never gate or alert; it is
-*stale* when a record exists for another version (edited since it was promoted),
+*stale* when a record exists for another version (edited since it was promoted) or a
+recheck found its judge drifted from the labels (``judgekit monitor --recheck``),
 *calibrating* when hand labels exist (``labels/<id>.jsonl`` beside ``rubrics/``) but no
 passing record, and a *draft* otherwise.
 """
@@ -47,6 +48,9 @@ def rubric_status(
     except (OSError, json.JSONDecodeError) as exc:
         return "draft", f"unreadable promotion record {path}: {exc}"
     version = rubric_version(rubric)
+    stale = record.get("stale")
+    if isinstance(stale, dict) and record.get("rubric_version") == version:
+        return "stale", str(stale.get("reason") or "a recheck found the judge drifted")
     if record.get("rubric_version") != version:
         return "stale", f"promoted at version {record.get('rubric_version')}, now {version}"
     if not record.get("promotable", False):

@@ -1,0 +1,141 @@
+"""``judgekit monitor --recheck RUBRIC``: re-judge the labelled runs with the current model
+and compare its kappa with the promotion record (see :mod:`judgekit.monitoring.recheck`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from judgekit.errors import DataError
+from judgekit.formats.run import Run, load_runs
+from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.verdict import Verdict
+from judgekit.home import judgekit_home
+from judgekit.judging.judge import Judge
+from judgekit.judging.pricing import PriceTable
+from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.judging.status import default_labels_dir, promotion_record_path
+from judgekit.labelling.store import labels_path, read_labels
+from judgekit.monitoring.recheck import (
+    RecheckResult,
+    compare_kappas,
+    labelled_runs,
+    mark_stale,
+    read_promotion,
+    recheck_report,
+)
+from judgekit.providers.client import ChatClient
+from judgekit.providers.registry import make_provider, parse_model_name
+from judgekit.store import Store
+
+
+def run_recheck(
+    store: Store,
+    rubric_ref: str,
+    *,
+    labels_dir: Path | None,
+    runs_files: Sequence[Path],
+    tasks_path: Path | None,
+    base_url: str | None,
+    api_key: str | None,
+    concurrency: int,
+    alpha: float,
+    as_json: bool,
+) -> RecheckResult:
+    """Recheck one promoted rubric; print the comparison; on a drop mark it stale."""
+    rubric = load_rubric(rubric_ref)
+    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+    record_path = promotion_record_path(rubric, folder)
+    record = read_promotion(record_path)
+    version = rubric_version(rubric)
+    if record["rubric_version"] != version:
+        raise DataError(
+            f"promoted at version {record['rubric_version']}, the rubric is now {version}: it is "
+            "stale already; calibrate and promote it again",
+            path=record_path,
+            field="rubric_version",
+        )
+    labels_file = labels_path(labels_dir or default_labels_dir(folder), rubric.id)
+    labels = read_labels(labels_file, rubric).current
+    if not labels:
+        raise DataError(f"no labels for {rubric.id}: nothing to recheck against", path=labels_file)
+    found: dict[str, Run] = {}
+    for path in runs_files:
+        found.update((run.run_id, run) for run in load_runs(path))
+    if not runs_files:
+        found = store.runs({run_id for run_id, _ in labels})
+    runs, missing = labelled_runs(labels, found)
+    if not runs:
+        where = ", ".join(map(str, runs_files)) or f"the store {store.url}"
+        raise DataError(
+            f"none of the {len(missing)} labelled runs of {rubric.id} is in {where}; "
+            "pass the runs with --runs FILE",
+            path=labels_file,
+        )
+    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    verdicts = asyncio.run(_judge(rubric_ref, runs, tasks, base_url, api_key, concurrency))
+    report = recheck_report(rubric, verdicts, labels)
+    result = compare_kappas(record, report, alpha=alpha)
+    batch = store.batch(
+        key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source="recheck"
+    )
+    store.record_verdicts(verdicts, batch)
+    store.record_calibration(report.as_dict())
+    if result.drifted:
+        updated = mark_stale(record_path, record, result)
+        store.record_promotion(updated, status="stale", reason=result.message)
+    _print(result, missing, record_path, as_json)
+    return result
+
+
+async def _judge(
+    rubric_ref: str,
+    runs: Sequence[Run],
+    tasks: TaskSet | None,
+    base_url: str | None,
+    api_key: str | None,
+    concurrency: int,
+) -> list[Verdict]:
+    rubric = load_rubric(rubric_ref)
+    provider_name, _ = parse_model_name(rubric.judge.model)
+    provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
+    client = ChatClient(provider, concurrency=concurrency)
+    prices = PriceTable.from_file(judgekit_home() / "prices.yaml")
+    # No cache: it would answer with the words of the model as it was at promotion.
+    judge = Judge(rubric, client, model=rubric.judge.model, cache=None, prices=prices, tasks=tasks)
+    verdicts: list[Verdict] = []
+    try:
+        await judge.judge_many(runs, concurrency=concurrency, on_verdict=verdicts.append)
+    finally:
+        await provider.aclose()
+    return verdicts
+
+
+def _print(result: RecheckResult, missing: list[str], record_path: Path, as_json: bool) -> None:
+    if as_json:
+        data = result.as_dict()
+        data["missing_runs"] = missing
+        click.echo(json.dumps({"recheck": data}))
+        return
+    console = Console(highlight=False)
+    if missing:
+        console.print(
+            f"note: {len(missing)} labelled runs not found, left out: {escape(', '.join(missing[:5]))}"
+            + (" …" if len(missing) > 5 else ""),
+            soft_wrap=True,
+        )
+    status = "[red]DRIFT[/red]" if result.drifted else "[green]ok[/green]"
+    console.print(f"recheck {status}: {escape(result.message)}", soft_wrap=True)
+    if result.drifted:
+        console.print(
+            f"marked {escape(result.rubric_id)} stale in {escape(str(record_path))}: it no "
+            "longer gates or alerts; label, calibrate and promote it again",
+            soft_wrap=True,
+        )

@@ -1,0 +1,179 @@
+"""`judgekit monitor --recheck`: the promoted judge asked again through the real openai SDK
+against the fake server; a model that drifted from the labels marks the rubric stale."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from judgekit.cli import main
+from judgekit.formats.label import Label
+from judgekit.formats.run import Run
+from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.labelling.store import LabelWriter
+from judgekit.store import open_store
+from judgekit.testing import FakeLLMServer
+from judgekit.testing.fake_llm_server import FakeRequest
+
+RUBRIC = """\
+id: answer_ok
+description: Does the answer settle the request?
+scale: binary
+applies_to: final_answer
+prompt: |
+  Does this answer settle the user's request? <answer>{final_answer}</answer>
+judge: {model: openai/gpt-4o-mini, temperature: 0, samples: 1}
+"""
+TRUTH = {f"shop/t/{i}": i % 2 == 0 for i in range(100)}
+_RUN = re.compile(r"\(run (shop/t/\d+)\)")
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-recheck")
+
+
+def judge_with_error_rate(rate: float):  # type: ignore[no-untyped-def]
+    """A judge that answers the truth about the run, flipped at ``rate`` (seeded per run)."""
+
+    def reply(request: FakeRequest) -> str:
+        run_id = _RUN.findall(request.text)[-1]
+        right = random.Random(f"{rate}:{run_id}").random() >= rate
+        passed = TRUTH[run_id] == right
+        return json.dumps({"reason": "checked", "score": "pass" if passed else "fail"})
+
+    return reply
+
+
+@pytest.fixture
+def promoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A promoted rubric (kappa 0.90 [0.82, 0.98] on 100 labels), its labels, and its runs
+    recorded in the store."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rubrics").mkdir()
+    path = tmp_path / "rubrics" / "answer_ok.yaml"
+    path.write_text(RUBRIC)
+    rubric = load_rubric(path)
+    record = {
+        "rubric_id": "answer_ok",
+        "rubric_version": rubric_version(rubric),
+        "promotable": True,
+        "model": "openai/gpt-4o-mini",
+        "n": 100,
+        "kappa": 0.90,
+        "kappa_ci": [0.82, 0.98],
+    }
+    (tmp_path / "rubrics" / "answer_ok.promotion.json").write_text(json.dumps(record))
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    with LabelWriter(tmp_path / "labels" / "answer_ok.jsonl") as writer:
+        writer.append_many(
+            Label(
+                run_id=r,
+                rubric_id="answer_ok",
+                label="pass" if ok else "fail",
+                labeler="ana",
+                at=at,
+            )
+            for r, ok in TRUTH.items()
+        )
+    runs = [
+        Run(run_id=r, task_id="t", tool_calls=[], final_answer=f"Done as asked (run {r}).")
+        for r in TRUTH
+    ]
+    with open_store() as store:
+        store.record_runs(runs, store.batch(key="runs:labelled"))
+    return tmp_path
+
+
+def recheck(server: FakeLLMServer, *extra: str) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(
+        main,
+        [
+            "monitor",
+            "--recheck",
+            "answer_ok",
+            "--base-url",
+            server.openai_base_url,
+            "--json",
+            *extra,
+        ],
+    )
+    assert result.exit_code in (0, 1), (result.output, result.exception)
+    return result.exit_code, json.loads(result.stdout)["recheck"]
+
+
+def rubric_status() -> str:
+    result = CliRunner().invoke(main, ["rubrics", "--json"])
+    [row] = json.loads(result.stdout)["rubrics"]
+    return str(row["status"])
+
+
+def test_the_same_judge_holds_its_kappa(promoted: Path) -> None:
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        code, found = recheck(server)
+        assert server.calls == 100
+    assert code == 0
+    assert found["drifted"] is False
+    assert found["now"]["n"] == 100
+    assert found["now"]["kappa"] == pytest.approx(0.94, abs=0.05)
+    assert found["p_value"] > 0.05
+    assert rubric_status() == "promoted"
+
+
+def test_a_drifted_model_is_caught_and_marks_the_rubric_stale(promoted: Path) -> None:
+    with FakeLLMServer(reply=judge_with_error_rate(0.30)) as server:
+        code, found = recheck(server)
+    assert code == 1
+    assert found["drifted"] is True
+    assert found["now"]["kappa"] == pytest.approx(0.4, abs=0.15)
+    assert found["p_value"] < 0.001
+    assert found["message"].startswith(
+        "answer_ok (openai/gpt-4o-mini): kappa dropped: 0.900 [0.820, 0.980] on 100 labels at "
+        "promotion, "
+    )
+    record = json.loads((promoted / "rubrics" / "answer_ok.promotion.json").read_text())
+    assert record["kappa"] == 0.90  # the promotion's figures stay
+    assert record["stale"]["reason"] == f"judge drift: {found['message']}"
+    assert rubric_status() == "stale"
+    with open_store() as store:
+        assert store.count("promotions") == 1
+        assert store.count("calibrations") == 1
+        assert len(store.verdicts("answer_ok")) == 100
+    # A stale rubric has no promotion left to recheck against.
+    result = CliRunner().invoke(main, ["monitor", "--recheck", "answer_ok"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "judgekit: error: rubrics/answer_ok.promotion.json: stale: marked stale on "
+        f"{record['stale']['at']}: label, calibrate and promote it again before rechecking\n"
+    )
+
+
+def test_runs_missing_from_the_store_are_an_error_naming_the_fix(
+    promoted: Path, tmp_path: Path
+) -> None:
+    with open_store() as store, store.engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM runs")
+    result = CliRunner().invoke(main, ["monitor", "--recheck", "answer_ok"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "judgekit: error: labels/answer_ok.jsonl: none of the 100 labelled runs of answer_ok "
+        f"is in the store sqlite:///{tmp_path}/.judgekit/judgekit.sqlite; pass the runs with "
+        "--runs FILE\n"
+    )
+
+
+def test_a_rubric_that_was_never_promoted_cannot_be_rechecked(promoted: Path) -> None:
+    (promoted / "rubrics" / "answer_ok.promotion.json").unlink()
+    result = CliRunner().invoke(main, ["monitor", "--recheck", "answer_ok"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "judgekit: error: rubrics/answer_ok.promotion.json: no promotion record: only a "
+        "promoted rubric can be rechecked\n"
+    )
