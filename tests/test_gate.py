@@ -219,7 +219,9 @@ def test_json_prints_one_object(tmp_path: Path) -> None:
     )
     assert code == 1
     report = json.loads(out)
+    assert report["rubrics"] == []  # no --rubric given
     assert set(report) == {
+        "rubrics",
         "passed",
         "failing_tasks",
         "alpha",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 from rich import box
@@ -12,6 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from judgekit.formats.grade import Grade
+from judgekit.formats.rubric import Rubric
 from judgekit.gate import (
     Comparison,
     GateReport,
@@ -19,10 +25,54 @@ from judgekit.gate import (
     TaskResult,
     compare_results,
     load_results,
+    results_path,
 )
+from judgekit.judging.rubrics import load_rubric, load_rubrics
+
+if TYPE_CHECKING:
+    from judgekit.gate_rubrics import RubricResult
+    from judgekit.store import Store
 
 EXIT_GATE_SAYS_NO = 1
 DASH = "—"
+_STORE_REFERENCE = re.compile(r"^(batch|latest):")
+
+
+@dataclass
+class Side:
+    """One side of the gate: its grades, and its batch in the store when known."""
+
+    name: str
+    grades: list[Grade]
+    batch_id: int | None
+
+
+def _side_from(reference: str, store: Store | None) -> Side:
+    """A results file or folder, or a store reference (batch:ID, latest:BRANCH)."""
+    if _STORE_REFERENCE.match(reference):
+        assert store is not None
+        batch = store.batch_with_grades(reference)
+        return Side(f"{reference} (batch {batch.id})", store.grades(batch.id), batch.id)
+    grades = list(load_results(reference))
+    batch_id = None
+    if store is not None:
+        from judgekit.store.recording import runs_batch_key
+
+        runs = results_path(reference).parent / "runs.jsonl"
+        if runs.is_file():
+            key = runs_batch_key(runs)
+            batch_id = next((b.id for b in store.batches() if b.batch_key == key), None)
+    return Side(reference, grades, batch_id)
+
+
+def _store_if_needed(references: list[str], rubrics: bool) -> Iterator[Store | None]:
+    if rubrics or any(_STORE_REFERENCE.match(r) for r in references):
+        from judgekit.store import open_store
+
+        with open_store() as store:
+            yield store
+    else:
+        yield None
 
 
 def _side(side: SideSummary | None) -> str:
@@ -83,8 +133,10 @@ def _table(report: GateReport) -> Table:
     return table
 
 
-def print_gate_report(report: GateReport, console: Console) -> None:
-    """The table, each task's reasons and notes, then the verdict line.
+def print_gate_report(
+    report: GateReport, console: Console, *, rubrics: list[RubricResult] | None = None
+) -> None:
+    """The table, each task's reasons and notes, the rubrics, then the verdict line.
 
     Messages are never wrapped, so a CI log can be searched for them.
     """
@@ -94,6 +146,19 @@ def print_gate_report(report: GateReport, console: Console) -> None:
             console.print(f"FAIL {escape(task.task_id)}: {escape(reason)}", soft_wrap=True)
         for note in task.notes:
             console.print(f"note {escape(task.task_id)}: {escape(note)}", soft_wrap=True)
+    failing_rubrics = []
+    for rubric in rubrics or []:
+        tag = {"fail": "FAIL", "pass": "ok", "info": "note"}[rubric.verdict]
+        console.print(f"{tag} rubric {escape(rubric.reason)}", soft_wrap=True)
+        if rubric.verdict == "fail":
+            failing_rubrics.append(rubric.rubric_id)
+    if failing_rubrics and report.passed:
+        console.print(
+            f"gate: [red]FAIL[/red]: {len(failing_rubrics)} promoted rubric"
+            f"{'s' if len(failing_rubrics) > 1 else ''} dropped: {escape(', '.join(failing_rubrics))}",
+            soft_wrap=True,
+        )
+        return
     console.print(_verdict_line(report), soft_wrap=True)
 
 
@@ -116,14 +181,20 @@ def _verdict_line(report: GateReport) -> str:
 @click.option(
     "--baseline",
     required=True,
-    type=click.Path(path_type=Path),
-    help="The reference results: a results.jsonl file or a folder holding one.",
+    help="The reference: a results.jsonl file or a folder holding one, or from the store "
+    "batch:ID or latest:BRANCH (the newest graded batch of that branch).",
 )
 @click.option(
     "--candidate",
     required=True,
-    type=click.Path(path_type=Path),
-    help="The results to judge: a results.jsonl file or a folder holding one.",
+    help="The results to judge: a results.jsonl file, a folder holding one, or batch:ID.",
+)
+@click.option(
+    "--rubric",
+    "rubric_refs",
+    multiple=True,
+    help="Also compare this rubric's pass rate between the two batches (a file, folder or "
+    "id in rubrics/; repeatable). Promoted rubrics gate; others are reported only.",
 )
 @click.option(
     "--alpha",
@@ -155,8 +226,9 @@ def _verdict_line(report: GateReport) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def gate_command(
-    baseline: Path,
-    candidate: Path,
+    baseline: str,
+    candidate: str,
+    rubric_refs: tuple[str, ...],
     alpha: float,
     correction: Literal["holm", "none"],
     cost_tolerance: float,
@@ -170,22 +242,69 @@ def gate_command(
     pass rate is flat, or when it is missing from the candidate. Exit 0 when the gate
     passes, 1 when it says no, 2 on bad input.
 
+    With --rubric, each promoted binary rubric's pass rate is compared too (its verdicts
+    in the two batches, Holm-corrected across rubrics); a draft rubric is reported, never
+    gating. A results folder's batch is the one of the runs.jsonl beside it.
+
     \b
     Example:
       judgekit gate --baseline results/main --candidate results/pr/results.jsonl
+      judgekit gate --baseline latest:main --candidate results/pr --rubric goal_completion
     """
-    report = compare_results(
-        load_results(baseline),
-        load_results(candidate),
-        alpha=alpha,
-        cost_tolerance=cost_tolerance,
-        turns_tolerance=turns_tolerance,
-        correction=correction,
-    )
+    rubrics = []
+    for ref in rubric_refs:
+        rubrics += load_rubrics(ref) if Path(ref).is_dir() else [load_rubric(ref)]
+    for store in _store_if_needed([baseline, candidate], bool(rubrics)):
+        base, cand = _side_from(baseline, store), _side_from(candidate, store)
+        report = compare_results(
+            base.grades,
+            cand.grades,
+            alpha=alpha,
+            cost_tolerance=cost_tolerance,
+            turns_tolerance=turns_tolerance,
+            correction=correction,
+        )
+        rubric_results = _compare_rubrics(store, rubrics, base, cand, alpha, correction)
+    passed = report.passed and not any(r.verdict == "fail" for r in rubric_results)
     if as_json:
         # model_dump_json writes an infinite change (a mean up from 0) as null, valid JSON.
-        click.echo(report.model_dump_json())
+        data = json.loads(report.model_dump_json())
+        data["passed"] = passed
+        data["rubrics"] = [r.model_dump() for r in rubric_results]
+        click.echo(json.dumps(data))
     else:
-        print_gate_report(report, Console(highlight=False))
-    if not report.passed:
+        console = Console(highlight=False)
+        print_gate_report(report, console, rubrics=rubric_results)
+    if not passed:
         sys.exit(EXIT_GATE_SAYS_NO)
+
+
+def _compare_rubrics(
+    store: Store | None,
+    rubrics: list[Rubric],
+    base: Side,
+    cand: Side,
+    alpha: float,
+    correction: Literal["holm", "none"],
+) -> list[RubricResult]:
+    if not rubrics:
+        return []
+    assert store is not None
+    missing = [side.name for side in (base, cand) if side.batch_id is None]
+    if missing:
+        raise click.UsageError(
+            "--rubric compares verdicts between two batches of the store, and "
+            f"{' and '.join(missing)} has none: give batch:ID or latest:BRANCH, or a results "
+            "folder whose runs.jsonl was judged with the store on"
+        )
+    from judgekit.gate_rubrics import compare_rubrics
+
+    assert base.batch_id is not None and cand.batch_id is not None
+    return compare_rubrics(
+        store,
+        rubrics,
+        baseline_batch=base.batch_id,
+        candidate_batch=cand.batch_id,
+        alpha=alpha,
+        correction=correction,
+    )

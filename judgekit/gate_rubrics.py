@@ -1,0 +1,154 @@
+"""The gate's rubric part: did a promoted rubric's pass rate drop from the baseline batch
+to the candidate's?
+
+Each promoted binary rubric is one more one-sided pooled two-proportion test ("the
+candidate's pass share is lower"), judged with Holm's procedure across the promoted
+rubrics at the gate's alpha, as the tasks are. Only the verdicts of the promoted rubric
+version and judge model count. Rubrics that are not promoted (drafts, rubrics being
+calibrated, stale ones) are compared and reported, never failing the gate: an uncalibrated
+judge's drop may be the judge's error, not the agent's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import func, select
+
+from judgekit.formats.rubric import Rubric, scale_kind
+from judgekit.gate import holm_rejections
+from judgekit.judging.rubrics import rubric_version
+from judgekit.judging.status import promotion_record_path, rubric_status
+from judgekit.stats import two_proportion_test
+from judgekit.store import Store, schema
+from judgekit.store.database import store_errors
+
+
+class RubricSide(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    n: int
+    passes: int
+    rate: float | None
+
+
+class RubricResult(BaseModel):
+    """One rubric between the two batches; ``verdict`` is "fail" only for a promoted
+    rubric whose drop is significant."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rubric_id: str
+    status: str
+    role: Literal["gating", "informational"]
+    rubric_version: str
+    model: str
+    baseline: RubricSide
+    candidate: RubricSide
+    p_value: float | None
+    verdict: Literal["pass", "fail", "info"]
+    reason: str
+
+
+def _judged_model(rubric: Rubric, status: str, folder: Path) -> str:
+    if status == "promoted":
+        record = json.loads(promotion_record_path(rubric, folder).read_text(encoding="utf-8"))
+        return str(record.get("model") or rubric.judge.model)
+    return rubric.judge.model
+
+
+def rubric_counts(
+    store: Store, batch_id: int, rubric_id: str, version: str, model: str
+) -> RubricSide:
+    """Scored verdicts of one rubric version and model in one batch, and how many pass."""
+    table = schema.verdicts
+    query = select(func.count(table.c.score_value), func.sum(table.c.score_value)).where(
+        table.c.batch_id == batch_id,
+        table.c.rubric_id == rubric_id,
+        table.c.rubric_version == version,
+        table.c.model == model,
+        table.c.score_value.is_not(None),
+    )
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        n, passes = connection.execute(query).one()
+    count, passed = int(n or 0), round(float(passes or 0))
+    return RubricSide(n=count, passes=passed, rate=passed / count if count else None)
+
+
+def compare_rubrics(
+    store: Store,
+    rubrics: Sequence[Rubric],
+    *,
+    baseline_batch: int,
+    candidate_batch: int,
+    alpha: float,
+    correction: Literal["holm", "none"] = "holm",
+    labels_dir: Path | None = None,
+) -> list[RubricResult]:
+    """Compare every binary rubric's pass share between the two batches."""
+    measured: list[tuple[Rubric, str, str, str, RubricSide, RubricSide, float | None]] = []
+    for rubric in rubrics:
+        if scale_kind(rubric.scale) != "binary":
+            continue
+        folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+        status: str = rubric_status(rubric, folder, labels_dir=labels_dir)[0]
+        version, model = rubric_version(rubric), _judged_model(rubric, status, folder)
+        base = rubric_counts(store, baseline_batch, rubric.id, version, model)
+        cand = rubric_counts(store, candidate_batch, rubric.id, version, model)
+        p_value = None
+        if base.n and cand.n:
+            p_value = two_proportion_test(base.passes, base.n, cand.passes, cand.n).p_value_larger
+        measured.append((rubric, status, version, model, base, cand, p_value))
+    gating = {r.id: p for r, state, *_, p in measured if state == "promoted" and p is not None}
+    if correction == "holm":
+        dropped = holm_rejections(gating, alpha)
+    else:
+        dropped = {rubric_id for rubric_id, p in gating.items() if p < alpha}
+    results = []
+    for rubric, status, version, model, base, cand, p_value in measured:
+        role: Literal["gating", "informational"] = (
+            "gating" if status == "promoted" else "informational"
+        )
+        results.append(
+            RubricResult(
+                rubric_id=rubric.id,
+                status=status,
+                role=role,
+                rubric_version=version,
+                model=model,
+                baseline=base,
+                candidate=cand,
+                p_value=p_value,
+                verdict=_verdict(role, rubric.id in dropped),
+                reason=_reason(rubric.id, status, base, cand, p_value, rubric.id in dropped),
+            )
+        )
+    return results
+
+
+def _verdict(role: str, dropped: bool) -> Literal["pass", "fail", "info"]:
+    if role != "gating":
+        return "info"
+    return "fail" if dropped else "pass"
+
+
+def _reason(
+    rubric_id: str,
+    status: str,
+    base: RubricSide,
+    cand: RubricSide,
+    p_value: float | None,
+    dropped: bool,
+) -> str:
+    if base.rate is None or cand.rate is None:
+        missing = "baseline" if base.rate is None else "candidate"
+        return f"{rubric_id}: no scored verdicts of this version and model in the {missing}"
+    rates = f"{base.rate:.2f} ({base.passes}/{base.n}) → {cand.rate:.2f} ({cand.passes}/{cand.n})"
+    p = "" if p_value is None else f", one-sided p = {p_value:.3g}"
+    if status != "promoted":
+        return f"{rubric_id} ({status}, informational): {rates}{p}"
+    return f"{rubric_id}: pass-rate {'drop' if dropped else 'change'} {rates}{p}"
