@@ -1,0 +1,326 @@
+"""The monitor's plots as PNG bytes: metric series, a judge's confusion matrix, cost and turns.
+
+Drawn with matplotlib's object API on an Agg canvas (never pyplot): no global state, no
+display, safe to call from several threads. Sizes are fixed so reports lay out predictably:
+
+* :func:`plot_series` and :func:`plot_cost_turns`: 1000 px wide, ``80 + 260 * panels`` px
+  high (:func:`series_height_px`), at 100 dpi;
+* :func:`plot_confusion`: 500 × 450 px.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
+
+from judgekit.monitoring.model import Point, Series
+
+__all__ = [
+    "ALERT_COLOR",
+    "CONFUSION_SIZE_PX",
+    "DPI",
+    "INFORMATIONAL_COLOR",
+    "MARGIN_PX",
+    "PANEL_HEIGHT_PX",
+    "SERIES_COLOR",
+    "WIDTH_PX",
+    "plot_confusion",
+    "plot_cost_turns",
+    "plot_series",
+    "series_height_px",
+    "write_png",
+]
+
+DPI = 100
+WIDTH_PX = 1000
+PANEL_HEIGHT_PX = 260
+MARGIN_PX = 80  # the figure title and the room below the last panel
+CONFUSION_SIZE_PX = (500, 450)
+
+# The alert colour is used for alerts only, so a test can tell an alert from its pixels.
+ALERT_COLOR = "#d62728"
+SERIES_COLOR = "#1f77b4"
+INFORMATIONAL_COLOR = "#7f7f7f"
+BASELINE_COLOR = "#444444"
+INFORMATIONAL_SUFFIX = " (informational, never alerts)"
+
+XValue = float  # a date as a matplotlib date number, or a batch's position
+
+
+def series_height_px(panels: int) -> int:
+    """The height of a series figure: ``80 + 260 * panels`` px (at least one panel)."""
+    return MARGIN_PX + PANEL_HEIGHT_PX * max(1, panels)
+
+
+def plot_series(series: Sequence[Series], *, title: str | None = None) -> bytes:
+    """One panel per series, stacked, as a PNG of ``1000 × series_height_px(len(series))``.
+
+    Each panel shows the value per window as a line with markers and its 95% interval as
+    a band; windows without a value are gaps. Daily windows are placed on a date axis,
+    batches at equal steps labelled with their names. Proportions use a 0–100% axis. An
+    alert marks the latest window in red, with the baseline rate as a dashed line and its
+    p-value; informational series are grey and never show an alert. A series without a
+    single value gets a "no data" panel, and so does an empty ``series``.
+    """
+    figure = _figure(WIDTH_PX, series_height_px(len(series)))
+    panels: list[Series | None] = [*series] or [None]
+    axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, one in zip(axes, panels, strict=True):
+        _draw_panel(ax, one, fallback_title="no series")
+    if title:
+        figure.suptitle(title, fontsize=13)
+    return _png(figure)
+
+
+def plot_cost_turns(cost: Series | None, turns: Series | None) -> bytes:
+    """Cost per run (USD) and turns per run over time: two panels, the mean per window with
+    its interval band, as a PNG of ``1000 × series_height_px(2)`` (600 px). A missing
+    series gets a "no data" panel."""
+    figure = _figure(WIDTH_PX, series_height_px(2))
+    top, bottom = figure.subplots(2, 1, squeeze=False)[:, 0]
+    _draw_panel(top, cost, fallback_title="cost per run (USD)", y_format=_dollars)
+    _draw_panel(bottom, turns, fallback_title="turns per run")
+    return _png(figure)
+
+
+def plot_confusion(confusion: Mapping[str, Mapping[str, int]], *, title: str) -> bytes:
+    """A judge's confusion matrix as a 500 × 450 px PNG.
+
+    ``confusion`` is :attr:`CalibrationReport.confusion`: human label → judge verdict →
+    count. Rows are the human labels, columns the judge's verdicts (every verdict met in
+    any row, in order of appearance), each cell shows its count.
+    """
+    figure = _figure(*CONFUSION_SIZE_PX)
+    ax = figure.subplots()
+    rows = list(confusion)
+    columns = list(dict.fromkeys(col for row in confusion.values() for col in row))
+    if not rows or not columns:
+        _no_data(ax)
+    else:
+        counts = [[confusion[row].get(col, 0) for col in columns] for row in rows]
+        top = max(max(line) for line in counts)
+        ax.imshow(counts, cmap="Blues", vmin=0, vmax=max(top, 1), aspect="auto")
+        for i, line in enumerate(counts):
+            for j, count in enumerate(line):
+                dark = count > top / 2
+                ax.text(
+                    j,
+                    i,
+                    str(count),
+                    ha="center",
+                    va="center",
+                    fontsize=14,
+                    color="white" if dark else "black",
+                )
+        ax.set_xticks(range(len(columns)), labels=columns)
+        ax.set_yticks(range(len(rows)), labels=rows)
+        ax.xaxis.set_ticks_position("top")
+        ax.xaxis.set_label_position("top")
+        ax.set_xlabel("judge")
+        ax.set_ylabel("human")
+    ax.set_title(title, fontsize=12)
+    return _png(figure)
+
+
+def write_png(path: Path, png: bytes) -> None:
+    """Write ``png`` to ``path`` so that it appears whole or not at all (temporary file in
+    the same folder, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(png)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+# --- drawing -----------------------------------------------------------------------------
+
+
+def _figure(width_px: int, height_px: int) -> Figure:
+    figure = Figure(figsize=(width_px / DPI, height_px / DPI), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _png(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    # No bbox_inches="tight": it would change the documented size. No metadata: the same
+    # figure gives the same bytes.
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _no_data(ax: Axes) -> None:
+    ax.text(0.5, 0.5, "no data", ha="center", va="center", fontsize=14, color="#666666")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _dollars(value: float, _position: float | None = None) -> str:
+    return f"${value:.4g}"
+
+
+def _panel_title(series: Series) -> str:
+    title = series.title
+    if series.role == "informational":
+        title += INFORMATIONAL_SUFFIX
+    if series.note:
+        title += f"\n{series.note}"
+    return title
+
+
+def _draw_panel(
+    ax: Axes,
+    series: Series | None,
+    *,
+    fallback_title: str,
+    y_format: Callable[[float, float | None], str] | None = None,
+) -> None:
+    if series is None:
+        ax.set_title(fallback_title, fontsize=11, loc="left")
+        _no_data(ax)
+        return
+    ax.set_title(_panel_title(series), fontsize=11, loc="left")
+    if all(point.value is None for point in series.points):
+        _no_data(ax)
+        return
+    xs = _x_axis(ax, series.points)
+    informational = series.role == "informational"
+    color = INFORMATIONAL_COLOR if informational else SERIES_COLOR
+    values = [_nan(p.value) for p in series.points]
+    lows = [_nan(p.low) for p in series.points]
+    highs = [_nan(p.high) for p in series.points]
+    # NaN breaks both the line and the band: a window without a value is a gap.
+    ax.fill_between(xs, lows, highs, color=color, alpha=0.2, linewidth=0)
+    ax.plot(xs, values, color=color, marker="o", markersize=4, linewidth=1.5)
+    _isolated_intervals(ax, xs, values, lows, highs, color)
+    if series.kind == "proportion":
+        ax.set_ylim(-0.03, 1.03)  # a little room so markers at 0% and 100% are whole
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1])
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=0))
+    elif y_format is not None:
+        ax.yaxis.set_major_formatter(FuncFormatter(y_format))
+    ax.grid(True, color="#e5e5e5", linewidth=0.8)
+    if series.alert is not None and not informational:
+        _draw_alert(ax, series, xs)
+
+
+def _isolated_intervals(
+    ax: Axes,
+    xs: list[XValue],
+    values: list[float],
+    lows: list[float],
+    highs: list[float],
+    color: str,
+) -> None:
+    """A band needs two neighbouring windows; a window between gaps gets an error bar."""
+    for i, value in enumerate(values):
+        before = i > 0 and not math.isnan(values[i - 1])
+        after = i + 1 < len(values) and not math.isnan(values[i + 1])
+        if math.isnan(value) or before or after or math.isnan(lows[i]) or math.isnan(highs[i]):
+            continue
+        ax.vlines(xs[i], lows[i], highs[i], color=color, alpha=0.5, linewidth=3)
+
+
+def _draw_alert(ax: Axes, series: Series, xs: list[XValue]) -> None:
+    alert = series.alert
+    assert alert is not None
+    index = _latest_index(series.points, alert.latest)
+    latest = alert.latest.value
+    if alert.baseline.value is not None:
+        ax.axhline(
+            alert.baseline.value, color=BASELINE_COLOR, linestyle="--", linewidth=1.2, zorder=1
+        )
+        ax.annotate(
+            "baseline",
+            xy=(0, alert.baseline.value),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 3),
+            textcoords="offset points",
+            color=BASELINE_COLOR,
+            fontsize=9,
+        )
+    if latest is None:
+        return
+    ax.plot(
+        [xs[index]],
+        [latest],
+        marker="o",
+        markersize=11,
+        color=ALERT_COLOR,
+        linestyle="none",
+        zorder=5,
+    )
+    ax.annotate(
+        f"alert: {_p_text(alert.p_value)}",
+        xy=(xs[index], latest),
+        xytext=(-12, 12),
+        textcoords="offset points",
+        ha="right",
+        color=ALERT_COLOR,
+        fontsize=10,
+        fontweight="bold",
+    )
+
+
+def _latest_index(points: Sequence[Point], latest: Point) -> int:
+    """Where the alert's window is among the points: matched by label, else the last one."""
+    for i in range(len(points) - 1, -1, -1):
+        if points[i].label == latest.label:
+            return i
+    return len(points) - 1
+
+
+def _p_text(p: float) -> str:
+    return "p<0.0001" if p < 0.0001 else f"p={p:.2g}"
+
+
+def _x_axis(ax: Axes, points: Sequence[Point]) -> list[XValue]:
+    """Dates for daily windows (labels that are the window's date), else batch positions
+    with the batches' labels as ticks."""
+    if all(_is_day(p) for p in points):
+        # matplotlib.dates has no type hints.
+        locator = AutoDateLocator(minticks=3, maxticks=10)  # type: ignore[no-untyped-call]
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+        days = [float(date2num(p.at)) for p in points]  # type: ignore[no-untyped-call]
+        # Half a day either side, and at least three days in all, so the ticks fall on
+        # days (a single day would otherwise sit in years of axis, or among hours).
+        widen = max(0.0, 3.0 - (max(days) - min(days) + 1.0)) / 2
+        ax.set_xlim(min(days) - 0.5 - widen, max(days) + 0.5 + widen)
+        return days
+    labels = [p.label for p in points]
+
+    def batch_label(x: float, _position: float | None = None) -> str:
+        i = round(x)
+        return labels[i] if 0 <= i < len(labels) and abs(x - i) < 1e-6 else ""
+
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+    ax.xaxis.set_major_formatter(FuncFormatter(batch_label))
+    ax.set_xlim(-0.5, len(points) - 0.5)
+    return [float(i) for i in range(len(points))]
+
+
+def _is_day(point: Point) -> bool:
+    at: datetime = point.at
+    return point.label == at.date().isoformat()
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else float(value)
