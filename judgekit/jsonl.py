@@ -98,7 +98,7 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
 
     The content goes to a temporary file in the same folder, which is fsynced and then
     renamed over ``path``; if the block raises, the temporary file is removed and ``path``
-    is left as it was.
+    is left as it was. The file gets the permissions a plain ``open`` would give it.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -108,10 +108,46 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp_name, target)
+        _publish(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def write_bytes_atomically(path: str | Path, data: bytes) -> None:
+    """Write a binary file (an image) that appears whole or not at all."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _publish(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def _publish(tmp_name: str, target: Path) -> None:
+    # mkstemp creates the file readable by its owner only; a report meant to be shared
+    # should get the usual 0666 minus the umask, as open() would give it.
+    os.chmod(tmp_name, 0o666 & ~_umask())
+    os.replace(tmp_name, target)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask would, for a moment, for
+    every thread); 0o022 where /proc is not available."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def copy_atomically(source: str | Path, target: str | Path) -> None:

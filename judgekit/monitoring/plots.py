@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +22,7 @@ from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
+from judgekit.jsonl import write_bytes_atomically
 from judgekit.monitoring.model import Point, Series
 
 __all__ = [
@@ -134,19 +133,8 @@ def plot_confusion(confusion: Mapping[str, Mapping[str, int]], *, title: str) ->
 
 
 def write_png(path: Path, png: bytes) -> None:
-    """Write ``png`` to ``path`` so that it appears whole or not at all (temporary file in
-    the same folder, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(png)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    """Write ``png`` to ``path`` so that it appears whole or not at all."""
+    write_bytes_atomically(path, png)
 
 
 # --- drawing -----------------------------------------------------------------------------
