@@ -46,7 +46,7 @@ def parse_since(text: str, *, now: datetime | None = None) -> datetime:
     return day.replace(tzinfo=UTC)
 
 
-def _rubrics(refs: tuple[str, ...]) -> list[Rubric]:
+def rubrics_from(refs: tuple[str, ...]) -> list[Rubric]:
     """The rubrics named (files, folders or ids in rubrics/), else every one in rubrics/."""
     if not refs:
         return load_rubrics("rubrics") if Path("rubrics").is_dir() else []
@@ -305,7 +305,7 @@ def monitor_command(
     policy = AlertPolicy(
         alpha=alpha, baseline_windows=baseline_windows, min_n=min_n, mean_tolerance=cost_tolerance
     )
-    rubrics = _rubrics(rubric_refs)
+    rubrics = rubrics_from(rubric_refs)
     with open_store() as store:
         report = build_monitor_report(
             store, rubrics=rubrics, labels_dir=labels_dir, since=start, by=by, policy=policy

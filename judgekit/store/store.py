@@ -34,6 +34,8 @@ from judgekit.store.migrations import UNBATCHED_KEY
 # Rows are written this many per statement: a million-row iterable is streamed, not held in
 # memory, while the whole call stays one transaction.
 _CHUNK: Final = 500
+# Run ids asked for per query (see Store.runs).
+_IDS_PER_QUERY: Final = 10_000
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -141,8 +143,8 @@ class Store:
             return [Batch(**row) for row in connection.execute(query).mappings()]
 
     def batch_with_grades(self, reference: str) -> Batch:
-        """The batch ``batch:ID`` or ``latest:BRANCH`` (the newest batch of that branch that
-        holds grades), or a :class:`StoreError` saying what the store has."""
+        """The batch ``batch:ID``, ``latest:BRANCH`` (the newest batch of that branch that
+        holds grades) or ``latest`` (the newest of any branch), or a :class:`StoreError`."""
         kind, _, value = reference.partition(":")
         graded = select(schema.grades.c.batch_id).distinct()
         table = schema.batches
@@ -151,6 +153,8 @@ class Store:
             query = query.where(table.c.id == int(value))
         elif kind == "latest" and value:
             query = query.where(table.c.branch == value)
+        elif reference == "latest":
+            pass
         else:
             raise StoreError(
                 f"{reference!r} is not a store reference; expected batch:ID or latest:BRANCH "
@@ -296,14 +300,22 @@ class Store:
         """Stored runs by run id, the latest recording of each (optionally only some ids)."""
         table = schema.runs
         query = select(table.c.id, table.c.data).order_by(table.c.at, table.c.id)
-        wanted = None if run_ids is None else set(run_ids)
-        if wanted is not None:
-            query = query.where(table.c.run_id.in_(sorted(wanted)))
+        queries = [query]
+        if run_ids is not None:
+            # Some ids per query: each id in IN (...) is a parameter, and PostgreSQL refuses a
+            # statement with more than 65,535 ("number of parameters must be between 0 and
+            # 65535"). A run id is in one part only, so each part finds its latest recordings.
+            wanted = sorted(set(run_ids))
+            queries = [
+                query.where(table.c.run_id.in_(wanted[start : start + _IDS_PER_QUERY]))
+                for start in range(0, len(wanted), _IDS_PER_QUERY)
+            ]
         found: dict[str, Run] = {}
         with store_errors(self._engine.url), self._engine.connect() as connection:
-            for row in connection.execute(query).mappings():
-                run = self._model(Run, "runs", row["data"] | {"_row": row["id"]}, ("_row",))
-                found[run.run_id] = run
+            for part in queries:
+                for row in connection.execute(part).mappings():
+                    run = self._model(Run, "runs", row["data"] | {"_row": row["id"]}, ("_row",))
+                    found[run.run_id] = run
         return found
 
     def grades(self, batch_id: int) -> list[Grade]:

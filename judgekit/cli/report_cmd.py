@@ -1,0 +1,108 @@
+"""``judgekit report``: one self-contained HTML file with the suite, the monitor, the judges'
+calibration and the plots — to attach to a pull request or a weekly review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from judgekit.cli.monitor_cmd import parse_since, rubrics_from
+from judgekit.gate import load_results
+from judgekit.monitoring.series import Window
+
+
+@click.command("report")
+@click.option(
+    "--out",
+    "out_path",
+    default="report.html",
+    show_default=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the HTML file.",
+)
+@click.option(
+    "--batch",
+    "batch_ref",
+    default="latest",
+    show_default=True,
+    help="The graded batch whose suite is summarised: batch:ID, latest:BRANCH or latest.",
+)
+@click.option(
+    "--results",
+    "results",
+    type=click.Path(path_type=Path),
+    help="Summarise this results.jsonl (or folder) instead of a batch from the store.",
+)
+@click.option(
+    "--rubric",
+    "rubric_refs",
+    multiple=True,
+    help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
+)
+@click.option(
+    "--labels-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of hand labels (default: labels/ beside the rubrics).",
+)
+@click.option("--since", default="90d", show_default=True, help="YYYY-MM-DD or e.g. 30d.")
+@click.option("--by", type=click.Choice(["day", "batch"]), default="day", show_default=True)
+@click.option("--title", default="judgekit report", show_default=True, help="The page title.")
+def report_command(
+    out_path: Path,
+    batch_ref: str,
+    results: Path | None,
+    rubric_refs: tuple[str, ...],
+    labels_dir: Path | None,
+    since: str,
+    by: Window,
+    title: str,
+) -> None:
+    """Write one self-contained HTML report (no network needed to open it).
+
+    It holds the suite summary and per-task table of a graded batch, every metric over
+    time with its alerts, the rubrics' statuses, each rubric's latest calibration with its
+    confusion matrix and disagreements, and the plots, embedded.
+
+    \b
+    Example:
+      judgekit report --out report.html --batch latest:main
+    """
+    from judgekit.errors import StoreError
+    from judgekit.monitoring.report import build_report_content
+    from judgekit.report_html import write_report
+    from judgekit.store import open_store
+
+    grades = list(load_results(results)) if results is not None else None
+    with open_store() as store:
+        batch = None
+        if grades is None:
+            try:
+                batch = store.batch_with_grades(batch_ref)
+            except StoreError:
+                if batch_ref != "latest":
+                    raise
+        content, monitor = build_report_content(
+            store,
+            title=title,
+            batch=batch,
+            grades=grades,
+            rubrics=rubrics_from(rubric_refs),
+            labels_dir=labels_dir,
+            since=parse_since(since),
+            by=by,
+        )
+    write_report(out_path, content)
+    console = Console(highlight=False)
+    suite = content.summary
+    what = "no graded runs" if suite is None else f"{suite['runs']} runs"
+    if batch is not None:
+        what += f" of batch {batch.id}"
+    console.print(
+        f"wrote {escape(str(out_path))}: {what}, {len(monitor.series)} metrics, "
+        f"{len(monitor.alerts)} alerts, {len(content.calibrations)} calibrations, "
+        f"{len(content.images)} plots",
+        soft_wrap=True,
+    )

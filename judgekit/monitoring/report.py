@@ -1,0 +1,99 @@
+"""Gathering the HTML report's content from the store: the suite of one graded batch, the
+monitor's series and alerts, each rubric's status and latest calibration, and the plots."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from judgekit.formats.grade import Grade
+from judgekit.formats.rubric import Rubric
+from judgekit.monitoring.alerts import AlertPolicy
+from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
+from judgekit.monitoring.plots import plot_confusion, plot_cost_turns, plot_series
+from judgekit.monitoring.series import Window
+from judgekit.report.grade_summary import GradeSummary
+from judgekit.report_html import ReportContent
+from judgekit.store import Batch, Store, schema
+from judgekit.store.database import store_errors
+
+
+def latest_calibrations(store: Store, rubric_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """The newest recorded calibration report of each rubric (those with one), in order."""
+    table = schema.calibrations
+    found: list[dict[str, Any]] = []
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        for rubric_id in rubric_ids:
+            query = (
+                select(table.c.data)
+                .where(table.c.rubric_id == rubric_id)
+                .order_by(table.c.at.desc(), table.c.id.desc())
+                .limit(1)
+            )
+            data = connection.execute(query).scalar_one_or_none()
+            if data is not None:
+                found.append(dict(data))
+    return found
+
+
+def suite_summary(grades: Iterable[Grade], *, k: int | None = None) -> dict[str, Any] | None:
+    """The per-task summary of a set of grades (None when there are none)."""
+    summary = GradeSummary()
+    for grade in grades:
+        summary.add(grade)
+    return summary.as_dict(k=k) if summary.runs else None
+
+
+def build_report_content(
+    store: Store,
+    *,
+    title: str,
+    batch: Batch | None,
+    grades: Sequence[Grade] | None = None,
+    rubrics: Sequence[Rubric] = (),
+    labels_dir: Path | None = None,
+    since: datetime | None = None,
+    by: Window = "day",
+    policy: AlertPolicy | None = None,
+    k: int | None = None,
+) -> tuple[ReportContent, MonitorReport]:
+    """Everything the report shows. ``grades`` (a results file) replace the batch's own."""
+    monitor = build_monitor_report(
+        store, rubrics=rubrics, labels_dir=labels_dir, since=since, by=by, policy=policy
+    )
+    shown = grades if grades is not None else (store.grades(batch.id) if batch else [])
+    calibrations = latest_calibrations(store, [line.id for line in monitor.rubrics])
+    images: dict[str, bytes] = {}
+    scores = [s for s in monitor.series if s.metric not in ("cost_usd", "turns")]
+    if scores:
+        images["Scores over time (95% intervals; red: alert)"] = plot_series(scores)
+    spend = {s.metric: s for s in monitor.series}
+    if "cost_usd" in spend or "turns" in spend:
+        images["Cost and turns per run over time"] = plot_cost_turns(
+            spend.get("cost_usd"), spend.get("turns")
+        )
+    for calibration in calibrations:
+        confusion = calibration.get("confusion")
+        if confusion:
+            rubric_id = calibration.get("rubric_id", "?")
+            images[f"{rubric_id}: judge against the hand labels"] = plot_confusion(
+                confusion, title=f"{rubric_id} ({calibration.get('model', '?')})"
+            )
+    content = ReportContent(
+        title=title,
+        generated_at=datetime.now(UTC),
+        store_url=store.url,
+        git_sha=batch.git_sha if batch else None,
+        git_branch=batch.branch if batch else None,
+        summary=suite_summary(shown, k=k),
+        series=monitor.series,
+        alerts=monitor.alerts,
+        rubrics=monitor.rubrics,
+        calibrations=calibrations,
+        images=images,
+    )
+    return content, monitor
