@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from judgekit.cli.judge_cmd import effective_rubric
-from judgekit.cli.options import json_option
-from judgekit.errors import DataError
+from judgekit.cli.options import json_option, no_store_option
+from judgekit.cli.store_output import one_line
+from judgekit.errors import DataError, StoreError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
@@ -143,6 +144,7 @@ def load_report(
 )
 @json_option
 @click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
+@no_store_option
 def calibrate_command(
     rubric_ref: str,
     verdicts_file: Path | None,
@@ -155,6 +157,7 @@ def calibrate_command(
     against_model: str | None,
     as_json: bool,
     as_md: bool,
+    no_store: bool,
 ) -> None:
     """Compare the judge's verdicts with hand labels under the rubric's current version.
 
@@ -162,7 +165,8 @@ def calibrate_command(
     run); unscored verdicts are left out and counted. A run labelled by several people is
     compared through its majority label; ties are left out and counted. Prints agreement,
     Cohen's kappa with its interval, Gwet's AC1, the confusion matrix, false-pass and
-    false-fail rates, the disagreeing runs, and whether the promotion policy is met.
+    false-fail rates, the disagreeing runs, and whether the promotion policy is met. The
+    report is recorded in the store (--no-store: not).
 
     \b
     With --against-model M2 (or --against RUBRIC), also compares this judge with the other
@@ -192,6 +196,8 @@ def calibrate_command(
         interval_method=interval_method,
         against=other,
     )
+    if not no_store:
+        record_calibration(report.as_dict())
     from judgekit.calibration_report import render_markdown, render_text
 
     if as_json:
@@ -200,3 +206,17 @@ def calibrate_command(
         click.echo(render_markdown(report))
     else:
         click.echo(render_text(report))
+
+
+def record_calibration(report: dict[str, Any]) -> None:
+    """Record a calibration report in the store, before it is printed: a failure is one
+    line, never a report followed by an error."""
+    from judgekit.store import open_store  # SQLAlchemy loads only when the store is used
+
+    try:
+        with open_store() as store:
+            store.record_calibration(report)
+    except StoreError as exc:
+        raise StoreError(
+            f"the store could not record the calibration (--no-store skips it): {one_line(exc)}"
+        ) from exc

@@ -9,12 +9,15 @@ import click
 from rich.console import Console
 
 from judgekit.cli.options import (
+    StoreChoice,
     json_option,
     k_option,
     reasons_option,
     save_baseline_option,
+    store_options,
     tasks_option,
 )
+from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.grading import grade_file
 from judgekit.jsonl import copy_atomically
 from judgekit.report.grade_table import print_grade_table
@@ -36,6 +39,7 @@ from judgekit.report.grade_table import print_grade_table
 @save_baseline_option
 @reasons_option
 @json_option
+@store_options
 def grade_command(
     runs: Path,
     tasks_path: Path,
@@ -45,11 +49,13 @@ def grade_command(
     save_baseline: Path | None,
     reasons: bool,
     as_json: bool,
+    store: StoreChoice,
 ) -> None:
     """Grade RUNS (a runs.jsonl file) with the Truth, Path and State graders.
 
     Prints a table per task and writes results.jsonl and results.csv (one row per run) in
-    --out. Exit 2 on bad input, with nothing written.
+    --out, then records the runs and grades in the store (--no-store: not). Exit 2 on bad
+    input, with nothing written.
 
     \b
     Example:
@@ -58,13 +64,25 @@ def grade_command(
     summary = grade_file(runs, tasks_path, out_dir=out_dir, skip_unknown=skip_unknown)
     if save_baseline is not None:
         copy_atomically(out_dir / "results.jsonl", save_baseline)
+    recorded = None
+    if store.enabled:
+        from judgekit.store.recording import record_graded_runs
+
+        results = out_dir / "results.jsonl"
+        with written_before_store(f"results written to {results} and {out_dir / 'results.csv'}"):
+            recorded = record_graded_runs(
+                runs, results, source="grade", provenance=store.provenance()
+            )
     if as_json:
         report = summary.as_dict(k=k)
         report["results"] = {
             "jsonl": str(out_dir / "results.jsonl"),
             "csv": str(out_dir / "results.csv"),
         }
+        report["store"] = store_json(recorded)
         click.echo(json.dumps(report, ensure_ascii=False))
         return
     print_grade_table(summary, Console(), show_reasons=reasons, k=k)
     click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")
+    if recorded is not None:
+        click.echo(recorded_line(recorded.grades, "grades", recorded))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -12,8 +14,9 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judgekit.cli.options import rubric_option
-from judgekit.errors import ConfigError
+from judgekit.cli.api_key import api_key_from_env
+from judgekit.cli.options import StoreChoice, rubric_option, store_options
+from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import TaskSet, load_tasks
@@ -28,6 +31,7 @@ from judgekit.providers.registry import make_provider, parse_model_name
 
 if TYPE_CHECKING:
     from judgekit.store import Store
+    from judgekit.store.recording import Recorded
 
 STORE_BATCH = 50  # verdicts per store transaction: durable without a commit per verdict
 
@@ -122,7 +126,6 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
     is_flag=True,
     help="Ask the model even when an identical request was answered before.",
 )
-@click.option("--no-store", is_flag=True, help="Do not record the verdicts in the store.")
 @click.option(
     "--prices",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -131,6 +134,7 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object instead of the summary."
 )
+@store_options
 def judge_command(
     runs: Path,
     rubric_ref: str,
@@ -144,14 +148,16 @@ def judge_command(
     samples: int | None,
     max_cost: float | None,
     no_cache: bool,
-    no_store: bool,
     prices: Path | None,
     as_json: bool,
+    store: StoreChoice,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
     Rerunning an unchanged judge makes no API call (the cache lives in JUDGEKIT_HOME);
     an answer that is not a valid verdict is retried once with the error, then unscored.
+    The runs and verdicts are recorded in the store, in the batch of the runs file
+    (--no-store: not).
 
     \b
     Example:
@@ -161,39 +167,40 @@ def judge_command(
     provider_name, _ = parse_model_name(rubric.judge.model)
     tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
     price_table = PriceTable.from_file(prices or judgekit_home() / "prices.yaml")
+    api_key = api_key_from_env(api_key_env)
     out_dir.mkdir(parents=True, exist_ok=True)
-    store = None
-    if not no_store:
-        from judgekit.store import open_store  # SQLAlchemy loads only when judging records
-
-        store = open_store()
-    try:
-        tally = asyncio.run(
-            _judge_file(
-                runs,
-                rubric,
-                provider_name=provider_name,
-                base_url=base_url,
-                api_key=_api_key(api_key_env),
-                tasks=tasks,
-                out=out_dir / "verdicts.jsonl",
-                concurrency=concurrency,
-                max_attempts=max_attempts,
-                samples=samples,
-                max_cost=max_cost,
-                cache=None if no_cache else JudgeCache(),
-                prices=price_table,
-                store=store,
-                show_progress=not as_json,
+    out = out_dir / "verdicts.jsonl"
+    with ExitStack() as stack:
+        sink = _open_sink(runs, store, stack)
+        try:
+            with written_before_store(f"the verdicts that finished are in {out}"):
+                tally = asyncio.run(
+                    _judge_file(
+                        runs,
+                        rubric,
+                        provider_name=provider_name,
+                        base_url=base_url,
+                        api_key=api_key,
+                        tasks=tasks,
+                        out=out,
+                        concurrency=concurrency,
+                        max_attempts=max_attempts,
+                        samples=samples,
+                        max_cost=max_cost,
+                        cache=None if no_cache else JudgeCache(),
+                        prices=price_table,
+                        sink=sink,
+                        show_progress=not as_json,
+                    )
+                )
+        except KeyboardInterrupt:
+            click.echo(
+                f"interrupted: the verdicts that finished are in {out} and the "
+                "cache; rerun the same command to finish (finished ones cost no call)",
+                err=True,
             )
-        )
-    except KeyboardInterrupt:
-        click.echo(
-            f"interrupted: the verdicts that finished are in {out_dir / 'verdicts.jsonl'} and the "
-            "cache; rerun the same command to finish (finished ones cost no call)",
-            err=True,
-        )
-        raise SystemExit(130) from None
+            raise SystemExit(130) from None
+    recorded = sink.recorded() if sink is not None else None
     version = rubric_version(rubric)
     if as_json:
         click.echo(
@@ -211,13 +218,54 @@ def judge_command(
                     "output_tokens": tally.output_tokens,
                     "cost_usd": None if tally.unknown_cost else tally.cost_usd,
                     "stopped_by_budget": tally.stopped_by_budget,
-                    "verdicts_file": str(out_dir / "verdicts.jsonl"),
+                    "verdicts_file": str(out),
+                    "store": store_json(recorded),
                 }
             )
         )
         return
     print_summary(tally, Console(), rubric=rubric, version=version)
-    click.echo(f"wrote {out_dir / 'verdicts.jsonl'}")
+    click.echo(f"wrote {out}")
+    if recorded is not None:
+        click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
+
+
+class _StoreSink:
+    """Verdicts on their way to the store's batch of the runs file, STORE_BATCH per
+    transaction: a crash loses at most one transaction's worth, never the file's."""
+
+    def __init__(self, store: Store, runs: Recorded) -> None:
+        self._store = store
+        self._runs = runs
+        self._pending: list[Verdict] = []
+        self._written = 0
+
+    def add(self, verdict: Verdict) -> None:
+        self._pending.append(verdict)
+        if len(self._pending) >= STORE_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self._written += self._store.record_verdicts(self._pending, self._runs.batch_id)
+            self._pending.clear()
+
+    def recorded(self) -> Recorded:
+        return replace(self._runs, verdicts=self._written)
+
+
+def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> _StoreSink | None:
+    """Open the store and record the runs once, first: the verdicts join their batch, and
+    `judgekit monitor --recheck` can later ask a judge about the same runs."""
+    if not choice.enabled:
+        return None
+    # SQLAlchemy loads only when judging records.
+    from judgekit.store import open_store
+    from judgekit.store.recording import record_runs_file
+
+    store = stack.enter_context(open_store())
+    recorded = record_runs_file(store, runs, source="judge", provenance=choice.provenance())
+    return _StoreSink(store, recorded)
 
 
 async def _judge_file(
@@ -235,7 +283,7 @@ async def _judge_file(
     max_cost: float | None,
     cache: JudgeCache | None,
     prices: PriceTable,
-    store: Store | None,
+    sink: _StoreSink | None,
     show_progress: bool,
 ) -> JudgeTally:
     provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
@@ -249,7 +297,6 @@ async def _judge_file(
         tasks=tasks,
         samples=samples,
     )
-    pending: list[Verdict] = []
     console = Console(stderr=True)
     columns = (TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with (
@@ -261,29 +308,19 @@ async def _judge_file(
         def keep(verdict: Verdict) -> None:
             _append(fh, verdict)
             bar.advance(progress)
-            pending.append(verdict)
-            if store is not None and len(pending) >= STORE_BATCH:
-                _flush_store(store, pending)
+            if sink is not None:
+                sink.add(verdict)
 
         try:
             return await judge.judge_many(
                 load_runs(runs), concurrency=concurrency, max_cost_usd=max_cost, on_verdict=keep
             )
         finally:
-            if store is not None:
-                _flush_store(store, pending)
-            await provider.aclose()
-
-
-def _api_key(variable: str | None) -> str | None:
-    """The key held by ``variable`` (``--api-key-env``); the key itself never goes on the
-    command line, where shell history and process listings would keep it."""
-    if variable is None:
-        return None
-    key = os.environ.get(variable)
-    if not key:
-        raise ConfigError(f"--api-key-env {variable}: that environment variable is not set")
-    return key
+            try:
+                if sink is not None:
+                    sink.flush()
+            finally:
+                await provider.aclose()
 
 
 def _append(fh: IO[str], verdict: Verdict) -> None:
@@ -291,8 +328,3 @@ def _append(fh: IO[str], verdict: Verdict) -> None:
     fh.write(verdict.model_dump_json() + "\n")
     fh.flush()
     os.fsync(fh.fileno())
-
-
-def _flush_store(store: Store, pending: list[Verdict]) -> None:
-    store.record_verdicts(pending)
-    pending.clear()

@@ -22,6 +22,7 @@ from judgekit.cli.report_cmd import report_command
 from judgekit.cli.rubrics_cmd import rubrics_command
 from judgekit.cli.run_cmd import run_command
 from judgekit.cli.schema_cmd import schema_command
+from judgekit.cli.store_cmd import store_group
 from judgekit.errors import JudgekitError
 
 EXIT_BAD_INPUT = 2
@@ -64,3 +65,4 @@ main.add_command(report_command)
 main.add_command(rubrics_command)
 main.add_command(run_command)
 main.add_command(schema_command)
+main.add_command(store_group)

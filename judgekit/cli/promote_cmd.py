@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from judgekit.cli.calibrate_cmd import calibration_options, load_report
-from judgekit.cli.options import json_option
+from judgekit.cli.options import json_option, no_store_option
+from judgekit.cli.store_output import written_before_store
 from judgekit.jsonl import atomic_writer
 from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.status import promotion_record_path
@@ -24,6 +26,7 @@ EXIT_PROMOTION_SAYS_NO = 1
 @click.command("promote")
 @calibration_options
 @json_option
+@no_store_option
 def promote_command(
     rubric_ref: str,
     verdicts_file: Path | None,
@@ -32,6 +35,7 @@ def promote_command(
     tasks_path: Path | None,
     interval_method: IntervalMethod,
     as_json: bool,
+    no_store: bool,
 ) -> None:
     """Write <rubric_id>.promotion.json beside the rubric file, if calibration passes.
 
@@ -39,7 +43,7 @@ def promote_command(
     per class, and the lower bound of the 95% kappa interval at or above 0.6). The record
     binds the figures to the rubric version and judge model: editing the rubric makes it
     stale. Otherwise nothing is written, each failed criterion is named with its shortfall,
-    and the exit code is 1.
+    and the exit code is 1. A promotion is also recorded in the store (--no-store: not).
 
     \b
     Example:
@@ -87,6 +91,14 @@ def promote_command(
     record = promotion_record(report)
     with atomic_writer(path) as fh:
         fh.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    if not no_store:
+        from judgekit.store import open_store  # SQLAlchemy loads only when the store is used
+
+        # Timed like the record, so the store and the file tell the same story.
+        at = datetime.fromisoformat(record["promoted_at"])
+        written = f"promotion record written to {path}"
+        with written_before_store(written, them="it"), open_store() as store:
+            store.record_promotion(record, at=at)
     if as_json:
         click.echo(
             json.dumps(

@@ -10,12 +10,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from judgekit.cli.options import (
+    StoreChoice,
     json_option,
     k_option,
     reasons_option,
     save_baseline_option,
+    store_options,
     tasks_option,
 )
+from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
@@ -91,6 +94,7 @@ def _trial_function(
 @save_baseline_option
 @reasons_option
 @json_option
+@store_options
 def run_command(
     tasks_path: Path,
     agent: str | None,
@@ -105,11 +109,13 @@ def run_command(
     save_baseline: Path | None,
     reasons: bool,
     as_json: bool,
+    store: StoreChoice,
 ) -> None:
     """Run an agent over every task for --trials trials, each in a fresh world, then grade.
 
     Trials are written to --out as they finish; an interrupted run keeps them and
     --resume completes it. A crash, a timeout or a cap fails that trial, never the run.
+    At the end, the runs and grades are recorded in the store (--no-store: not).
 
     \b
     Example:
@@ -143,11 +149,27 @@ def run_command(
             raise SystemExit(130) from None
     if save_baseline is not None:
         copy_atomically(out_dir / "results.jsonl", save_baseline)
+    recorded = None
+    if store.enabled:
+        from judgekit.store.recording import record_graded_runs
+
+        # Recorded at the end, keyed by the whole runs.jsonl: a run completed with --resume
+        # records its full set once, not each attempt's part.
+        with written_before_store(f"runs and results written to {out_dir}"):
+            recorded = record_graded_runs(
+                out_dir / "runs.jsonl",
+                out_dir / "results.jsonl",
+                source="run",
+                provenance=store.provenance(),
+            )
     chosen_k = k if k is not None else min(5, trials)
     if as_json:
         report = summary.as_dict(k=chosen_k)
         report["out"] = str(out_dir)
+        report["store"] = store_json(recorded)
         click.echo(json.dumps(report, ensure_ascii=False))
         return
     print_grade_table(summary, Console(), show_reasons=reasons, k=chosen_k)
     click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
+    if recorded is not None:
+        click.echo(recorded_line(recorded.grades, "grades", recorded))

@@ -200,4 +200,9 @@ def test_readme_quick_start_output_is_what_the_command_prints(
     monkeypatch.chdir(tmp_path)
     code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", "results", "--reasons")
     assert code == 0
-    assert [line.rstrip() for line in out.splitlines()] == shown.splitlines()
+    # The README cannot show where the store is; the command adds that one line.
+    store = tmp_path / ".judgekit" / "judgekit.sqlite"
+    assert [line.rstrip() for line in out.splitlines()] == [
+        *shown.splitlines(),
+        f"recorded 17 grades in the store sqlite:///{store} (batch 1)",
+    ]

@@ -1,0 +1,180 @@
+"""``judgekit store``: what the store holds, and loading existing JSONL files into it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from judgekit.cli.options import StoreChoice, json_option, provenance_options
+from judgekit.cli.store_files import KINDS, Kind, check_file, detect_kind
+from judgekit.formats.run import iter_runs_with_lines
+from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.graders.grade import grade_runs
+
+if TYPE_CHECKING:
+    from judgekit.store import Batch, Store
+    from judgekit.store.provenance import Provenance
+    from judgekit.store.recording import Recorded
+
+DASH = "—"
+
+
+@click.group("store")
+def store_group() -> None:
+    """What was evaluated, over time: runs, grades, verdicts, calibrations, promotions.
+
+    `grade`, `run` and `judge` record there unless given --no-store; JUDGEKIT_DB chooses
+    the database (default: judgekit.sqlite in JUDGEKIT_HOME).
+
+    \b
+    Example:
+      judgekit store import examples/runs/shop.jsonl --tasks tasks/shop.yaml
+      judgekit store info
+    """
+
+
+@store_group.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    help="What the files hold (default: told from each file's first record).",
+)
+@click.option(
+    "--tasks",
+    "tasks_path",
+    type=click.Path(path_type=Path),
+    help="Task suites: runs files are graded too, and the grades recorded.",
+)
+@click.option(
+    "--skip-unknown", is_flag=True, help="With --tasks, leave ungraded runs of unknown task ids."
+)
+@provenance_options
+def store_import_command(
+    files: tuple[Path, ...],
+    kind: Kind | None,
+    tasks_path: Path | None,
+    skip_unknown: bool,
+    store: StoreChoice,
+) -> None:
+    """Record existing runs, results or verdicts files in the store.
+
+    FILES are JSONL (.gz too); what each holds is told from its first record, or --kind.
+    Every file is checked whole first: a bad line is one error, exit 2, and nothing is
+    recorded. A runs file goes to the batch that grading or judging those runs records to;
+    a results or verdicts file to a batch of its own. Importing a file again records
+    nothing new.
+
+    \b
+    Example:
+      judgekit store import examples/runs/shop.jsonl --tasks tasks/shop.yaml --branch main
+      judgekit store import results/results.jsonl verdicts.jsonl --tag model=gpt-4o-mini
+    """
+    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    plan = [(path, kind or detect_kind(path)) for path in files]
+    for path, file_kind in plan:
+        check_file(path, file_kind, tasks, skip_unknown=skip_unknown)
+    provenance = store.provenance()
+    # SQLAlchemy loads only when the store is used.
+    from judgekit.store import open_store
+
+    with open_store() as opened:
+        for path, file_kind in plan:
+            recorded = _record(opened, path, file_kind, tasks, skip_unknown, provenance)
+            click.echo(
+                f"{path}: {_counts(recorded, file_kind)} recorded (batch {recorded.batch_id})"
+            )
+
+
+def _record(
+    store: Store,
+    path: Path,
+    kind: Kind,
+    tasks: TaskSet | None,
+    skip_unknown: bool,
+    provenance: Provenance,
+) -> Recorded:
+    from judgekit.store.recording import (
+        record_results_file,
+        record_runs_file,
+        record_verdicts_file,
+    )
+
+    if kind == "results":
+        return record_results_file(store, path, provenance=provenance)
+    if kind == "verdicts":
+        return record_verdicts_file(store, path, provenance=provenance)
+    grades = None
+    if tasks is not None:
+        pairs = iter_runs_with_lines(path)
+        grades = grade_runs(pairs, tasks, skip_unknown=skip_unknown, source=str(path))
+    return record_runs_file(store, path, source="import", provenance=provenance, grades=grades)
+
+
+def _counts(recorded: Recorded, kind: Kind) -> str:
+    if kind == "results":
+        return f"{recorded.grades} grades"
+    if kind == "verdicts":
+        return f"{recorded.verdicts} verdicts"
+    if recorded.grades:
+        return f"{recorded.runs} runs and {recorded.grades} grades"
+    return f"{recorded.runs} runs"
+
+
+@store_group.command("info")
+@json_option
+def store_info_command(as_json: bool) -> None:
+    """Print the store's URL, its row counts and its latest batch.
+
+    The URL's password, if any, is masked.
+
+    \b
+    Example:
+      JUDGEKIT_DB=postgresql+psycopg://ci@db/judgekit judgekit store info --json
+    """
+    from judgekit.store import open_store
+    from judgekit.store.recording import latest_batch, table_counts
+
+    with open_store() as store:
+        counts = table_counts(store)
+        latest = latest_batch(store)
+        url = store.url
+    if as_json:
+        report = {"url": url, "tables": counts, "latest_batch": _batch_json(latest)}
+        click.echo(json.dumps(report, ensure_ascii=False))
+        return
+    width = max(len(name) for name in [*counts, "latest batch"]) + 2
+    click.echo(f"{'store':<{width}}{url}")
+    for name, count in counts.items():
+        click.echo(f"{name:<{width}}{count}")
+    click.echo(f"{'latest batch':<{width}}{_batch_line(latest)}")
+
+
+def _batch_line(batch: Batch | None) -> str:
+    if batch is None:
+        return "none"
+    when = batch.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    sha = batch.git_sha[:12] if batch.git_sha else DASH
+    return (
+        f"{batch.id} ({when}, source {batch.source or DASH}, branch {batch.branch or DASH}, "
+        f"git {sha})"
+    )
+
+
+def _batch_json(batch: Batch | None) -> dict[str, Any] | None:
+    if batch is None:
+        return None
+    return {
+        "id": batch.id,
+        "created_at": batch.created_at.isoformat(),
+        "source": batch.source,
+        "branch": batch.branch,
+        "git_sha": batch.git_sha,
+        "agent_version": batch.agent_version,
+        "tags": batch.tags,
+        "batch_key": batch.batch_key,
+    }

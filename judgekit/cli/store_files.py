@@ -1,0 +1,61 @@
+"""What a file given to ``judgekit store import`` holds, and checking all of it before any of
+it is recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel
+
+from judgekit.errors import DataError
+from judgekit.formats.grade import Grade
+from judgekit.formats.run import Run, iter_runs_with_lines
+from judgekit.formats.task import TaskSet
+from judgekit.formats.verdict import Verdict
+from judgekit.graders.grade import grade_runs
+from judgekit.jsonl import iter_json_lines, iter_models
+
+Kind = Literal["runs", "results", "verdicts"]
+KINDS: Final[tuple[Kind, ...]] = ("runs", "results", "verdicts")
+MODELS: Final[dict[Kind, type[BaseModel]]] = {"runs": Run, "results": Grade, "verdicts": Verdict}
+
+
+def detect_kind(path: Path) -> Kind:
+    """Runs, results or verdicts, told from the first record's fields."""
+    for line, record in iter_json_lines(path):
+        if not isinstance(record, dict):
+            raise DataError("expected a JSON object", path=path, line=line)
+        # "passed" first: a grade also has "tool_calls" (a count), a run never has "passed".
+        if "passed" in record:
+            return "results"
+        if "tool_calls" in record:
+            return "runs"
+        if "rubric_id" in record and "status" in record:
+            return "verdicts"
+        raise DataError(
+            "not runs (no tool_calls), results (no passed) or verdicts (no rubric_id and "
+            "status); pass --kind runs|results|verdicts",
+            path=path,
+            line=line,
+        )
+    raise DataError("no records: nothing to import", path=path)
+
+
+def check_file(
+    path: Path, kind: Kind, tasks: TaskSet | None = None, *, skip_unknown: bool = False
+) -> None:
+    """Read the whole file as ``kind`` (and grade runs when ``tasks`` is given), raising the
+    first problem as a one-line :class:`DataError`."""
+    records = 0
+    for _ in iter_models(path, MODELS[kind]):
+        records += 1
+    if records == 0:
+        raise DataError("no records: nothing to import", path=path)
+    if kind == "runs" and tasks is not None:
+        # Grading checks the task ids too: an unknown one is an error found now, not halfway
+        # through recording.
+        for _ in grade_runs(
+            iter_runs_with_lines(path), tasks, skip_unknown=skip_unknown, source=str(path)
+        ):
+            pass
