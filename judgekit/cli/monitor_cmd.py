@@ -7,6 +7,7 @@ import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich import box
@@ -18,8 +19,10 @@ from judgekit.formats.rubric import Rubric
 from judgekit.judging.rubrics import load_rubric, load_rubrics
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.model import Point, Series
-from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
-from judgekit.monitoring.series import Window
+
+if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the command runs
+    from judgekit.monitoring.monitor import MonitorReport
+    from judgekit.monitoring.series import Window
 
 EXIT_ALERT = 1
 DASH = "—"
@@ -278,6 +281,7 @@ def monitor_command(
       judgekit monitor --rubric goal_completion --since 30d --plot scores.png
       OPENAI_API_KEY=... judgekit monitor --recheck goal_completion
     """
+    from judgekit.monitoring.monitor import build_monitor_report
     from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
 
     if recheck_ref is not None:

@@ -4,6 +4,7 @@ calibration and the plots — to attach to a pull request or a weekly review."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -11,7 +12,9 @@ from rich.markup import escape
 
 from judgekit.cli.monitor_cmd import parse_since, rubrics_from
 from judgekit.gate import load_results
-from judgekit.monitoring.series import Window
+
+if TYPE_CHECKING:
+    from judgekit.monitoring.series import Window
 
 
 @click.command("report")

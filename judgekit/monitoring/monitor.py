@@ -26,7 +26,7 @@ from judgekit.monitoring.series import (
     Window,
     grade_series,
     rubric_series,
-    stored_rubrics,
+    stored_rubric_ids,
 )
 from judgekit.store import Store
 
@@ -120,13 +120,13 @@ def build_monitor_report(
         known.add(rubric.id)
         if scope is not None:
             series.append(rubric_series(store, scope, since=since, by=by))
-    for rubric_id, kind in stored_rubrics(store, since=since):
+    for rubric_id in stored_rubric_ids(store, since=since):
         if rubric_id in known:
             continue
         scope = RubricScope(
             rubric_id=rubric_id,
             title=f"{rubric_id} (no rubric file given)",
-            kind=kind,
+            kind=None,
             role="informational",
             note="informational: no rubric file given, so its status is unknown",
         )

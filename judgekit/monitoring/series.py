@@ -46,7 +46,7 @@ class RubricScope:
 
     rubric_id: str
     title: str
-    kind: MetricKind  # proportion: binary rubrics; mean: Likert
+    kind: MetricKind | None  # proportion: binary; mean: Likert; None: read it off the scores
     role: MetricRole
     rubric_version: str | None = None  # None: every version (informational use)
     model: str | None = None
@@ -95,26 +95,32 @@ def rubric_series(
         conditions.append(table.c.model == scope.model)
     columns = [func.count(value), func.sum(value), func.sum(value * value)]
     rows = _grouped(store, table, columns, since=since, by=by, where=conditions)
-    if scope.kind == "proportion":
+    kind = scope.kind or _kind_of_scores(rows)
+    if kind == "proportion":
         points = [_proportion_point(label, at, row[0], row[1]) for label, at, row in rows]
     else:
         points = [_mean_point(label, at, row[0], row[1], row[2]) for label, at, row in rows]
     metric = f"rubric:{scope.rubric_id}"
-    return Series(metric, scope.title, scope.kind, scope.role, points, note=scope.note)
+    return Series(metric, scope.title, kind, scope.role, points, note=scope.note)
 
 
-def stored_rubrics(store: Store, *, since: datetime | None) -> list[tuple[str, MetricKind]]:
-    """Every rubric with verdicts in the store (since ``since``), sorted, with how its
-    scores read: all 0 or 1 is a pass share, anything else a mean."""
+def _kind_of_scores(rows: Sequence[tuple[str, datetime, tuple[Any, ...]]]) -> MetricKind:
+    """Scores that are all 0 or 1 are a pass share, anything else a mean: x² = x holds for
+    0 and 1 only, so the sums already tell, with no second pass over the verdicts."""
+    for _, _, (_, total, squares) in rows:
+        if not math.isclose(float(total or 0), float(squares or 0), abs_tol=1e-9):
+            return "mean"
+    return "proportion"
+
+
+def stored_rubric_ids(store: Store, *, since: datetime | None) -> list[str]:
+    """Every rubric with verdicts in the store (since ``since``'s day), sorted."""
     table = schema.verdicts
-    value = table.c.score_value
-    outside = func.sum(cast((value != 0) & (value != 1), Integer))
-    query = select(table.c.rubric_id, outside).group_by(table.c.rubric_id)
+    query = select(table.c.rubric_id).distinct().order_by(table.c.rubric_id)
     if since is not None:
-        query = query.where(table.c.at >= since)
+        query = query.where(table.c.day >= since.astimezone(UTC).date().isoformat())
     with store_errors(store.engine.url), store.engine.connect() as connection:
-        rows = connection.execute(query.order_by(table.c.rubric_id)).all()
-    return [(rubric_id, "mean" if others else "proportion") for rubric_id, others in rows]
+        return [row[0] for row in connection.execute(query)]
 
 
 def _grouped(
@@ -129,8 +135,11 @@ def _grouped(
     """``(label, start, aggregates)`` per window, oldest first."""
     query: Select[Any]
     if by == "day":
-        day = _day(table.c.at, store.engine.dialect.name)
-        query = select(day, func.min(table.c.at), *aggregates).group_by(day).order_by(day)
+        day = table.c.day
+        query = select(day, *aggregates).group_by(day).order_by(day)
+        if since is not None:
+            # Whole days: a window is a day, so the first one shown is complete.
+            query = query.where(day >= since.astimezone(UTC).date().isoformat())
     else:
         batches = schema.batches
         query = (
@@ -139,19 +148,21 @@ def _grouped(
             .group_by(table.c.batch_id)
             .order_by(func.min(batches.c.created_at), table.c.batch_id)
         )
-    if since is not None:
-        query = query.where(table.c.at >= since)
+        if since is not None:
+            query = query.where(table.c.at >= since)
     for condition in where:
         query = query.where(condition)
     with store_errors(store.engine.url), store.engine.connect() as connection:
         result = connection.execute(query).all()
     windows = []
-    for key, start, *values in result:
+    for row in result:
         if by == "day":
+            key, values = row[0], tuple(row[1:])
             label, moment = str(key), datetime.fromisoformat(str(key)).replace(tzinfo=UTC)
         else:
+            key, start, values = row[0], row[1], tuple(row[2:])
             label, moment = f"batch {key}", _moment(start)
-        windows.append((label, moment, tuple(values)))
+        windows.append((label, moment, values))
     return windows
 
 
@@ -160,14 +171,6 @@ def _moment(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value.astimezone(UTC)
     return datetime.fromisoformat(str(value)).astimezone(UTC)
-
-
-def _day(column: Any, dialect: str) -> ColumnElement[str]:
-    """The UTC calendar day of a timestamp, as ``YYYY-MM-DD`` text."""
-    if dialect == "postgresql":
-        return func.to_char(func.timezone("UTC", column), "YYYY-MM-DD")
-    # SQLite holds the time as fixed-width ISO-8601 text in UTC (schema.UtcDateTime).
-    return func.substr(column, 1, 10)
 
 
 def _proportion_point(label: str, at: datetime, n: Any, successes: Any) -> Point:

@@ -32,6 +32,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     bindparam,
+    func,
     insert,
     inspect,
     select,
@@ -133,6 +134,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         Column("latency_s", Float),
         Column("cached", Boolean, nullable=False),
         Column("at", UtcDateTime(), nullable=False),
+        Column("day", String(10), nullable=False),
         Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
     ]
     Table("batches", new, Column("id", Integer, primary_key=True))
@@ -150,9 +152,19 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         ),
     )
     replacement.create(connection)
-    names = [column.name for column in verdict_columns if column.name != "score_value"]
+    names = [c.name for c in verdict_columns if c.name not in ("score_value", "day")]
+    # The day is the first ten characters of the ISO-8601 UTC text SQLite holds; a
+    # PostgreSQL timestamptz is turned into that text first.
+    at_text = (
+        old.c.at
+        if connection.dialect.name == "sqlite"
+        else func.to_char(func.timezone("UTC", old.c.at), "YYYY-MM-DD")
+    )
     connection.execute(
-        insert(replacement).from_select(names, select(*(old.c[name] for name in names)))
+        insert(replacement).from_select(
+            [*names, "day"],
+            select(*(old.c[name] for name in names), func.substr(at_text, 1, 10)),
+        )
     )
     scored = connection.execute(
         select(replacement.c.id, replacement.c.score).where(replacement.c.score.is_not(None))
@@ -168,8 +180,11 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     old.drop(connection)
     connection.exec_driver_sql("ALTER TABLE verdicts_v2 RENAME TO verdicts")
     connection.exec_driver_sql(
-        "CREATE INDEX ix_verdicts_rubric ON verdicts "
-        "(rubric_id, rubric_version, model, at, score_value)"
+        "CREATE INDEX ix_verdicts_rubric ON verdicts (rubric_id, rubric_version, model, at)"
+    )
+    connection.exec_driver_sql(
+        "CREATE INDEX ix_verdicts_rubric_day ON verdicts "
+        "(rubric_id, rubric_version, model, day, score_value)"
     )
 
     Table(
@@ -210,9 +225,11 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         Column("tool_calls", Integer, nullable=False),
         Column("tool_errors", Integer, nullable=False),
         Column("at", UtcDateTime(), nullable=False),
+        Column("day", String(10), nullable=False),
         Column("data", json_column(), nullable=False),
         UniqueConstraint("batch_id", "run_id", name="uq_grades_batch_run"),
         Index("ix_grades_at", "at"),
+        Index("ix_grades_day", "day"),
     )
     Table(
         "calibrations",

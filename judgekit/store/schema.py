@@ -135,12 +135,16 @@ verdicts = Table(
     Column("latency_s", Float),
     Column("cached", Boolean, nullable=False),
     Column("at", UtcDateTime(), nullable=False),
+    # The UTC day of ``at`` (YYYY-MM-DD): the monitor groups by it straight off an index,
+    # where grouping by an expression of ``at`` would sort every row first.
+    Column("day", String(10), nullable=False),
     Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
     # Run ids repeat from one evaluation to the next ("shop/refund_full/3"), so a verdict is
     # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),
     # Reports read one rubric's verdicts over time.
-    Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at", "score_value"),
+    Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at"),
+    Index("ix_verdicts_rubric_day", "rubric_id", "rubric_version", "model", "day", "score_value"),
 )
 
 runs = Table(
@@ -183,9 +187,11 @@ grades = Table(
     Column("tool_calls", Integer, nullable=False),
     Column("tool_errors", Integer, nullable=False),
     Column("at", UtcDateTime(), nullable=False),
+    Column("day", String(10), nullable=False),
     Column("data", json_column(), nullable=False),
     UniqueConstraint(*GRADE_KEY, name="uq_grades_batch_run"),
     Index("ix_grades_at", "at"),
+    Index("ix_grades_day", "day"),
 )
 
 calibrations = Table(

@@ -287,7 +287,7 @@ class Store:
         query = query.order_by(table.c.at, table.c.id)
         with store_errors(self._engine.url), self._engine.connect() as connection:
             rows = connection.execute(query).mappings().all()
-        drop = ("id", "batch_id", "score_value")
+        drop = ("id", "batch_id", "score_value", "day")
         found = [self._model(Verdict, "verdicts", dict(row), drop) for row in rows]
         if history:
             return found
@@ -401,6 +401,7 @@ def _verdict_row(verdict: Verdict, batch_id: int) -> dict[str, Any]:
     # the UtcDateTime column.
     row = verdict.model_dump(mode="json")
     row["at"] = verdict.at
+    row["day"] = utc_day(verdict.at)
     row["batch_id"] = batch_id
     row["score_value"] = schema.score_value(verdict.score) if verdict.status == "scored" else None
     return row
@@ -441,8 +442,20 @@ def _grade_row(grade: Grade, batch_id: int, at: datetime) -> dict[str, Any]:
         "tool_calls": grade.tool_calls,
         "tool_errors": grade.tool_errors,
         "at": at,
+        "day": utc_day(at),
         "data": grade.model_dump(mode="json", exclude_defaults=True),
     }
+
+
+def utc_day(moment: datetime) -> str:
+    """``YYYY-MM-DD`` of ``moment`` in UTC (a naive time is taken as UTC, as the store does).
+
+    >>> from datetime import timedelta, timezone
+    >>> utc_day(datetime(2026, 11, 29, 23, 30, tzinfo=timezone(timedelta(hours=-5))))
+    '2026-11-30'
+    """
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc.date().isoformat()
 
 
 def _chunks(items: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
