@@ -11,6 +11,14 @@ provider          reaches
 Everything after the first slash is the provider's own model name, slashes included
 (``local/meta-llama/Llama-3.1-8B-Instruct``).
 
+More providers plug in without changing judgekit: a :class:`ChatProvider` subclass whose
+constructor takes ``base_url`` and ``api_key`` keywords, registered in-process with
+:func:`register_provider` or, for the command line, declared by an installed package as an
+entry point in the ``judgekit.providers`` group::
+
+    [project.entry-points."judgekit.providers"]
+    gemini = "my_package.gemini:GeminiProvider"
+
 >>> parse_model_name("openai/gpt-4o-mini")
 ('openai', 'gpt-4o-mini')
 >>> parse_model_name("local/meta-llama/Llama-3.1-8B-Instruct")
@@ -19,12 +27,59 @@ Everything after the first slash is the provider's own model name, slashes inclu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib.metadata import entry_points
+
 from judgekit.errors import ConfigError
 from judgekit.providers.chat import ChatProvider
 
-__all__ = ["PROVIDER_NAMES", "make_provider", "parse_model_name"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PROVIDER_NAMES",
+    "make_provider",
+    "parse_model_name",
+    "provider_names",
+    "register_provider",
+]
 
 PROVIDER_NAMES = ("anthropic", "local", "openai")
+ENTRY_POINT_GROUP = "judgekit.providers"
+
+# Called with base_url= and api_key= keywords (either may be None).
+ProviderFactory = Callable[..., ChatProvider]
+_registered: dict[str, ProviderFactory] = {}
+
+
+def register_provider(name: str, factory: ProviderFactory) -> None:
+    """Make ``name/<model>`` reach the provider ``factory(base_url=…, api_key=…)`` builds."""
+    if not name or "/" in name or name != name.strip():
+        raise ValueError(f"a provider name is one word without a slash, got {name!r}")
+    if name in PROVIDER_NAMES:
+        raise ValueError(f"{name!r} is a built-in provider and cannot be replaced")
+    _registered[name] = factory
+
+
+def provider_names() -> tuple[str, ...]:
+    """Built-in, registered and installed (entry point) providers, sorted."""
+    installed = {point.name for point in entry_points(group=ENTRY_POINT_GROUP)}
+    return tuple(sorted({*PROVIDER_NAMES, *_registered, *installed}))
+
+
+def _plugged_in(name: str) -> ProviderFactory | None:
+    if name in _registered:
+        return _registered[name]
+    for point in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            factory = point.load()
+        except Exception as exc:  # a broken plugin: say which, not a traceback
+            raise ConfigError(
+                f"provider {name!r} from entry point {point.value!r} failed to load: {exc}"
+            ) from exc
+        if not callable(factory):
+            raise ConfigError(f"provider {name!r}: entry point {point.value!r} is not callable")
+        return factory  # type: ignore[no-any-return]
+    return None
+
 
 _EXAMPLES = "e.g. openai/gpt-4o-mini, anthropic/claude-haiku-4-5 or local/llama3.1 with --base-url"
 
@@ -40,10 +95,10 @@ def parse_model_name(name: str) -> tuple[str, str]:
     provider, slash, model = name.partition("/")
     if not slash:
         raise ConfigError(f"model {name!r} names no provider: write provider/model, {_EXAMPLES}")
-    if provider not in PROVIDER_NAMES:
+    if provider not in PROVIDER_NAMES and provider not in provider_names():
         raise ConfigError(
             f"model {name!r}: unknown provider {provider!r}; "
-            f"known: {', '.join(PROVIDER_NAMES)} ({_EXAMPLES})"
+            f"known: {', '.join(provider_names())} ({_EXAMPLES})"
         )
     if not model:
         raise ConfigError(f"model {name!r} has no model name after the slash ({_EXAMPLES})")
@@ -70,6 +125,14 @@ def make_provider(
         from judgekit.providers.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(api_key=api_key, base_url=base_url)
+    factory = _plugged_in(provider_name)
+    if factory is not None:
+        provider = factory(base_url=base_url, api_key=api_key)
+        if not isinstance(provider, ChatProvider):
+            raise ConfigError(
+                f"provider {provider_name!r} built a {type(provider).__name__}, not a ChatProvider"
+            )
+        return provider
     raise ConfigError(
-        f"unknown provider {provider_name!r}; known: {', '.join(PROVIDER_NAMES)} ({_EXAMPLES})"
+        f"unknown provider {provider_name!r}; known: {', '.join(provider_names())} ({_EXAMPLES})"
     )
