@@ -125,9 +125,13 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
             console.print(
                 f"ALERT {escape(series.metric)}: {escape(series.alert.message)}", soft_wrap=True
             )
+    # Series that share a note share its line: on a new store every metric is untested alike.
+    notes: dict[str, list[str]] = {}
     for series in report.series:
         if series.note and series.alert is None:
-            console.print(f"note {escape(series.metric)}: {escape(series.note)}", soft_wrap=True)
+            notes.setdefault(series.note, []).append(series.metric)
+    for note, metrics in notes.items():
+        console.print(f"note {escape(', '.join(metrics))}: {escape(note)}", soft_wrap=True)
     alerts = len(report.alerts)
     if alerts:
         console.print(
