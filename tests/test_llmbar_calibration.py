@@ -18,6 +18,7 @@ from sklearn.metrics import cohen_kappa_score as sklearn_kappa  # type: ignore[i
 
 from judgekit.calibration import cohen_kappa_score
 from judgekit.cli import main
+from judgekit.stats import wilson_interval
 from tests.conftest import REPO, shared_data_path
 
 GROUP = ("Processed/MT-Bench", "GPT-4", "Vanilla_NoRules")
@@ -90,6 +91,12 @@ def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
     first = [str(r["winner_swap_false"]) for r in rows]
     swapped = [str(r["winner_swap_true"]) for r in rows]
     gold = [str(r["label"]) for r in rows]
+    # Position bias: the choice changed when the two outputs swapped places.
+    flips = sum(a != b for a, b in zip(first, swapped, strict=True))
+    assert flips == 26
+    assert report["position_bias"]["checked"] == 200
+    assert report["position_bias"]["flipped"] == flips
+    assert report["position_bias"]["ci"] == pytest.approx(list(wilson_interval(26, 200)))
     # The report's kappa is sklearn's kappa of the original-order choice against the gold.
     assert report["kappa"] == pytest.approx(sklearn_kappa(gold, first), abs=1e-12)
     published = next(

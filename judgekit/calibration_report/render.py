@@ -107,6 +107,12 @@ def _figure_lines(report: CalibrationReport) -> list[str]:
             f"(judge fails what humans pass, of {passes})"
         )
     lines += _pass_rate_lines(report)
+    if report.position_bias is not None:
+        bias = report.position_bias
+        lines.append(
+            f"position bias {bias['rate']:.3f} {_interval(bias['ci'])}: the choice flipped when "
+            f"the answers swapped places on {bias['flipped']} of {bias['checked']} runs"
+        )
     if report.self_agreement is None:
         lines.append("judge self-agreement: not measured (sampled once per run)")
     else:
@@ -247,6 +253,12 @@ def render_markdown(report: CalibrationReport) -> str:
         lines.append(f"| {name} | {_md_cell(value)} |")
     if report.self_agreement is not None:
         lines.append(f"| judge self-agreement | {report.self_agreement['mean']:.3f} |")
+    if report.position_bias is not None:
+        bias = report.position_bias
+        lines.append(
+            f"| position bias | {bias['rate']:.3f} {_interval(bias['ci'])} "
+            f"({bias['flipped']} of {bias['checked']} flipped) |"
+        )
     names = [str(c) for c in report.classes]
     lines += [
         "",

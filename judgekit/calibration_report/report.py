@@ -46,6 +46,7 @@ from judgekit.formats.label import Label
 from judgekit.formats.rubric import PromotionPolicy, Rubric, Score, normalise_score, scale_values
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.rubrics import rubric_version
+from judgekit.stats import wilson_interval
 
 __all__ = [
     "CalibrationReport",
@@ -240,6 +241,7 @@ class CalibrationReport:
     warnings: list[str] = field(default_factory=list)
     pass_rates: PassRates | None = None
     comparison: dict[str, Any] | None = None
+    position_bias: dict[str, Any] | None = None
 
     @property
     def promotable(self) -> bool:
@@ -291,6 +293,7 @@ class CalibrationReport:
             "warnings": self.warnings,
             **(self.pass_rates or PassRates.empty()).as_dict(),
             "comparison": self.comparison,
+            "position_bias": self.position_bias,
         }
 
 
@@ -406,6 +409,7 @@ def build_report(
         false_fail_rate=stats["false_fail_rate"],
         false_fail_ci=stats["false_fail_ci"],
         self_agreement=_self_agreement([selection.current[run] for run in compared]),
+        position_bias=_position_bias([selection.current[run] for run in compared]),
         labelers=_per_labeler(labels, judge_by_run),
         stale_labels=_stale(labels, item_hashes),
         disagreements=disagreements,
@@ -595,6 +599,22 @@ def _self_agreement(verdicts: Sequence[Verdict]) -> dict[str, Any] | None:
         return None
     samples = max(len(v.samples or []) for v in verdicts)
     return {"mean": sum(sampled) / len(sampled), "runs": len(sampled), "samples": samples}
+
+
+def _position_bias(verdicts: Sequence[Verdict]) -> dict[str, Any] | None:
+    """How often a pairwise judge changed its choice when the two answers swapped places,
+    over the compared verdicts asked in both orders (None when none was)."""
+    checked = [v.position_bias for v in verdicts if v.position_bias is not None]
+    if not checked:
+        return None
+    flipped = sum(checked)
+    low, high = wilson_interval(flipped, len(checked))
+    return {
+        "checked": len(checked),
+        "flipped": flipped,
+        "rate": flipped / len(checked),
+        "ci": [low, high],
+    }
 
 
 def _per_labeler(

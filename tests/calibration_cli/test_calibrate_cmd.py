@@ -75,6 +75,7 @@ REPORT_KEYS = {
     "ppi_pass_rate",
     "n_unlabelled",
     "comparison",
+    "position_bias",
 }
 RECORD_KEYS = {
     "rubric_id",
