@@ -63,7 +63,18 @@ _task_id_option = click.option(
 
 @click.group("import")
 def import_group() -> None:
-    """Convert transcripts (OpenAI Chat Completions, Anthropic Messages) into runs.jsonl."""
+    """Convert transcripts (OpenAI Chat Completions, Anthropic Messages) into runs.jsonl.
+
+    Each conversation becomes one run, its tool calls kept in order with their arguments
+    and results; run fields stored beside the messages (`run_id`, `task_id`, `final_state`,
+    ...) carry over.
+
+    \b
+    Example:
+      judgekit import openai examples/transcripts/shop_openai.jsonl -o runs.jsonl
+      judgekit import anthropic examples/transcripts/shop_anthropic.json -o runs.jsonl
+      judgekit grade runs.jsonl --tasks tasks/shop.yaml --out results
+    """
 
 
 @import_group.command("openai")
