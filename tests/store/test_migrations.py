@@ -1,20 +1,25 @@
-"""Named migrations: recorded, applied once, each all-or-nothing."""
+"""Named migrations: recorded, applied once, each all-or-nothing, on both backends."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, MetaData, Table, UniqueConstraint, create_engine, inspect, text
+from sqlalchemy import (
+    Column,
+    Connection,
+    MetaData,
+    Table,
+    UniqueConstraint,
+    create_engine,
+    insert,
+    inspect,
+)
 
 from judgekit.errors import StoreError
 from judgekit.store import open_store, schema
 from judgekit.store.migrations import MIGRATIONS, Migration, applied_migrations, apply_migrations
-
-
-def _url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'store.sqlite'}"
+from judgekit.store.schema import UtcDateTime
 
 
 def _create(table: str) -> Migration:
@@ -24,11 +29,11 @@ def _create(table: str) -> Migration:
     return migrate
 
 
-def test_opening_records_every_migration_once(tmp_path: Path) -> None:
+def test_opening_records_every_migration_once(store_url: str) -> None:
     before = datetime.now(UTC)
-    with open_store(_url(tmp_path)):
+    with open_store(store_url):
         pass
-    with open_store(_url(tmp_path)) as store:
+    with open_store(store_url) as store:
         recorded = applied_migrations(store.engine)
         assert apply_migrations(store.engine) == []
     assert [name for name, _ in recorded] == [name for name, _ in MIGRATIONS]
@@ -37,8 +42,8 @@ def test_opening_records_every_migration_once(tmp_path: Path) -> None:
         assert before <= applied_at <= datetime.now(UTC)
 
 
-def test_migrated_tables_are_the_ones_the_code_uses(tmp_path: Path) -> None:
-    with open_store(_url(tmp_path)) as store:
+def test_migrated_tables_are_the_ones_the_code_uses(store_url: str) -> None:
+    with open_store(store_url) as store:
         inspector = inspect(store.engine)
         assert set(inspector.get_table_names()) == set(schema.metadata.tables)
         for table in schema.metadata.sorted_tables:
@@ -53,22 +58,38 @@ def test_migrated_tables_are_the_ones_the_code_uses(tmp_path: Path) -> None:
                 if isinstance(constraint, UniqueConstraint)
             )
             assert uniques == expected, table.name
+            # PostgreSQL also lists the index behind each unique constraint (checked above).
             indexes = sorted(
-                (i["name"], bool(i["unique"])) for i in inspector.get_indexes(table.name)
+                (i["name"], bool(i["unique"]))
+                for i in inspector.get_indexes(table.name)
+                if not i.get("duplicates_constraint")
             )
             assert indexes == sorted((i.name, i.unique) for i in table.indexes), table.name
+            foreign_keys = sorted(
+                (tuple(k["constrained_columns"]), k["referred_table"], tuple(k["referred_columns"]))
+                for k in inspector.get_foreign_keys(table.name)
+            )
+            assert foreign_keys == sorted(
+                (
+                    tuple(c.name for c in k.columns),
+                    k.referred_table.name,
+                    tuple(e.column.name for e in k.elements),
+                )
+                for k in table.foreign_key_constraints
+            ), table.name
         assert [u["column_names"] for u in inspector.get_unique_constraints("verdicts")] == [
             list(schema.VERDICT_KEY)
         ]
 
 
 def test_verdicts_stored_before_batches_counted_are_kept_in_the_unbatched_batch(
-    tmp_path: Path,
+    store_url: str,
 ) -> None:
-    url = _url(tmp_path)
-    engine = create_engine(url)
+    engine = create_engine(store_url)
     apply_migrations(engine, MIGRATIONS[:1])
-    old = Table("verdicts", MetaData(), autoload_with=engine)
+    # Reflected as the first migration left it, but `at` written the way the store writes
+    # times (text on SQLite, timestamptz on PostgreSQL).
+    old = Table("verdicts", MetaData(), Column("at", UtcDateTime()), autoload_with=engine)
     row = {
         "run_id": "shop/refund_full/3",
         "rubric_id": "goal_completion",
@@ -79,58 +100,66 @@ def test_verdicts_stored_before_batches_counted_are_kept_in_the_unbatched_batch(
         "input_tokens": 10,
         "output_tokens": 2,
         "cached": False,
-        "at": "2026-11-01T10:00:00.000000+00:00",
+        "at": datetime(2026, 11, 1, 10, tzinfo=UTC),
     }
     with engine.begin() as connection:
         connection.execute(old.insert(), [row, row | {"run_id": "shop/refund_full/4"}])
     engine.dispose()
 
-    with open_store(url) as store:
+    with open_store(store_url) as store:
         [batch] = store.batches()
         assert (batch.batch_key, batch.source) == ("unbatched", "legacy")
         kept = store.verdicts("goal_completion")
-        assert [(v.run_id, v.score) for v in kept] == [
-            ("shop/refund_full/3", "pass"),
-            ("shop/refund_full/4", "pass"),
+        assert [(v.run_id, v.score, v.at) for v in kept] == [
+            ("shop/refund_full/3", "pass", row["at"]),
+            ("shop/refund_full/4", "pass", row["at"]),
         ]
         # New verdicts without a batch join the same one, replacing rather than adding.
         store.record_verdicts([kept[0].model_copy(update={"score": "fail"})])
         assert store.count("verdicts") == 2
+        assert store.count("batches") == 1
         assert [v.score for v in store.verdicts("goal_completion")] == ["fail", "pass"]
 
 
-def test_reopening_applies_only_the_missing_migrations(tmp_path: Path) -> None:
-    with open_store(_url(tmp_path)) as store:
-        later = [*MIGRATIONS, ("0002_extra", _create("extra"))]
-        assert apply_migrations(store.engine, later) == ["0002_extra"]
+def test_reopening_applies_only_the_missing_migrations(store_url: str) -> None:
+    with open_store(store_url) as store:
+        later = [*MIGRATIONS, ("0099_extra", _create("extra"))]
+        assert apply_migrations(store.engine, later) == ["0099_extra"]
         assert apply_migrations(store.engine, later) == []
         assert [n for n, _ in applied_migrations(store.engine)] == [n for n, _ in later]
+        assert "extra" in inspect(store.engine).get_table_names()
 
 
-def test_a_failing_migration_leaves_no_trace_and_keeps_the_earlier_ones(tmp_path: Path) -> None:
+def test_a_failing_migration_leaves_no_trace_and_keeps_the_earlier_ones(store_url: str) -> None:
     def half_done(connection: Connection) -> None:
         connection.exec_driver_sql("CREATE TABLE half (x INTEGER)")
         raise RuntimeError("migration bug")
 
-    with open_store(_url(tmp_path)) as store:
-        broken = [*MIGRATIONS, ("0002_extra", _create("extra")), ("0003_half", half_done)]
-        with pytest.raises(RuntimeError, match="migration bug"):
+    with open_store(store_url) as store:
+        broken = [*MIGRATIONS, ("0099_extra", _create("extra")), ("0100_half", half_done)]
+        with pytest.raises(RuntimeError, match=r"^migration bug$"):
             apply_migrations(store.engine, broken)
         names = [n for n, _ in applied_migrations(store.engine)]
-        assert names[-1] == "0002_extra"
+        assert names == [n for n, _ in broken[:-1]]
         # The CREATE TABLE was rolled back with the failed migration: DDL is transactional.
-        assert "half" not in inspect(store.engine).get_table_names()
-        assert "extra" in inspect(store.engine).get_table_names()
+        tables = inspect(store.engine).get_table_names()
+        assert "half" not in tables
+        assert "extra" in tables
 
-        fixed = [*broken[:-1], ("0003_half", _create("half"))]
-        assert apply_migrations(store.engine, fixed) == ["0003_half"]
+        fixed = [*broken[:-1], ("0100_half", _create("half"))]
+        assert apply_migrations(store.engine, fixed) == ["0100_half"]
+        assert "half" in inspect(store.engine).get_table_names()
 
 
-def test_a_database_from_a_newer_judgekit_is_refused(tmp_path: Path) -> None:
-    with open_store(_url(tmp_path)) as store, store.engine.begin() as connection:
+def test_a_database_from_a_newer_judgekit_is_refused(store_url: str) -> None:
+    with open_store(store_url) as store, store.engine.begin() as connection:
         connection.execute(
-            text("INSERT INTO migrations (name, applied_at) VALUES ('9999_future', :at)"),
-            {"at": datetime.now(UTC).isoformat()},
+            insert(schema.migrations).values(name="9999_future", applied_at=datetime.now(UTC))
         )
-    with pytest.raises(StoreError, match=r"9999_future.*upgrade judgekit"):
-        open_store(_url(tmp_path))
+        where = store.url
+    with pytest.raises(StoreError) as caught:
+        open_store(store_url)
+    assert str(caught.value) == (
+        f"{where}: the database has migrations this judgekit does not know (9999_future); "
+        "upgrade judgekit to use it"
+    )
