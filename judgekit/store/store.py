@@ -220,7 +220,7 @@ class Store:
         table = schema.calibrations
         statement = _insert_ignoring(table, ["rubric_id", "digest"], self._dialect)
         with store_errors(self._engine.url), self._engine.begin() as connection:
-            connection.execute(statement, [row])
+            connection.execute(statement, self._storable([row]))
 
     def record_promotion(
         self,
@@ -245,7 +245,7 @@ class Store:
         key = ["rubric_id", "rubric_version", "model", "at"]
         statement = _insert_ignoring(schema.promotions, key, self._dialect)
         with store_errors(self._engine.url), self._engine.begin() as connection:
-            connection.execute(statement, [row])
+            connection.execute(statement, self._storable([row]))
 
     def _upsert(self, table: Table, key: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
         statement = upsert(table, key, self._dialect)
@@ -255,13 +255,21 @@ class Store:
                 # Keep the last of duplicates: one multi-row upsert may not touch a row twice
                 # on PostgreSQL.
                 unique = {tuple(row[name] for name in key): row for row in chunk}
-                connection.execute(statement, list(unique.values()))
+                connection.execute(statement, self._storable(list(unique.values())))
                 written += len(unique)
         return written
 
     @property
     def _dialect(self) -> str:
         return self._engine.dialect.name
+
+    def _storable(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """PostgreSQL cannot hold a NUL character in text or JSON, and agent output may
+        contain one: there it becomes U+FFFD (the replacement character), so a stray byte
+        in a transcript is kept visible instead of failing the whole batch."""
+        if self._dialect != "postgresql":
+            return rows
+        return [_without_nul(row) for row in rows]
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -456,6 +464,16 @@ def utc_day(moment: datetime) -> str:
     """
     utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     return utc.date().isoformat()
+
+
+def _without_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    return value
 
 
 def _chunks(items: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:

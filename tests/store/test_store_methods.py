@@ -14,6 +14,7 @@ from sqlalchemy import make_url, select
 
 from judgekit.errors import StoreError
 from judgekit.formats.grade import GraderResult
+from judgekit.formats.run import Run
 from judgekit.store import Batch, Store, open_store, schema
 from tests.store.conftest import missing_batch_error
 from tests.store.factories import AT, make_grade, make_run, make_verdict
@@ -442,3 +443,19 @@ def test_two_open_stores_on_one_database_see_each_others_writes(
     second.record_grades([make_grade()], batch)
     assert first.grades(batch) == [make_grade()]
     assert first.batch_with_grades(f"batch:{batch}") == second.batch_with_grades("latest:main")
+
+
+def test_a_nul_character_in_agent_output_is_stored_on_every_backend(store: Store) -> None:
+    """PostgreSQL refuses NUL in text and JSON; the store keeps the run, marking the byte."""
+    run = Run(run_id="shop/t/nul", task_id="t", tool_calls=[], final_answer="done\x00 (ticket 7)")
+    batch = store.batch(key="runs:nul")
+    store.record_runs([run], batch)
+    store.record_verdicts([make_verdict("shop/t/nul", reason="odd byte \x00 here")], batch)
+    [back] = store.runs(["shop/t/nul"]).values()
+    [verdict] = store.verdicts("goal_completion")
+    if store.engine.dialect.name == "postgresql":
+        assert back.final_answer == "done\ufffd (ticket 7)"
+        assert verdict.reason == "odd byte \ufffd here"
+    else:
+        assert back.final_answer == "done\x00 (ticket 7)"
+        assert verdict.reason == "odd byte \x00 here"
