@@ -16,15 +16,18 @@ from rich.console import Console
     default="judgekit-demo",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for the runs, results, rubrics, verdicts, labels and promotion record.",
+    help="Folder for each suite's runs and results, the rubrics, verdicts, labels, "
+    "promotion record, report.html and plots.",
 )
 def demo_command(out_dir: Path) -> None:
-    """Run the whole flow offline: trials, judging, hand labels, calibration, promotion.
+    """Run the whole flow offline, from trials to judges, labels, store and report.
 
-    The shop suite runs with the seeded stub agent; two SIMULATED judges (a local fake
-    server answering from the truth at set error rates) judge the final answers; the truth
-    for a stratified sample stands in for hand labels; both judges are calibrated and the
-    careful one promoted. No API key, no network. The store is JUDGEKIT_HOME's.
+    The shop and travel suites run with their seeded stub agents, each measured pass rate
+    shown beside the rate the stub was designed with; two SIMULATED judges (a local fake
+    server answering from the truth at set error rates) judge the shop's final answers;
+    the bundled labels/goal_completion.jsonl stands in for hand labels; both judges are
+    calibrated and the careful one promoted; report.html and the plots show it all. No API
+    key, no network. The store is always JUDGEKIT_HOME's, even when JUDGEKIT_DB is set.
 
     \b
     Example:

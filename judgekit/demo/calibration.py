@@ -1,0 +1,172 @@
+"""Step 4: each simulated judge calibrated against the labels and, if it clears the
+promotion policy, promoted — the figures ``judgekit calibrate`` and ``judgekit promote``
+compute, from the verdicts in the demo's store, recorded there too."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from judgekit.demo.common import say
+from judgekit.demo.judges import JUDGES, SimulatedJudge
+from judgekit.formats.rubric import Rubric
+from judgekit.jsonl import atomic_writer
+from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.status import promotion_record_path
+from judgekit.labelling.plan import item_hashes
+from judgekit.labelling.store import labels_path, read_labels
+
+if TYPE_CHECKING:
+    from judgekit.calibration_report import CalibrationReport
+    from judgekit.store import Store
+
+
+@dataclass
+class JudgeOutcome:
+    """One simulated judge after calibration and promotion."""
+
+    judge: SimulatedJudge
+    report: CalibrationReport
+    record: Path | None
+    failed: list[str] = field(default_factory=list)
+
+
+def calibrate_and_promote(
+    rubric_files: Mapping[SimulatedJudge, Path],
+    labels_dir: Path,
+    *,
+    runs_file: Path,
+    tasks_file: Path,
+    store: Store,
+    console: Console,
+) -> list[JudgeOutcome]:
+    """Calibrate every judge, promote those that clear the policy, record both."""
+    from judgekit.calibration_report import failure_lines
+
+    outcomes: list[JudgeOutcome] = []
+    for judge in JUDGES:
+        rubric = load_rubric(rubric_files[judge])
+        report = _calibrate(rubric, labels_dir, runs_file, tasks_file, store)
+        store.record_calibration(report.as_dict())
+        record = _promote(rubric, report, store) if report.promotable else None
+        failed = [] if report.promotable else failure_lines(report)
+        outcomes.append(JudgeOutcome(judge=judge, report=report, record=record, failed=failed))
+    _print_calibration(outcomes, console)
+    promoted = sum(outcome.record is not None for outcome in outcomes)
+    say(
+        console,
+        f"recorded in the store: {len(outcomes)} calibration reports, {promoted} promotion",
+    )
+    return outcomes
+
+
+def _calibrate(
+    rubric: Rubric, labels_dir: Path, runs_file: Path, tasks_file: Path, store: Store
+) -> CalibrationReport:
+    """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes, reading the verdicts
+    from this store (not from whichever one JUDGEKIT_DB names)."""
+    from judgekit.calibration_report import build_report
+
+    path = labels_path(labels_dir, rubric.id)
+    return build_report(
+        rubric,
+        store.verdicts(rubric.id),
+        read_labels(path, rubric).current,
+        item_hashes=item_hashes([runs_file], tasks_file),
+        interval_method="analytic",
+        sources={"labels": str(path), "verdicts": f"store {store.url}"},
+    )
+
+
+def _promote(rubric: Rubric, report: CalibrationReport, store: Store) -> Path:
+    """Write the promotion record beside the rubric file, as ``judgekit promote`` does."""
+    from judgekit.calibration_report import promotion_record
+
+    record = promotion_record(report)
+    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+    path = promotion_record_path(rubric, folder)
+    with atomic_writer(path) as fh:
+        fh.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    # Timed like the record, so the store and the file tell the same story.
+    store.record_promotion(record, at=datetime.fromisoformat(record["promoted_at"]))
+    return path
+
+
+def _interval(bounds: Sequence[float | None] | None) -> str:
+    if bounds is None or bounds[0] is None or bounds[1] is None:
+        return "—"
+    return f"{bounds[0]:.3f}–{bounds[1]:.3f}"
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
+    _print_table(outcomes, console)
+    for outcome in outcomes:
+        report, judge = outcome.report, outcome.judge
+        say(
+            console,
+            f"{judge.name}: false-pass rate set {judge.false_pass_rate:.2f}, measured "
+            f"{_number(report.false_pass_rate)} (95% CI {_interval(report.false_pass_ci)}); "
+            f"false-fail rate set {judge.false_fail_rate:.2f}, measured "
+            f"{_number(report.false_fail_rate)} (95% CI {_interval(report.false_fail_ci)})",
+        )
+    policy = outcomes[0].report.policy
+    say(
+        console,
+        f"promotion policy: at least {policy.min_labels} labels, {policy.min_per_class} per "
+        f"class, lower bound of the kappa interval at least {policy.min_kappa}",
+    )
+    for outcome in outcomes:
+        _print_decision(outcome, console)
+
+
+def _print_table(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
+    table = Table(title="Judge against the labels (95% intervals)", title_justify="left")
+    for column in ("judge", "n", "agreement", "kappa", "kappa CI", "false-pass set", "measured"):
+        table.add_column(column, justify="left" if column == "judge" else "right")
+    table.add_column("false-fail set", justify="right")
+    table.add_column("measured", justify="right")
+    for outcome in outcomes:
+        report, judge = outcome.report, outcome.judge
+        table.add_row(
+            judge.name,
+            str(report.n),
+            _number(report.agreement),
+            _number(report.kappa),
+            _interval(report.kappa_ci),
+            f"{judge.false_pass_rate:.2f}",
+            _number(report.false_pass_rate),
+            f"{judge.false_fail_rate:.2f}",
+            _number(report.false_fail_rate),
+        )
+    console.print(table)
+
+
+def _print_decision(outcome: JudgeOutcome, console: Console) -> None:
+    report = outcome.report
+    which = f"{report.rubric_id} (version {report.rubric_version}, judge {report.model})"
+    if outcome.record is not None:
+        say(
+            console,
+            f"[green]promoted[/] {which}: kappa {_number(report.kappa)} "
+            f"(95% CI {_interval(report.kappa_ci)}); wrote {escape(str(outcome.record))}",
+        )
+        return
+    say(
+        console,
+        f"[red]refused[/] {which}: {len(outcome.failed)} of {len(report.criteria)} criteria "
+        "not met",
+    )
+    for line in outcome.failed:
+        say(console, f"  {escape(line)}")

@@ -1,0 +1,76 @@
+"""Step 5: the monitor over the demo's store, the HTML report and the plots — what
+``judgekit monitor --plot`` and ``judgekit report`` write, with the demo's rubrics so their
+statuses (promoted, calibrating) show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+
+from judgekit.cli.monitor_cmd import parse_since, print_monitor_report, write_plots
+from judgekit.demo.common import K, say
+from judgekit.judging.rubrics import load_rubric
+from judgekit.store.recording import table_counts
+
+if TYPE_CHECKING:
+    from judgekit.monitoring.monitor import MonitorReport
+    from judgekit.store import Store
+
+TITLE = "judgekit demo (stub agents, simulated judges)"
+SINCE = "90d"  # the monitor's and the report's default
+
+
+@dataclass(frozen=True)
+class Written:
+    report: Path
+    plots: list[Path]
+    monitor: MonitorReport
+
+
+def monitor_and_report(
+    store: Store,
+    batch_ids: Sequence[int],
+    rubric_files: Sequence[Path],
+    labels_dir: Path,
+    out: Path,
+    console: Console,
+) -> Written:
+    """Write ``out/report.html`` and ``out/scores.png`` (with ``scores.cost_turns.png``);
+    the report's task table holds the grades of every batch in ``batch_ids``."""
+    from judgekit.monitoring.report import build_report_content
+    from judgekit.report_html import write_report
+
+    counts = ", ".join(f"{table} {n}" for table, n in table_counts(store).items())
+    say(console, f"the store holds: {counts}")
+    content, monitor = build_report_content(
+        store,
+        title=TITLE,
+        batch=store.batch_with_grades(f"batch:{batch_ids[0]}"),
+        grades=[grade for batch_id in batch_ids for grade in store.grades(batch_id)],
+        rubrics=[load_rubric(path) for path in rubric_files],
+        labels_dir=labels_dir,
+        since=parse_since(SINCE),
+        k=K,
+    )
+    print_monitor_report(monitor, console)
+    days = max((len(series.points) for series in monitor.series), default=0)
+    if not monitor.alerts and days <= 1:
+        say(
+            console,
+            "no alert, as expected: the store holds one day of data, and an alert compares "
+            "the latest day with the days before it",
+        )
+    report = out / "report.html"
+    write_report(report, content)
+    plots = write_plots(monitor, out / "scores.png")
+    say(
+        console,
+        f"wrote {escape(str(report))} ({len(content.images)} plots embedded, no script, no "
+        f"network needed) and {', '.join(escape(str(path)) for path in plots)}",
+    )
+    return Written(report=report, plots=plots, monitor=monitor)

@@ -1,0 +1,57 @@
+"""The demo's store: always the SQLite file in JUDGEKIT_HOME, never the one JUDGEKIT_DB names,
+so a demo never writes simulated verdicts into someone's real store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from rich.console import Console
+from rich.markup import escape
+
+from judgekit.demo.common import say
+from judgekit.home import judgekit_home
+from judgekit.store.database import DB_ENV
+from judgekit.store.provenance import detect_provenance
+from judgekit.store.recording import iter_grades, runs_batch_key
+
+if TYPE_CHECKING:
+    from judgekit.demo.trials import SuiteRun
+    from judgekit.store import Store
+
+SOURCE: Final = "demo"
+BRANCH: Final = "demo"
+
+
+def demo_store_url() -> str:
+    """``sqlite:///`` + JUDGEKIT_HOME/judgekit.sqlite (an absolute path: four slashes)."""
+    return "sqlite:///" + str(judgekit_home() / "judgekit.sqlite")
+
+
+def open_demo_store(console: Console) -> Store:
+    """Open the home store explicitly: given a URL, open_store ignores JUDGEKIT_DB."""
+    from judgekit.store import open_store  # SQLAlchemy loads only when the demo runs
+
+    store = open_store(demo_store_url())
+    say(console, f"store: {escape(store.url)} (JUDGEKIT_HOME's)")
+    if os.environ.get(DB_ENV):
+        say(
+            console,
+            f"{DB_ENV} is set: the demo leaves that store alone and records in JUDGEKIT_HOME's",
+        )
+    return store
+
+
+def record_suite(store: Store, run: SuiteRun, root: Path) -> int:
+    """Record a suite's runs and grades in the batch of its runs file; return the batch id."""
+    provenance = detect_provenance(branch=BRANCH, cwd=root)
+    batch_id = store.batch(
+        key=runs_batch_key(run.runs_file),
+        source=SOURCE,
+        git_sha=provenance.git_sha,
+        branch=provenance.branch,
+    )
+    store.record_runs(run.runs(), batch_id)
+    store.record_grades(iter_grades(run.results_file), batch_id)
+    return batch_id
