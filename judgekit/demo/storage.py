@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgekit.demo.common import say
-from judgekit.home import judgekit_home
 from judgekit.store.database import DB_ENV
 from judgekit.store.provenance import detect_provenance
 from judgekit.store.recording import iter_grades, runs_batch_key
@@ -24,16 +23,12 @@ SOURCE: Final = "demo"
 BRANCH: Final = "demo"
 
 
-def demo_store_url() -> str:
-    """``sqlite:///`` + JUDGEKIT_HOME/judgekit.sqlite (an absolute path: four slashes)."""
-    return "sqlite:///" + str(judgekit_home() / "judgekit.sqlite")
-
-
 def open_demo_store(console: Console) -> Store:
     """Open the home store explicitly: given a URL, open_store ignores JUDGEKIT_DB."""
-    from judgekit.store import open_store  # SQLAlchemy loads only when the demo runs
+    # SQLAlchemy loads only when the demo runs
+    from judgekit.store.database import home_store_url, open_store
 
-    store = open_store(demo_store_url())
+    store = open_store(home_store_url())
     say(console, f"store: {escape(store.url)} (JUDGEKIT_HOME's)")
     if os.environ.get(DB_ENV):
         say(

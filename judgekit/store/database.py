@@ -36,19 +36,26 @@ BUSY_TIMEOUT_MS: Final = 30_000
 _CHUNK: Final = 500
 
 
-def open_store(url: str | None = None) -> Store:
+def home_store_url() -> URL:
+    """The SQLite store in :func:`judgekit.home.judgekit_home`, whatever ``$JUDGEKIT_DB`` says.
+
+    Built, not parsed: a folder name with "?" or "#" must not read as URL syntax.
+    """
+    return URL.create("sqlite", database=str(judgekit_home() / "judgekit.sqlite"))
+
+
+def open_store(url: str | URL | None = None) -> Store:
     """Open (creating and migrating if needed) the store at ``url``.
 
-    ``url`` defaults to ``$JUDGEKIT_DB``, else ``sqlite:///`` + ``judgekit.sqlite`` in
-    :func:`judgekit.home.judgekit_home`. ``sqlite://`` is an in-memory store for quick tests
-    (one per thread).
+    ``url`` defaults to ``$JUDGEKIT_DB``, else :func:`home_store_url`. ``sqlite://`` is an
+    in-memory store for quick tests (one per thread).
     """
-    raw = url or os.environ.get(DB_ENV)
-    if raw:
+    if isinstance(url, URL):
+        parsed = url
+    elif raw := url or os.environ.get(DB_ENV):
         parsed = _parse_url(raw, "the store URL" if url else DB_ENV)
     else:
-        # Built, not parsed: a folder name with "?" or "#" must not read as URL syntax.
-        parsed = URL.create("sqlite", database=str(judgekit_home() / "judgekit.sqlite"))
+        parsed = home_store_url()
     engine = _create_engine(parsed)
     try:
         with store_errors(parsed):
