@@ -136,6 +136,7 @@ def _prepare(command: Command, server: FakeLLMServer) -> tuple[list[str], Path |
 
 def test_every_readme_command_runs(scratch: Path) -> None:
     ran: list[str] = []
+    demo_output = ""
     reply = '{"reason": "the answer does what was asked", "score": "pass"}'
     with FakeLLMServer(reply=lambda request: reply) as server:
         for command in readme_commands():
@@ -170,12 +171,19 @@ def test_every_readme_command_runs(scratch: Path) -> None:
             assert expected_text in out + err, command.line
             if redirect is not None:
                 redirect.write_text(out)
+            if command.line == "judgekit demo":
+                demo_output = out
             ran.append(command.line)
     llmbar = [c for c in readme_commands() if "llmbar" in c.line]
     assert len(ran) == len(readme_commands()) - len(SETUP) - len(llmbar)
     # The walk-through's files are there: it really ran, in order.
     assert (scratch / "runs.jsonl").read_text().count("\n") == 3
     assert "kappa" in (scratch / "comment.md").read_text()
+    # The demo prints what the README quotes of it.
+    quoted = README.read_text().split("The part that matters, as it prints:\n\n```console\n")[1]
+    printed = [line.rstrip() for line in demo_output.splitlines()]
+    for line in quoted.split("```", 1)[0].splitlines():
+        assert line in printed, line
     assert (scratch / "report.html").is_file() and (scratch / "scores.png").is_file()
 
 
