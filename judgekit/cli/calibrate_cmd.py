@@ -145,6 +145,12 @@ def load_report(
 @json_option
 @click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
 @no_store_option
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also draw the confusion matrix (human against judge) as a PNG here.",
+)
 def calibrate_command(
     rubric_ref: str,
     verdicts_file: Path | None,
@@ -158,6 +164,7 @@ def calibrate_command(
     as_json: bool,
     as_md: bool,
     no_store: bool,
+    plot_path: Path | None,
 ) -> None:
     """Compare the judge's verdicts with hand labels under the rubric's current version.
 
@@ -198,6 +205,11 @@ def calibrate_command(
     )
     if not no_store:
         record_calibration(report.as_dict())
+    if plot_path is not None:
+        from judgekit.monitoring.plots import plot_confusion, write_png  # matplotlib: only now
+
+        title = f"{report.rubric_id} ({report.model}): {report.n} runs"
+        write_png(plot_path, plot_confusion(report.confusion, title=title))
     from judgekit.calibration_report import render_markdown, render_text
 
     if as_json:

@@ -706,3 +706,14 @@ def test_compare_with_no_shared_runs_is_exit_2(ws: Workspace) -> None:
     result = ws.invoke("calibrate", "--against-model", "anthropic/claude-x")
     assert result.exit_code == 2
     assert "no labelled run was scored by both" in result.output
+
+
+def test_plot_draws_the_confusion_matrix(ws: Workspace) -> None:
+    small_case(ws)
+    png = ws.root / "confusion.png"
+    data = ws.report("--plot", str(png))
+    assert data["confusion"] == {"pass": {"pass": 5, "fail": 1}, "fail": {"pass": 1, "fail": 3}}
+    raw = png.read_bytes()
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+    size = (int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big"))
+    assert size == (500, 450)
