@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +56,9 @@ BASELINE_COLOR = "#444444"
 INFORMATIONAL_SUFFIX = " (informational, never alerts)"
 
 XValue = float  # a date as a matplotlib date number, or a batch's position
+
+# Characters of a note that fit on one line across a 1000-pixel panel.
+_NOTE_CHARS = 140
 
 
 def series_height_px(panels: int) -> int:
@@ -169,7 +173,8 @@ def _panel_title(series: Series) -> str:
     if series.role == "informational":
         title += INFORMATIONAL_SUFFIX
     if series.note:
-        title += f"\n{series.note}"
+        # One line under the title: a long note is cut where the panel ends, not mid-word.
+        title += "\n" + textwrap.shorten(series.note, width=_NOTE_CHARS, placeholder=" …")
     return title
 
 
