@@ -100,28 +100,25 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
     renamed over ``path``; if the block raises, the temporary file is removed and ``path``
     is left as it was. The file gets the permissions a plain ``open`` would give it.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        _publish(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with _atomic_file(path, binary=False) as fh:
+        yield fh
 
 
 def write_bytes_atomically(path: str | Path, data: bytes) -> None:
     """Write a binary file (an image) that appears whole or not at all."""
+    with _atomic_file(path, binary=True) as fh:
+        fh.write(data)
+
+
+@contextmanager
+def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+        with opened as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         _publish(tmp_name, target)

@@ -15,6 +15,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from judgekit.cli.options import (
+    by_option,
+    labels_beside_rubrics_option,
+    rubric_refs_option,
+    since_option,
+)
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.rubrics import load_rubric, load_rubrics
 from judgekit.monitoring.alerts import AlertPolicy
@@ -155,30 +161,10 @@ def write_plots(report: MonitorReport, path: Path) -> list[Path]:
 
 
 @click.command("monitor")
-@click.option(
-    "--rubric",
-    "rubric_refs",
-    multiple=True,
-    help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
-)
-@click.option(
-    "--labels-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of hand labels (default: labels/ beside the rubrics).",
-)
-@click.option(
-    "--since",
-    default="90d",
-    show_default=True,
-    help="The first day shown: YYYY-MM-DD, or a number of days back such as 30d.",
-)
-@click.option(
-    "--by",
-    type=click.Choice(["day", "batch"]),
-    default="day",
-    show_default=True,
-    help="One point per UTC day or per batch (one evaluation).",
-)
+@rubric_refs_option
+@labels_beside_rubrics_option
+@since_option
+@by_option
 @click.option(
     "--alpha",
     default=0.01,

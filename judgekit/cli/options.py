@@ -140,3 +140,30 @@ def _with_store_choice(func: F, options: Sequence[Callable[[Any], Any]]) -> F:
     for option in reversed(options):
         wrapped = option(wrapped)
     return cast(F, wrapped)
+
+
+# The monitor's view of the store: which rubrics, whose labels, since when, per what.
+rubric_refs_option = click.option(
+    "--rubric",
+    "rubric_refs",
+    multiple=True,
+    help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
+)
+labels_beside_rubrics_option = click.option(
+    "--labels-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of hand labels (default: labels/ beside the rubrics).",
+)
+since_option = click.option(
+    "--since",
+    default="90d",
+    show_default=True,
+    help="The first day shown: YYYY-MM-DD, or a number of days back such as 30d.",
+)
+by_option = click.option(
+    "--by",
+    type=click.Choice(["day", "batch"]),
+    default="day",
+    show_default=True,
+    help="One point per UTC day or per batch (one evaluation).",
+)

@@ -11,6 +11,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgekit.cli.monitor_cmd import parse_since, rubrics_from
+from judgekit.cli.options import (
+    by_option,
+    labels_beside_rubrics_option,
+    rubric_refs_option,
+    since_option,
+)
 from judgekit.gate import load_results
 
 if TYPE_CHECKING:
@@ -39,19 +45,10 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path),
     help="Summarise this results.jsonl (or folder) instead of a batch from the store.",
 )
-@click.option(
-    "--rubric",
-    "rubric_refs",
-    multiple=True,
-    help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
-)
-@click.option(
-    "--labels-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of hand labels (default: labels/ beside the rubrics).",
-)
-@click.option("--since", default="90d", show_default=True, help="YYYY-MM-DD or e.g. 30d.")
-@click.option("--by", type=click.Choice(["day", "batch"]), default="day", show_default=True)
+@rubric_refs_option
+@labels_beside_rubrics_option
+@since_option
+@by_option
 @click.option("--title", default="judgekit report", show_default=True, help="The page title.")
 def report_command(
     out_path: Path,
