@@ -26,7 +26,7 @@ DASH = "—"
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 _STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a;
-       max-width: 1100px; margin: 2em auto; padding: 0 1em; }
+       max-width: 1280px; margin: 2em auto; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; margin-top: 2em; }
 h3 { font-size: 1.05em; margin-top: 1.4em; }
@@ -36,9 +36,10 @@ h3 { font-size: 1.05em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid #e3e3e3; padding: 0.25em 0.7em; vertical-align: top; }
 th { text-align: left; background: #f6f6f6; font-weight: 600; }
-td:not(:first-child) { text-align: right; }
-table.text td:not(:first-child) { text-align: left; }
-td { overflow-wrap: anywhere; }
+td:not(:first-child) { text-align: right; white-space: nowrap; }
+table.text td:not(:first-child) { text-align: left; white-space: normal; }
+td { overflow-wrap: break-word; }
+.wide { overflow-x: auto; }
 figure { margin: 1em 0; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; }
@@ -101,10 +102,11 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[object]], *, text: bo
     css = ' class="text"' if text else ""
     head = "<tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"
     lines = ["<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in rows]
+    # Figures never wrap mid-number; a table wider than the page scrolls instead.
     return (
-        f"<table{css}>\n<thead>{head}</thead>\n<tbody>\n"
+        f'<div class="wide"><table{css}>\n<thead>{head}</thead>\n<tbody>\n'
         + "\n".join(lines)
-        + "\n</tbody>\n</table>"
+        + "\n</tbody>\n</table></div>"
     )
 
 

@@ -36,7 +36,7 @@ PNG_A = b"\x89PNG\r\n\x1a\nfirst image"
 PNG_B = b"\x89PNG\r\n\x1a\n\x00\xffsecond image"
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p",
-    "strong", "section", "table", "thead", "tbody", "tr", "th", "td", "figure", "img",
+    "strong", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "figure", "img",
     "figcaption",
 }  # fmt: skip
 
