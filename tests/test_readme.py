@@ -54,10 +54,12 @@ BENCH_SIZES = {
 class Command:
     line: str  # as the README shows it
     block: str  # bash or console
+    shown: tuple[str, ...] = ()  # the output the README shows under it (console blocks)
 
 
 def readme_commands() -> list[Command]:
-    """Shell commands of the README's bash and console blocks, continuations joined."""
+    """Shell commands of the README's bash and console blocks, continuations joined, each
+    with the output shown under it."""
     found: list[Command] = []
     for kind, body in re.findall(r"```(bash|console)\n(.*?)```", README.read_text(), re.S):
         lines = body.splitlines()
@@ -68,10 +70,23 @@ def readme_commands() -> list[Command]:
             while command is not None and command.rstrip().endswith("\\") and i + 1 < len(lines):
                 i += 1
                 command = command.rstrip()[:-1].rstrip() + " " + lines[i].strip()
+            shown: list[str] = []
+            while kind == "console" and i + 1 < len(lines) and not lines[i + 1].startswith("$ "):
+                i += 1
+                shown.append(lines[i])
             if command and not command.startswith("#"):
-                found.append(Command(re.sub(r"\s+#.*$", "", command).strip(), kind))
+                found.append(Command(re.sub(r"\s+#.*$", "", command).strip(), kind, tuple(shown)))
             i += 1
     return found
+
+
+def assert_shown(command: Command, output: str) -> None:
+    """Every line the README shows under the command is a line it printed; "..." stands
+    for lines left out and "…" for a part that differs between machines."""
+    printed = {line.rstrip() for line in output.splitlines()}
+    for line in command.shown:
+        if line != "..." and "…" not in line:
+            assert line.rstrip() in printed, f"{command.line}: README shows {line!r}"
 
 
 def test_the_readme_shows_the_commands_this_test_runs() -> None:
@@ -169,6 +184,7 @@ def test_every_readme_command_runs(scratch: Path) -> None:
             expected_code, expected_text = EXPECTED_EXIT.get(command.line, (0, ""))
             assert code == expected_code, f"{command.line}\n{out}\n{err}"
             assert expected_text in out + err, command.line
+            assert_shown(command, out + err)
             if redirect is not None:
                 redirect.write_text(out)
             if command.line == "judgekit demo":

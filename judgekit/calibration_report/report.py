@@ -679,6 +679,13 @@ def promotion_record(report: CalibrationReport, *, now: datetime | None = None) 
 
 
 def _fmt(value: float) -> str:
+    """Three decimals at most, trailing zeros dropped; a value that rounds to zero is "0",
+    never "-0" (a lower bound of -0.0000001 is zero to a reader).
+
+    >>> [_fmt(v) for v in (0.6, 50.0, 0.1234, -1e-9, 0.0)]
+    ['0.6', '50', '0.123', '0', '0']
+    """
     if float(value).is_integer() and abs(value) >= 1:
         return str(int(value))
-    return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
