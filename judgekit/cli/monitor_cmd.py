@@ -97,6 +97,13 @@ def _p(value: float | None) -> str:
 
 def print_monitor_report(report: MonitorReport, console: Console) -> None:
     since = report.since.date().isoformat() if report.since else "the beginning"
+    if not any(series.points for series in report.series):
+        console.print(
+            f"monitor: nothing recorded since {since} in {escape(report.store)}; "
+            "`judgekit run`, `grade` and `judge` record what they do",
+            soft_wrap=True,
+        )
+        return
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,

@@ -126,3 +126,13 @@ def test_the_report_is_one_self_contained_html_file(
     assert not re.search(r'(src|href)="https?:', html)
     assert "<script" not in html
     assert "pass rate dropped" in html
+
+
+def test_an_empty_store_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = monitor("--since", "2026-11-01")
+    assert code == 0
+    assert out == (
+        f"monitor: nothing recorded since 2026-11-01 in sqlite:///{tmp_path}/.judgekit/"
+        "judgekit.sqlite; `judgekit run`, `grade` and `judge` record what they do\n"
+    )
