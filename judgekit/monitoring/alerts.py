@@ -99,6 +99,7 @@ def _test(series: Series, rules: AlertPolicy) -> None:
         return
     baseline = _pooled_proportion(window) if series.kind == "proportion" else _pooled_mean(window)
     series.baseline = baseline
+    series.baseline_labels = [point.label for point in window]
     if latest.n < rules.min_n or baseline.n < rules.min_n:
         series.note = _join(
             series.note,

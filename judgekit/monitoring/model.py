@@ -44,6 +44,28 @@ class Alert:
     p_value: float
     alpha: float
     message: str
+    # Grade metrics: the tasks whose rate fell most, worst first, to say where to look.
+    tasks: tuple[TaskDrop, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskDrop:
+    """One task's rate in the baseline windows and in the latest one."""
+
+    task_id: str
+    baseline_n: int
+    baseline_successes: int
+    latest_n: int
+    latest_successes: int
+
+    @property
+    def change(self) -> float:
+        return self.latest_successes / self.latest_n - self.baseline_successes / self.baseline_n
+
+    def describe(self) -> str:
+        before = self.baseline_successes / self.baseline_n
+        now = self.latest_successes / self.latest_n
+        return f"{self.task_id} {before:.2f} → {now:.2f} ({self.latest_successes}/{self.latest_n})"
 
 
 @dataclass
@@ -60,6 +82,7 @@ class Series:
     alert: Alert | None = None
     note: str | None = None  # why informational, or why no test was possible
     baseline: Point | None = None  # the pooled baseline window the latest was tested against
+    baseline_labels: list[str] = field(default_factory=list)  # the windows pooled in it
     p_value: float | None = None  # one-sided: the latest window is worse than the baseline
 
     def as_dict(self) -> dict[str, Any]:

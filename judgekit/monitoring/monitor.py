@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,11 +22,13 @@ from judgekit.judging.status import promotion_record_path, rubric_status
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
 from judgekit.monitoring.model import Alert, Series
 from judgekit.monitoring.series import (
+    GRADE_COLUMNS,
     RubricScope,
     Window,
     grade_series,
     rubric_series,
     stored_rubric_ids,
+    task_drops,
 )
 from judgekit.store import Store
 
@@ -134,4 +136,21 @@ def build_monitor_report(
         lines.append(RubricLine(rubric_id, None, "unknown", "no rubric file given", None))
     series = [one for one in series if one.points or one.metric.startswith("rubric:")]
     evaluate_alerts(series, rules)
+    for one in series:
+        if one.alert is not None and one.metric in GRADE_COLUMNS:
+            one.alert = _with_task_drops(store, one, by)
     return MonitorReport(store.url, since, by, rules, series, lines)
+
+
+def _with_task_drops(store: Store, series: Series, by: Window) -> Alert:
+    """The alert, naming the (up to three) tasks whose rate fell most: where to look."""
+    assert series.alert is not None
+    drops = task_drops(
+        store, series.metric, baseline=series.baseline_labels, latest=series.points[-1].label, by=by
+    )[:3]
+    if not drops:
+        return series.alert
+    named = ", ".join(drop.describe() for drop in drops)
+    return replace(
+        series.alert, tasks=tuple(drops), message=f"{series.alert.message}; fell most: {named}"
+    )

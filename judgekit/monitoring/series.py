@@ -18,7 +18,7 @@ from typing import Any, Literal
 from sqlalchemy import Float, Integer, Select, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series
+from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series, TaskDrop
 from judgekit.stats import wilson_interval
 from judgekit.store import Store, schema
 from judgekit.store.database import store_errors
@@ -80,6 +80,46 @@ def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Se
         ]
         series.append(Series(metric, title, "mean", "gating", _present(points)))
     return series
+
+
+GRADE_COLUMNS = {metric: column for metric, _, column in _PROPORTIONS}
+
+
+def task_drops(
+    store: Store, metric: str, *, baseline: Sequence[str], latest: str, by: Window
+) -> list[TaskDrop]:
+    """Per task, a grade metric's successes in the baseline windows and in the latest one
+    (windows by their labels: days, or "batch N"), the largest falls first."""
+    table = schema.grades
+    column = table.c[GRADE_COLUMNS[metric]]
+    key = table.c.day if by == "day" else table.c.batch_id
+
+    def window(label: str) -> str | int:
+        return label if by == "day" else int(label.removeprefix("batch "))
+
+    # Grouped by the window itself, folded here: PostgreSQL would not match a grouped
+    # comparison against a bound parameter with the same comparison in the select list.
+    labels = [*baseline, latest]
+    query = (
+        select(table.c.task_id, key, func.count(column), func.sum(cast(column, Integer)))
+        .where(key.in_([window(label) for label in labels]))
+        .group_by(table.c.task_id, key)
+    )
+    counts: dict[str, dict[bool, tuple[int, int]]] = {}
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        for task_id, at, n, successes in connection.execute(query):
+            sides = counts.setdefault(task_id, {})
+            side = at == window(latest)
+            before_n, before_s = sides.get(side, (0, 0))
+            sides[side] = (before_n + int(n or 0), before_s + int(successes or 0))
+    drops = []
+    for task_id, sides in counts.items():
+        (base_n, base_s), (last_n, last_s) = sides.get(False, (0, 0)), sides.get(True, (0, 0))
+        if base_n and last_n:
+            drop = TaskDrop(task_id, base_n, base_s, last_n, last_s)
+            if drop.change < 0:
+                drops.append(drop)
+    return sorted(drops, key=lambda d: (d.change, d.task_id))
 
 
 def rubric_series(

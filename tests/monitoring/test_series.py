@@ -15,16 +15,10 @@ from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.series import RubricScope, grade_series, rubric_series
 from judgekit.stats import wilson_interval
-from judgekit.store import Store, open_store
+from judgekit.store import Store
 from tests.conftest import REPO
 
 DAY = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    with open_store(f"sqlite:///{tmp_path / 'store.sqlite'}") as opened:
-        yield opened
 
 
 def grade(i: int, passed: bool, *, truth: bool | None = None, cost: float | None = None) -> Grade:
@@ -180,3 +174,32 @@ def test_promoted_rubrics_gate_drafts_and_unknown_rubrics_only_inform(
         ("tone", "unknown"),
     ]
     assert [alert.metric for alert in report.alerts] == ["rubric:goal_completion"]
+
+
+def test_an_alert_names_the_tasks_that_fell_most(store: Store) -> None:
+    # Eight days of 100 runs per task; on the last, refund falls from 80% to 40% and
+    # notify from 90% to 80%; cancel holds.
+    plan = {"refund": (80, 40), "notify": (90, 80), "cancel": (70, 72)}
+    for day in range(8):
+        batch = store.batch(key=f"runs:day{day}")
+        grades = []
+        for task_id, (before, last) in plan.items():
+            passed = last if day == 7 else before
+            grades += [
+                Grade(run_id=f"shop/{task_id}/{i}", task_id=task_id, passed=i < passed)
+                for i in range(100)
+            ]
+        store.record_grades(grades, batch, at=DAY + timedelta(days=day))
+    report = build_monitor_report(store)
+    [alert] = report.alerts
+    assert alert.metric == "pass_rate"
+    assert [
+        (d.task_id, d.baseline_n, d.baseline_successes, d.latest_n, d.latest_successes)
+        for d in alert.tasks
+    ] == [("refund", 700, 560, 100, 40), ("notify", 700, 630, 100, 80)]
+    assert alert.message.endswith(
+        "; fell most: refund 0.80 → 0.40 (40/100), notify 0.90 → 0.80 (80/100)"
+    )
+    batch_report = build_monitor_report(store, by="batch")
+    [alert] = batch_report.alerts
+    assert [d.task_id for d in alert.tasks] == ["refund", "notify"]
