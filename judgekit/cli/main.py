@@ -44,10 +44,16 @@ class JudgekitGroup(click.Group):
 def main() -> None:
     """judgekit: numbers you can trust about whether your AI agent works.
 
+    The flow: import transcripts or run trials, grade, judge, label, calibrate, promote,
+    then monitor, report and gate. `judgekit demo` shows all of it offline, with no key.
+    Exit codes: 0 success; 1 a gate, promotion or alert said no; 2 bad input.
+
     \b
     Example:
+      judgekit demo
       judgekit import openai transcripts.jsonl -o runs.jsonl
       judgekit grade runs.jsonl --tasks tasks/shop.yaml --out results/
+      judgekit gate --baseline latest:main --candidate results/
     """
 
 
