@@ -6,6 +6,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -65,7 +66,9 @@ def _side_from(reference: str, store: Store | None) -> Side:
     return Side(reference, grades, batch_id)
 
 
+@contextmanager
 def _store_if_needed(references: list[str], rubrics: bool) -> Iterator[Store | None]:
+    """The store, opened only when a side is a store reference or rubrics are compared."""
     if rubrics or any(_STORE_REFERENCE.match(r) for r in references):
         from judgekit.store import open_store
 
@@ -254,7 +257,7 @@ def gate_command(
     rubrics = []
     for ref in rubric_refs:
         rubrics += load_rubrics(ref) if Path(ref).is_dir() else [load_rubric(ref)]
-    for store in _store_if_needed([baseline, candidate], bool(rubrics)):
+    with _store_if_needed([baseline, candidate], bool(rubrics)) as store:
         base, cand = _side_from(baseline, store), _side_from(candidate, store)
         report = compare_results(
             base.grades,
