@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgekit.errors import DataError
+from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run, load_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
@@ -80,7 +81,7 @@ def run_recheck(
             path=labels_file,
         )
     tasks = load_tasks(tasks_path) if tasks_path is not None else None
-    verdicts = asyncio.run(_judge(rubric_ref, runs, tasks, base_url, api_key, concurrency))
+    verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
     result = compare_kappas(record, report, alpha=alpha)
     batch = store.batch(
@@ -96,14 +97,13 @@ def run_recheck(
 
 
 async def _judge(
-    rubric_ref: str,
+    rubric: Rubric,
     runs: Sequence[Run],
     tasks: TaskSet | None,
     base_url: str | None,
     api_key: str | None,
     concurrency: int,
 ) -> list[Verdict]:
-    rubric = load_rubric(rubric_ref)
     provider_name, _ = parse_model_name(rubric.judge.model)
     provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
     client = ChatClient(provider, concurrency=concurrency)
