@@ -85,8 +85,10 @@ def store_import_command(
     with open_store() as opened:
         for path, file_kind in plan:
             recorded = _record(opened, path, file_kind, tasks, skip_unknown, provenance)
+            known = f"; {recorded.known} already in the store, left out" if recorded.known else ""
             click.echo(
                 f"{path}: {_counts(recorded, file_kind)} recorded (batch {recorded.batch_id})"
+                + known
             )
 
 

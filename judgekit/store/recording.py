@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -31,6 +32,8 @@ Source = Literal["grade", "run", "judge", "import"]
 RUNS_KEY_PREFIX: Final = "runs:"
 IMPORT_KEY_PREFIX: Final = "import:"
 _READ_SIZE: Final = 1 << 20
+# Run ids per IN (...) query: PostgreSQL takes at most 65,535 parameters a statement.
+_IDS_PER_QUERY: Final = 10_000
 
 TABLES: Final = ("batches", "runs", "grades", "verdicts", "calibrations", "promotions")
 
@@ -44,6 +47,7 @@ class Recorded:
     runs: int = 0
     grades: int = 0
     verdicts: int = 0
+    known: int = 0  # verdicts left out: already in the store, recorded by another batch
 
     def as_json(self) -> dict[str, Any]:
         """The ``"store"`` object of a command's ``--json`` output."""
@@ -117,17 +121,53 @@ def record_graded_runs(
 
 
 def record_results_file(store: Store, path: str | Path, *, provenance: Provenance) -> Recorded:
-    """Record an imported results file (grades) in its own batch."""
-    batch_id = open_batch(store, import_batch_key(path), source="import", provenance=provenance)
+    """Record an imported results file (grades) in its own batch — or, when the runs it
+    grades lie beside it (`judgekit run` writes both in one folder), in their batch, so
+    importing what a run already recorded adds nothing."""
+    runs = Path(path).parent / "runs.jsonl"
+    key = runs_batch_key(runs) if runs.is_file() else import_batch_key(path)
+    batch_id = open_batch(store, key, source="import", provenance=provenance)
     grades = store.record_grades(iter_grades(path), batch_id)
     return Recorded(url=store.url, batch_id=batch_id, grades=grades)
 
 
 def record_verdicts_file(store: Store, path: str | Path, *, provenance: Provenance) -> Recorded:
-    """Record an imported verdicts file in its own batch."""
+    """Record an imported verdicts file in its own batch, leaving out the verdicts another
+    batch already holds (the same run, rubric version, model and time: `judgekit judge`
+    recorded them when it wrote the file), so a monitor never counts one judgement twice."""
     batch_id = open_batch(store, import_batch_key(path), source="import", provenance=provenance)
-    verdicts = store.record_verdicts((v for _, v in iter_models(path, Verdict)), batch_id)
-    return Recorded(url=store.url, batch_id=batch_id, verdicts=verdicts)
+    verdicts = [v for _, v in iter_models(path, Verdict)]
+    known = _known_elsewhere(store, verdicts, batch_id)
+    fresh = [v for v in verdicts if _identity(v) not in known]
+    recorded = store.record_verdicts(fresh, batch_id)
+    return Recorded(
+        url=store.url, batch_id=batch_id, verdicts=recorded, known=len(verdicts) - len(fresh)
+    )
+
+
+def _identity(verdict: Verdict) -> tuple[str, str, str, str, datetime]:
+    at = verdict.at if verdict.at.tzinfo else verdict.at.replace(tzinfo=UTC)
+    return (verdict.run_id, verdict.rubric_id, verdict.rubric_version, verdict.model, at)
+
+
+def _known_elsewhere(
+    store: Store, verdicts: list[Verdict], batch_id: int
+) -> set[tuple[str, str, str, str, datetime]]:
+    """The identities of ``verdicts`` that batches other than ``batch_id`` hold."""
+    table = schema.verdicts
+    run_ids = sorted({v.run_id for v in verdicts})
+    found: set[tuple[str, str, str, str, datetime]] = set()
+    with store_errors(store.engine.url), store.engine.connect() as connection:
+        for start in range(0, len(run_ids), _IDS_PER_QUERY):
+            query = select(
+                table.c.run_id, table.c.rubric_id, table.c.rubric_version, table.c.model, table.c.at
+            ).where(
+                table.c.run_id.in_(run_ids[start : start + _IDS_PER_QUERY]),
+                table.c.batch_id != batch_id,
+            )
+            for run_id, rubric_id, version, model, at in connection.execute(query):
+                found.add((run_id, rubric_id, version, model, at.astimezone(UTC)))
+    return found
 
 
 def iter_grades(path: str | Path) -> Iterable[Grade]:

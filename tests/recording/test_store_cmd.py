@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from judgekit.formats.verdict import Verdict
 from judgekit.store import open_store
 from judgekit.store.recording import file_sha256, runs_batch_key
 from tests.recording.conftest import (
@@ -237,3 +238,36 @@ def test_info_never_shows_the_password(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (code, out) == (2, "")
     assert err.startswith("judgekit: error: postgresql+psycopg://judge:***@127.0.0.1:1/judgekit: ")
     assert "hunter2" not in err
+
+
+def test_importing_what_judge_or_run_recorded_adds_nothing(tmp_path: Path) -> None:
+    verdicts = write_verdicts(tmp_path / "verdicts.jsonl", 10)
+    with open_store() as store:  # as `judgekit judge` records them, in the runs' batch
+        batch = store.batch(key="runs:judged")
+        store.record_verdicts(
+            [Verdict.model_validate(verdict(i)) for i in range(6)], batch_id=batch
+        )
+    code, out, _ = invoke("store", "import", verdicts)
+    assert (code, out) == (
+        0,
+        f"{verdicts}: 4 verdicts recorded (batch 2); 6 already in the store, left out\n",
+    )
+    assert counts()["verdicts"] == 10
+
+    # A run's folder holds its runs beside its results: those grades join the run's batch.
+    code, _, _ = invoke(
+        "run",
+        "--tasks",
+        SHOP_TASKS,
+        "--agent",
+        "examples.shop:agent",
+        "--trials",
+        "2",
+        "--out",
+        tmp_path / "out",
+    )
+    assert code == 0
+    before = counts()
+    code, out, _ = invoke("store", "import", tmp_path / "out" / "results.jsonl")
+    assert code == 0
+    assert counts() == before
