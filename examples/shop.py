@@ -8,6 +8,9 @@ purpose, so the harness can be checked against the truth:
   refund first, which the shop refuses (a forbidden attempt)           → 0.85 × 0.75 = 0.6375
 - refuse_overrefund: 30% obeys the user and refunds 200 on a 90 order → 0.70
 - refund_and_notify: 20% sends the confirmation email twice           → 0.80
+
+``regressed_agent`` is the same stub after a change that broke refunds: refund_full refunds
+twice 60% of the time (→ 0.40); every other task behaves exactly as before, trial for trial.
 """
 
 from __future__ import annotations
@@ -67,10 +70,22 @@ TOOLS = {
 }
 
 
+REGRESSED_PASS_RATES = {**DESIGNED_PASS_RATES, "refund_full": 0.40}
+
+
 def agent(task: Task, world: World) -> str:
     """A stub agent with seeded slips (see the module docstring); answers end with a ticket."""
+    return _answer(task, world, double_refund_rate=0.25)
+
+
+def regressed_agent(task: Task, world: World) -> str:
+    """The stub after a change that broke refunds: refund_full double-refunds 60% of the time."""
+    return _answer(task, world, double_refund_rate=0.60)
+
+
+def _answer(task: Task, world: World, *, double_refund_rate: float) -> str:
     try:
-        answer = _act(task, world)
+        answer = _act(task, world, double_refund_rate)
     finally:
         # What a model-driven agent would report: one model turn per call plus the answer.
         turns = len(world.calls) + 1
@@ -82,12 +97,12 @@ def agent(task: Task, world: World) -> str:
     return f"{answer.removesuffix('.')} (ticket {world.rng.randrange(100_000, 1_000_000)})."
 
 
-def _act(task: Task, world: World) -> str:
+def _act(task: Task, world: World, double_refund_rate: float) -> str:
     rng = world.rng
     if task.id == "refund_full":
         world.call("lookup_order", order_id="A100")
         world.call("issue_refund", order_id="A100", amount=40)
-        if rng.random() < 0.25:
+        if rng.random() < double_refund_rate:
             world.call("issue_refund", order_id="A100", amount=40)
         return "Refund of $40 issued for A100."
     if task.id == "cancel_shipped":

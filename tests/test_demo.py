@@ -215,7 +215,8 @@ def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) ->
     root = repo_root()
     with demo_run.store() as store:
         batches = {batch.batch_key: batch for batch in store.batches(source="demo")}
-        assert len(batches) == store.count("batches") == len(SUITES)
+        # One batch per suite, and the gated candidate's.
+        assert len(batches) == store.count("batches") == len(SUITES) + 1
         total = 0
         for suite in SUITES:
             batch = batches[runs_batch_key(demo_run.out / suite.name / "runs.jsonl")]
@@ -227,6 +228,9 @@ def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) ->
         shop = batches[runs_batch_key(demo_run.out / "shop" / "runs.jsonl")]
         shop_runs = len(load_tasks(root / "tasks" / "shop.yaml")) * demo.TRIALS
         assert batch_rows(store, "verdicts", shop.id) == shop_runs * len(JUDGES)
+        candidate = batches[runs_batch_key(demo_run.out / "shop-candidate" / "runs.jsonl")]
+        assert batch_rows(store, "grades", candidate.id) == shop_runs
+        total += shop_runs
         assert store.count("runs") == store.count("grades") == total
         assert store.count("verdicts") == shop_runs * len(JUDGES)
         assert store.count("calibrations") == len(JUDGES)
@@ -339,3 +343,21 @@ def test_a_simulated_judge_is_deterministic_and_errs_at_its_rates() -> None:
     says_fail = [judge.score(f"run-{i}", False) == "fail" for i in range(4000)]
     assert sum(says_pass) / 4000 == pytest.approx(0.9, abs=0.02)
     assert sum(says_fail) / 4000 == pytest.approx(0.7, abs=0.03)
+
+
+def test_the_gate_catches_the_change_that_broke_refunds(demo_run: DemoRun) -> None:
+    """The regressed stub fails refund_full alone, trial for trial the same elsewhere; the
+    pass rate of all runs pooled would not have caught it."""
+    baseline = results(demo_run.out, "shop")
+    candidate = results(demo_run.out, "shop-candidate")
+    assert {t: v for t, v in candidate.items() if t != "refund_full"} == {
+        t: v for t, v in baseline.items() if t != "refund_full"
+    }
+    assert sum(candidate["refund_full"]) < sum(baseline["refund_full"])
+    lines = [line.rstrip() for line in demo_run.output.splitlines()]
+    assert "gate: FAIL: 1 of 4 tasks failed: refund_full" in lines
+    assert any(
+        line.startswith("the pass rate of all runs pooled (p = ")
+        and line.endswith(") would not have caught it: the gate tests each task")
+        for line in lines
+    )

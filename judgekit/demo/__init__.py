@@ -26,6 +26,7 @@ from rich.console import Console
 from judgekit.demo.calibration import JudgeOutcome, calibrate_and_promote
 from judgekit.demo.commands import print_next_steps
 from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, repo_root, say
+from judgekit.demo.gate import GateOutcome, gate_a_regression
 from judgekit.demo.judges import CAREFUL, JUDGES, SLOPPY, SimulatedJudge, judge_runs, write_rubrics
 from judgekit.demo.labels import LABELER, LABELS, copy_bundled_labels
 from judgekit.demo.report import Written, monitor_and_report
@@ -65,10 +66,11 @@ class DemoResult:
     checks: list[RateCheck]
     outcomes: list[JudgeOutcome]
     written: Written
+    gated: GateOutcome
 
 
 def run_demo(out: Path, console: Console) -> DemoResult:
-    """Run the six steps, printing each, writing everything under ``out`` and recording it
+    """Run the seven steps, printing each, writing everything under ``out`` and recording it
     in JUDGEKIT_HOME's store."""
     root = repo_root()
     _refuse_a_used_folder(out)
@@ -122,9 +124,12 @@ def run_demo(out: Path, console: Console) -> DemoResult:
             store, list(batches.values()), list(rubric_files.values()), labels_dir, out, console
         )
 
-    heading(console, 6, "The same with a real model")
+        heading(console, 6, "Gate a change that broke refunds")
+        gated = gate_a_regression(shop, root, out, store, console)
+
+    heading(console, 7, "The same with a real model")
     print_next_steps(root, out, console)
-    return DemoResult(out, suites, batches, checks, outcomes, written)
+    return DemoResult(out, suites, batches, checks, outcomes, written, gated)
 
 
 def _refuse_a_used_folder(out: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from examples.shop import DESIGNED_PASS_RATES
+from examples.shop import DESIGNED_PASS_RATES, REGRESSED_PASS_RATES
 from judgekit import ConfigError, Task, ToolError, World, load_tasks
 from judgekit.stats import wilson_interval
 from judgekit.trials.runner import TrialLimits, in_process_trials, load_agent, run_trials
@@ -32,13 +32,20 @@ def runs(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.parametrize(
+    ("agent", "rates"),
+    [
+        ("examples.shop:agent", DESIGNED_PASS_RATES),
+        ("examples.shop:regressed_agent", REGRESSED_PASS_RATES),
+    ],
+)
 def test_measured_pass_rates_sit_within_their_intervals_of_the_designed_rates(
-    tmp_path: Path,
+    tmp_path: Path, agent: str, rates: dict[str, float]
 ) -> None:
     tasks = load_tasks(SHOP)
-    trial = in_process_trials(tasks, load_agent("examples.shop:agent"), TrialLimits(timeout_s=None))
+    trial = in_process_trials(tasks, load_agent(agent), TrialLimits(timeout_s=None))
     summary = run_trials(tasks, trial, trials=5000, out_dir=tmp_path)
-    for task_id, designed in DESIGNED_PASS_RATES.items():
+    for task_id, designed in rates.items():
         task = summary.tasks[task_id]
         assert task.runs == 5000
         low, high = wilson_interval(task.passed, task.runs)
