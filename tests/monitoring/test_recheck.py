@@ -177,3 +177,18 @@ def test_a_rubric_that_was_never_promoted_cannot_be_rechecked(promoted: Path) ->
         "judgekit: error: rubrics/answer_ok.promotion.json: no promotion record: only a "
         "promoted rubric can be rechecked\n"
     )
+
+
+def test_the_labelled_runs_can_come_from_a_file(promoted: Path, tmp_path: Path) -> None:
+    with open_store() as store:
+        runs = list(store.runs().values())
+        with store.engine.begin() as connection:
+            connection.exec_driver_sql("DELETE FROM runs")
+    runs_file = tmp_path / "labelled.jsonl"
+    runs_file.write_text("".join(run.model_dump_json() + "\n" for run in runs[:60]))
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        code, found = recheck(server, "--runs", str(runs_file))
+        assert server.calls == 60
+    assert code == 0
+    assert found["now"]["n"] == 60
+    assert len(found["missing_runs"]) == 40
