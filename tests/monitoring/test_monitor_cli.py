@@ -136,3 +136,24 @@ def test_an_empty_store_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         f"monitor: nothing recorded since 2026-11-01 in sqlite:///{tmp_path}/.judgekit/"
         "judgekit.sqlite; `judgekit run`, `grade` and `judge` record what they do\n"
     )
+
+
+def test_the_report_can_summarise_a_results_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    record_days([0.8] * 2, runs=40)
+    results = tmp_path / "pr" / "results.jsonl"
+    results.parent.mkdir()
+    results.write_text(
+        "".join(
+            Grade(run_id=f"shop/refund/{i}", task_id="refund", passed=i < 3).model_dump_json()
+            + "\n"
+            for i in range(4)
+        )
+    )
+    result = CliRunner().invoke(main, ["report", "--out", "pr.html", "--results", str(results)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("wrote pr.html: 4 runs, ")
+    html = (tmp_path / "pr.html").read_text()
+    assert "<tr><td>refund</td><td>4</td><td>3</td>" in html
