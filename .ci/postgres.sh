@@ -95,6 +95,8 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_connections = 200
+# No autovacuum worker to hold a test database open while a test drops it.
+autovacuum = off
 EOF
 
 _pg_as_owner "$_PG_BIN/pg_ctl" -D "$_PG_DIR/data" -l "$_PG_DIR/server.log" -w -t 60 start \
@@ -113,6 +115,7 @@ done
 _pg_as_owner "$_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$_PG_DIR" -p "$_PG_PORT" \
     -U postgres -d postgres \
     -c "CREATE ROLE $_PG_ROLE LOGIN CREATEDB PASSWORD '$_PG_PASSWORD'" \
+    -c "GRANT pg_signal_backend TO $_PG_ROLE" \
     -c "CREATE DATABASE $_PG_DB OWNER $_PG_ROLE" ||
     _pg_fail "could not create the role and database"
 

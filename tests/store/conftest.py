@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from typing import Final
 
 import pytest
 from sqlalchemy import create_engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from judgekit.store import Store, open_store
@@ -45,8 +47,16 @@ def postgres_database() -> Iterator[str]:
             yield server.set(database=name).render_as_string(hide_password=False)
         finally:
             # FORCE: a connection a failed test left open must not keep the database alive.
-            with admin.connect() as connection:
-                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            # A backend that is still closing can refuse the first attempt: try again.
+            for attempt in range(5):
+                try:
+                    with admin.connect() as connection:
+                        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                    break
+                except DBAPIError:
+                    if attempt == 4:
+                        raise
+                    time.sleep(0.2 * (attempt + 1))
     finally:
         admin.dispose()
 
