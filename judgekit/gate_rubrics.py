@@ -11,7 +11,6 @@ judge's drop may be the judge's error, not the agent's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -22,7 +21,7 @@ from sqlalchemy import func, select
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.gate import holm_rejections
 from judgekit.judging.rubrics import rubric_version
-from judgekit.judging.status import promotion_record_path, rubric_status
+from judgekit.judging.status import RubricStatus, judged_model, rubric_status
 from judgekit.stats import two_proportion_test
 from judgekit.store import Store, schema
 from judgekit.store.database import store_errors
@@ -54,13 +53,6 @@ class RubricResult(BaseModel):
     reason: str
 
 
-def _judged_model(rubric: Rubric, status: str, folder: Path) -> str:
-    if status == "promoted":
-        record = json.loads(promotion_record_path(rubric, folder).read_text(encoding="utf-8"))
-        return str(record.get("model") or rubric.judge.model)
-    return rubric.judge.model
-
-
 def rubric_counts(
     store: Store, batch_id: int, rubric_id: str, version: str, model: str
 ) -> RubricSide:
@@ -90,13 +82,13 @@ def compare_rubrics(
     labels_dir: Path | None = None,
 ) -> list[RubricResult]:
     """Compare every binary rubric's pass share between the two batches."""
-    measured: list[tuple[Rubric, str, str, str, RubricSide, RubricSide, float | None]] = []
+    measured: list[tuple[Rubric, RubricStatus, str, str, RubricSide, RubricSide, float | None]] = []
     for rubric in rubrics:
         if scale_kind(rubric.scale) != "binary":
             continue
         folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
-        status: str = rubric_status(rubric, folder, labels_dir=labels_dir)[0]
-        version, model = rubric_version(rubric), _judged_model(rubric, status, folder)
+        status = rubric_status(rubric, folder, labels_dir=labels_dir)[0]
+        version, model = rubric_version(rubric), judged_model(rubric, status, folder)
         base = rubric_counts(store, baseline_batch, rubric.id, version, model)
         cand = rubric_counts(store, candidate_batch, rubric.id, version, model)
         p_value = None

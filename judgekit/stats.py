@@ -23,6 +23,10 @@ __all__ = [
 ]
 
 
+# The two-sided 95% normal quantile, for intervals built from a standard error.
+Z_95 = NormalDist().inv_cdf(0.975)
+
+
 class UndefinedStatisticWarning(RuntimeWarning):
     """A statistic is undefined for the data given; the value returned is nan."""
 

@@ -61,8 +61,8 @@ def _side_from(reference: str, store: Store | None) -> Side:
 
         runs = results_path(reference).parent / "runs.jsonl"
         if runs.is_file():
-            key = runs_batch_key(runs)
-            batch_id = next((b.id for b in store.batches() if b.batch_key == key), None)
+            found = store.find_batch(runs_batch_key(runs))
+            batch_id = None if found is None else found.id
     return Side(reference, grades, batch_id)
 
 

@@ -157,13 +157,11 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
 
 def write_plots(report: MonitorReport, path: Path) -> list[Path]:
     """Scores over time at ``path``; cost and turns over time beside it."""
-    from judgekit.monitoring.plots import plot_cost_turns, plot_series, write_png
+    from judgekit.monitoring.plots import write_png
 
-    scores = [s for s in report.series if s.metric not in ("cost_usd", "turns")]
-    by_metric = {s.metric: s for s in report.series}
-    write_png(path, plot_series(scores, title="Scores over time"))
     spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
-    write_png(spend, plot_cost_turns(by_metric.get("cost_usd"), by_metric.get("turns")))
+    write_png(path, report.plots.scores)
+    write_png(spend, report.plots.spend)
     return [path, spend]
 
 

@@ -57,3 +57,12 @@ def rubric_status(
         why = "the last calibration did not clear the promotion bar"
         return ("calibrating" if labelled else "draft"), why
     return "promoted", f"calibrated on {record.get('n', '?')} labels"
+
+
+def judged_model(rubric: Rubric, status: RubricStatus, rubrics_dir: Path) -> str:
+    """The judge model whose verdicts count: the promotion record's while promoted, else
+    the rubric's own."""
+    if status == "promoted":
+        record = json.loads(promotion_record_path(rubric, rubrics_dir).read_text("utf-8"))
+        return str(record.get("model") or rubric.judge.model)
+    return rubric.judge.model

@@ -36,7 +36,8 @@ from typing import Literal
 
 from judgekit.gate import holm_rejections
 from judgekit.monitoring.model import Alert, Point, Series
-from judgekit.stats import two_proportion_test, wilson_interval
+from judgekit.monitoring.points import mean_point, proportion_point
+from judgekit.stats import two_proportion_test
 
 # Metrics where a rise, not a drop, is the regression.
 HIGHER_IS_WORSE = frozenset({"cost_usd", "turns"})
@@ -142,20 +143,15 @@ def _alert_message(series: Series, rules: AlertPolicy, tests: int) -> str | None
 def _pooled_proportion(window: Sequence[Point]) -> Point:
     n = sum(p.n for p in window)
     successes = sum(p.successes or 0 for p in window)
-    low, high = wilson_interval(successes, n)
-    return Point(_span(window), window[0].at, n, successes / n, low, high, successes=successes)
+    return proportion_point(_span(window), window[0].at, n, successes)
 
 
 def _pooled_mean(window: Sequence[Point]) -> Point:
-    n = sum(p.n for p in window)
+    # The sum of squares of every observation, recovered from each window's mean and sd:
+    # the pooled spread includes the wobble between windows, not only within them.
     total = sum(p.n * (p.value or 0.0) for p in window)
-    mean = total / n
-    # Within-window plus between-window spread: the variance of all observations pooled.
     squares = sum((p.n - 1) * (p.sd or 0.0) ** 2 + p.n * (p.value or 0.0) ** 2 for p in window)
-    variance = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-    sd = math.sqrt(variance)
-    half = 1.959963984540054 * sd / math.sqrt(n)
-    return Point(_span(window), window[0].at, n, mean, mean - half, mean + half, sd=sd)
+    return mean_point(_span(window), window[0].at, sum(p.n for p in window), total, squares)
 
 
 def _welch_p(baseline: Point, latest: Point, *, higher_is_worse: bool) -> float:

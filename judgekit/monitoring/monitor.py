@@ -9,16 +9,16 @@ and rubrics with verdicts in the store but no rubric file given.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.judging.rubrics import rubric_version
-from judgekit.judging.status import promotion_record_path, rubric_status
+from judgekit.judging.status import judged_model, rubric_status
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
 from judgekit.monitoring.model import Alert, Series
 from judgekit.monitoring.series import (
@@ -31,6 +31,9 @@ from judgekit.monitoring.series import (
     task_drops,
 )
 from judgekit.store import Store
+
+if TYPE_CHECKING:
+    from judgekit.monitoring.plots import MonitorPlots
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,13 @@ class MonitorReport:
     policy: AlertPolicy
     series: list[Series]
     rubrics: list[RubricLine] = field(default_factory=list)
+
+    @cached_property
+    def plots(self) -> MonitorPlots:
+        """The figures, drawn once however many outputs show them (matplotlib loads now)."""
+        from judgekit.monitoring.plots import draw_monitor_plots
+
+        return draw_monitor_plots(self.series)
 
     @property
     def alerts(self) -> list[Alert]:
@@ -78,10 +88,7 @@ def rubric_scope(
     """How a rubric's verdicts are monitored (None for scales with no better or worse)."""
     status, reason = rubric_status(rubric, rubrics_dir, labels_dir=labels_dir)
     version = rubric_version(rubric)
-    model = rubric.judge.model
-    if status == "promoted":
-        record = json.loads(promotion_record_path(rubric, rubrics_dir).read_text("utf-8"))
-        model = record.get("model") or model
+    model = judged_model(rubric, status, rubrics_dir)
     line = RubricLine(rubric.id, version, status, reason, model)
     kind = scale_kind(rubric.scale)
     if kind not in ("binary", "likert"):

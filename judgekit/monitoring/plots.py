@@ -14,6 +14,7 @@ import io
 import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -134,6 +135,28 @@ def plot_confusion(confusion: Mapping[str, Mapping[str, int]], *, title: str) ->
         ax.set_ylabel("human")
     ax.set_title(title, fontsize=12)
     return _png(figure)
+
+
+# Money and effort per run are drawn apart from the scores: another scale, another question.
+SPEND_METRICS = ("cost_usd", "turns")
+
+
+@dataclass(frozen=True)
+class MonitorPlots:
+    """The monitor's two figures as PNG bytes."""
+
+    scores: bytes  # every score series, one panel each
+    spend: bytes  # cost and turns per run
+
+
+def draw_monitor_plots(series: Sequence[Series]) -> MonitorPlots:
+    """Scores over time, and cost and turns over time, of the monitor's series."""
+    by_metric = {one.metric: one for one in series}
+    scores = [one for one in series if one.metric not in SPEND_METRICS]
+    return MonitorPlots(
+        scores=plot_series(scores, title="Scores over time"),
+        spend=plot_cost_turns(by_metric.get("cost_usd"), by_metric.get("turns")),
+    )
 
 
 def write_png(path: Path, png: bytes) -> None:

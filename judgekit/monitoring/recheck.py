@@ -33,11 +33,12 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import atomic_writer
+from judgekit.stats import Z_95
 
 if TYPE_CHECKING:
     from judgekit.calibration_report import CalibrationReport
 
-_WIDTH_95 = 2 * 1.959963984540054
+_WIDTH_95 = 2 * Z_95  # a 95% interval is this many standard errors wide
 
 
 @dataclass

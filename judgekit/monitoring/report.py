@@ -14,7 +14,7 @@ from judgekit.formats.grade import Grade
 from judgekit.formats.rubric import Rubric
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
-from judgekit.monitoring.plots import plot_confusion, plot_cost_turns, plot_series
+from judgekit.monitoring.plots import SPEND_METRICS, plot_confusion
 from judgekit.monitoring.series import Window
 from judgekit.report.grade_summary import GradeSummary
 from judgekit.report_html import ReportContent
@@ -68,14 +68,11 @@ def build_report_content(
     shown = grades if grades is not None else (store.grades(batch.id) if batch else [])
     calibrations = latest_calibrations(store, [line.id for line in monitor.rubrics])
     images: dict[str, bytes] = {}
-    scores = [s for s in monitor.series if s.metric not in ("cost_usd", "turns")]
-    if scores:
-        images["Scores over time (95% intervals; red: alert)"] = plot_series(scores)
-    spend = {s.metric: s for s in monitor.series}
-    if "cost_usd" in spend or "turns" in spend:
-        images["Cost and turns per run over time"] = plot_cost_turns(
-            spend.get("cost_usd"), spend.get("turns")
-        )
+    metrics = {s.metric for s in monitor.series}
+    if metrics - set(SPEND_METRICS):
+        images["Scores over time (95% intervals; red: alert)"] = monitor.plots.scores
+    if metrics & set(SPEND_METRICS):
+        images["Cost and turns per run over time"] = monitor.plots.spend
     for calibration in calibrations:
         confusion = calibration.get("confusion")
         if confusion:

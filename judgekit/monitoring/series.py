@@ -19,13 +19,12 @@ from sqlalchemy import Float, Integer, Select, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series, TaskDrop
-from judgekit.stats import wilson_interval
+from judgekit.monitoring.points import mean_point, proportion_point
 from judgekit.store import Store, schema
 from judgekit.store.database import store_errors
 
 Window = Literal["day", "batch"]
 
-_Z95 = 1.959963984540054
 
 # (metric, title, grade column or None for the overall pass); a None value is "not checked".
 _PROPORTIONS: tuple[tuple[str, str, str], ...] = (
@@ -67,7 +66,7 @@ def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Se
     series: list[Series] = []
     for offset, (metric, title, _) in enumerate(_PROPORTIONS):
         points = [
-            _proportion_point(label, at, row[2 * offset], row[2 * offset + 1])
+            proportion_point(label, at, row[2 * offset], row[2 * offset + 1])
             for label, at, row in rows
         ]
         series.append(Series(metric, title, "proportion", "gating", _present(points)))
@@ -75,7 +74,7 @@ def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Se
     for offset, (metric, title, _) in enumerate(_MEANS):
         first = base + 3 * offset
         points = [
-            _mean_point(label, at, row[first], row[first + 1], row[first + 2])
+            mean_point(label, at, row[first], row[first + 1], row[first + 2])
             for label, at, row in rows
         ]
         series.append(Series(metric, title, "mean", "gating", _present(points)))
@@ -137,9 +136,9 @@ def rubric_series(
     rows = _grouped(store, table, columns, since=since, by=by, where=conditions)
     kind = scope.kind or _kind_of_scores(rows)
     if kind == "proportion":
-        points = [_proportion_point(label, at, row[0], row[1]) for label, at, row in rows]
+        points = [proportion_point(label, at, row[0], row[1]) for label, at, row in rows]
     else:
-        points = [_mean_point(label, at, row[0], row[1], row[2]) for label, at, row in rows]
+        points = [mean_point(label, at, row[0], row[1], row[2]) for label, at, row in rows]
     metric = f"rubric:{scope.rubric_id}"
     return Series(metric, scope.title, kind, scope.role, points, note=scope.note)
 
@@ -211,28 +210,6 @@ def _moment(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value.astimezone(UTC)
     return datetime.fromisoformat(str(value)).astimezone(UTC)
-
-
-def _proportion_point(label: str, at: datetime, n: Any, successes: Any) -> Point:
-    count, passed = int(n or 0), round(float(successes or 0))
-    if count == 0:
-        return Point(label, at, 0, None, None, None, successes=0)
-    low, high = wilson_interval(passed, count)
-    return Point(label, at, count, passed / count, low, high, successes=passed)
-
-
-def _mean_point(label: str, at: datetime, n: Any, total: Any, squares: Any) -> Point:
-    count = int(n or 0)
-    if count == 0:
-        return Point(label, at, 0, None, None, None)
-    mean = float(total) / count
-    if count < 2:
-        return Point(label, at, count, mean, None, None)
-    # Sums of squares lose precision when the spread is tiny next to the mean: clamp at 0.
-    variance = max(0.0, (float(squares) - count * mean * mean) / (count - 1))
-    sd = math.sqrt(variance)
-    half = _Z95 * sd / math.sqrt(count)
-    return Point(label, at, count, mean, mean - half, mean + half, sd=sd)
 
 
 def _present(points: list[Point]) -> list[Point]:

@@ -25,15 +25,13 @@ from judgekit.jsonl import iter_models
 from judgekit.store import schema
 from judgekit.store.database import open_store, store_errors
 from judgekit.store.provenance import Provenance
-from judgekit.store.store import Batch, Store
+from judgekit.store.store import IDS_PER_QUERY, Batch, Store
 
 Source = Literal["grade", "run", "judge", "import"]
 
 RUNS_KEY_PREFIX: Final = "runs:"
 IMPORT_KEY_PREFIX: Final = "import:"
 _READ_SIZE: Final = 1 << 20
-# Run ids per IN (...) query: PostgreSQL takes at most 65,535 parameters a statement.
-_IDS_PER_QUERY: Final = 10_000
 
 TABLES: Final = ("batches", "runs", "grades", "verdicts", "calibrations", "promotions")
 
@@ -158,11 +156,11 @@ def _known_elsewhere(
     run_ids = sorted({v.run_id for v in verdicts})
     found: set[tuple[str, str, str, str, datetime]] = set()
     with store_errors(store.engine.url), store.engine.connect() as connection:
-        for start in range(0, len(run_ids), _IDS_PER_QUERY):
+        for start in range(0, len(run_ids), IDS_PER_QUERY):
             query = select(
                 table.c.run_id, table.c.rubric_id, table.c.rubric_version, table.c.model, table.c.at
             ).where(
-                table.c.run_id.in_(run_ids[start : start + _IDS_PER_QUERY]),
+                table.c.run_id.in_(run_ids[start : start + IDS_PER_QUERY]),
                 table.c.batch_id != batch_id,
             )
             for run_id, rubric_id, version, model, at in connection.execute(query):

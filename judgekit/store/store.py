@@ -34,8 +34,8 @@ from judgekit.store.migrations import UNBATCHED_KEY
 # Rows are written this many per statement: a million-row iterable is streamed, not held in
 # memory, while the whole call stays one transaction.
 _CHUNK: Final = 500
-# Run ids asked for per query (see Store.runs).
-_IDS_PER_QUERY: Final = 10_000
+# Run ids per IN (...) query: PostgreSQL takes at most 65,535 parameters a statement.
+IDS_PER_QUERY: Final = 10_000
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -130,6 +130,14 @@ class Store:
     ) -> int:
         """Start a new batch (one evaluation session) and return its id."""
         return self.batch(git_sha=git_sha, agent_version=agent_version, tags=tags)
+
+    def find_batch(self, key: str) -> Batch | None:
+        """The batch recorded under ``key``, or None."""
+        table = schema.batches
+        with store_errors(self._engine.url), self._engine.connect() as connection:
+            row = connection.execute(select(table).where(table.c.batch_key == key)).mappings()
+            found = row.first()
+        return None if found is None else Batch(**found)
 
     def batches(self, *, branch: str | None = None, source: str | None = None) -> list[Batch]:
         """Batches, oldest first, optionally only one branch's or one command's."""
@@ -315,8 +323,8 @@ class Store:
             # 65535"). A run id is in one part only, so each part finds its latest recordings.
             wanted = sorted(set(run_ids))
             queries = [
-                query.where(table.c.run_id.in_(wanted[start : start + _IDS_PER_QUERY]))
-                for start in range(0, len(wanted), _IDS_PER_QUERY)
+                query.where(table.c.run_id.in_(wanted[start : start + IDS_PER_QUERY]))
+                for start in range(0, len(wanted), IDS_PER_QUERY)
             ]
         found: dict[str, Run] = {}
         with store_errors(self._engine.url), self._engine.connect() as connection:
@@ -377,17 +385,10 @@ def upsert(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
     """``INSERT … ON CONFLICT (key) DO UPDATE`` replacing every other column, in the
     dialect's own syntax."""
     replaced = [c.name for c in table.columns if c.name != "id" and c.name not in key]
-    if dialect_name == "sqlite":
-        lite = sqlite.insert(table)
-        return lite.on_conflict_do_update(
-            index_elements=list(key), set_={name: lite.excluded[name] for name in replaced}
-        )
-    if dialect_name == "postgresql":
-        pg = postgresql.insert(table)
-        return pg.on_conflict_do_update(
-            index_elements=list(key), set_={name: pg.excluded[name] for name in replaced}
-        )
-    raise StoreError(f"the store supports {' and '.join(SUPPORTED_BACKENDS)}, not {dialect_name}")
+    statement = _dialect_insert(table, dialect_name)
+    return statement.on_conflict_do_update(
+        index_elements=list(key), set_={name: statement.excluded[name] for name in replaced}
+    )
 
 
 def verdict_upsert(dialect_name: str) -> Insert:
@@ -397,10 +398,15 @@ def verdict_upsert(dialect_name: str) -> Insert:
 
 def _insert_ignoring(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
     """``INSERT … ON CONFLICT (key) DO NOTHING``: safe when two processes insert at once."""
+    return _dialect_insert(table, dialect_name).on_conflict_do_nothing(index_elements=list(key))
+
+
+def _dialect_insert(table: Table, dialect_name: str) -> sqlite.Insert | postgresql.Insert:
+    """The dialect's own INSERT, the one that knows ``ON CONFLICT``."""
     if dialect_name == "sqlite":
-        return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(key))
+        return sqlite.insert(table)
     if dialect_name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(key))
+        return postgresql.insert(table)
     raise StoreError(f"the store supports {' and '.join(SUPPORTED_BACKENDS)}, not {dialect_name}")
 
 

@@ -10,7 +10,7 @@ from statsmodels.stats.proportion import proportions_ztest
 
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
 from judgekit.monitoring.model import Point, Series
-from judgekit.monitoring.series import _mean_point, _proportion_point
+from judgekit.monitoring.points import mean_point, proportion_point
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 N = 500
@@ -22,7 +22,7 @@ def _day(i: int) -> tuple[str, datetime]:
 
 
 def pass_series(successes: list[int], n: int = N, metric: str = "pass_rate") -> Series:
-    points = [_proportion_point(*_day(i), n, s) for i, s in enumerate(successes)]
+    points = [proportion_point(*_day(i), n, s) for i, s in enumerate(successes)]
     return Series(metric, "pass rate", "proportion", "gating", points)
 
 
@@ -114,7 +114,7 @@ def test_informational_series_are_tested_but_never_alert() -> None:
 def test_cost_alerts_only_on_a_significant_rise_beyond_the_tolerance() -> None:
     def cost(means: list[float], sd: float = 0.002) -> Series:
         points = [
-            _mean_point(*_day(i), N, m * N, N * (m * m) + (N - 1) * sd * sd)
+            mean_point(*_day(i), N, m * N, N * (m * m) + (N - 1) * sd * sd)
             for i, m in enumerate(means)
         ]
         return Series("cost_usd", "cost per run (USD)", "mean", "gating", points)
@@ -134,8 +134,8 @@ def test_a_pooled_mean_baseline_is_the_mean_and_spread_of_all_its_runs() -> None
     points: list[Point] = []
     for i, window in enumerate(values):
         arr = np.array(window)
-        points.append(_mean_point(*_day(i), len(arr), arr.sum(), (arr * arr).sum()))
-    latest = _mean_point(*_day(3), 40, 40 * 4.0, 40 * 16.0 + 39 * 1.0)
+        points.append(mean_point(*_day(i), len(arr), arr.sum(), (arr * arr).sum()))
+    latest = mean_point(*_day(3), 40, 40 * 4.0, 40 * 16.0 + 39 * 1.0)
     series = Series("turns", "turns per run", "mean", "gating", [*points, latest])
     evaluate_alerts([series], AlertPolicy(min_n=1))
     everything = np.concatenate([np.array(v) for v in values])
