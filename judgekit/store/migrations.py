@@ -37,7 +37,7 @@ from sqlalchemy import (
     inspect,
     select,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, ProgrammingError
 from sqlalchemy.schema import CreateTable
 
 from judgekit.errors import StoreError
@@ -337,8 +337,9 @@ def _create_migrations_table(engine: Engine) -> None:
     try:
         with engine.begin() as connection:
             connection.execute(CreateTable(schema.migrations, if_not_exists=True))
-    except IntegrityError:
+    except (IntegrityError, ProgrammingError):
         # PostgreSQL's IF NOT EXISTS can still collide with a concurrent creation of the
-        # same table; that is fine as long as the table is there now.
+        # same table (a unique violation in its catalog, or "type already exists"); that is
+        # fine as long as the table is there now.
         if not inspect(engine).has_table(schema.migrations.name):
             raise
