@@ -47,6 +47,7 @@ BENCH_SIZES = {
     "bench/label_screen.py": [],
     "bench/calibration_bootstrap.py": ["--n", "2000", "--resamples", "50"],
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
+    "bench/monitor_alerts.py": ["--series", "50"],
 }
 
 
