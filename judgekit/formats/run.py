@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.errors import DataError
+from judgekit.formats.numbers import Count, NonNegativeFloat
 from judgekit.jsonl import iter_models
 
 StopReason = Literal["completed", "max_turns", "max_tool_calls", "max_cost", "timeout", "error"]
@@ -44,8 +46,8 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
 
 
 class Run(BaseModel):
@@ -59,10 +61,10 @@ class Run(BaseModel):
     input: str | None = None
     tool_calls: list[ToolCall]
     final_answer: str | None = None
-    turns: int | None = None
+    turns: Count | None = None
     usage: Usage | None = None
-    cost_usd: float | None = None
-    duration_s: float | None = None
+    cost_usd: NonNegativeFloat | None = None
+    duration_s: NonNegativeFloat | None = None
     stop_reason: StopReason | None = Field(
         default=None, description="How the run ended; absent means it completed."
     )
@@ -95,3 +97,82 @@ def load_runs(path: str | Path) -> Iterator[Run]:
 def iter_runs_with_lines(path: str | Path) -> Iterator[tuple[int, Run]]:
     """Like :func:`load_runs`, with each run's line number (for error messages)."""
     return iter_models(path, Run)
+
+
+class RunIdLines:
+    """The line on which each run id of one file was first seen; a second one is refused.
+
+    A run counted twice would count its trial twice in every rate, so every reader of a
+    runs or results file keeps one of these (a set of ids fits in memory for a million runs)::
+
+        seen = RunIdLines("runs.jsonl")
+        for line, run in iter_runs_with_lines("runs.jsonl"):
+            seen.add(run.run_id, line)   # DataError on a repeated id
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.first_line: dict[str, int] = {}
+
+    def add(self, run_id: str, line: int) -> None:
+        first = self.first_line.setdefault(run_id, line)
+        if first != line:
+            raise DataError(
+                f"duplicate run id {run_id!r} (first at line {first}); each run id must "
+                "appear once",
+                path=self.path,
+                line=line,
+                field="run_id",
+            )
+
+    def __len__(self) -> int:
+        return len(self.first_line)
+
+
+def no_runs_error(path: str | Path) -> DataError:
+    """The error for a runs file that holds no run: ``no runs in runs.jsonl``."""
+    error = DataError(f"no runs in {path}")
+    error.path = str(path)  # for callers; the message already names the file
+    return error
+
+
+def iter_unique_runs(
+    path: str | Path, *, seen: RunIdLines | None = None
+) -> Iterator[tuple[int, Run]]:
+    """Stream ``(line, run)`` from a runs file, checking it as it goes.
+
+    A malformed line, a run id seen on an earlier line, and (once the stream ends) a file
+    with no runs raise :class:`judgekit.errors.DataError` naming the file and the lines.
+    Only the ids are remembered (in ``seen``, when given), so memory stays small for a
+    million runs. A consumer that writes its output atomically (``grade``) writes nothing
+    when the error comes late.
+    """
+    seen = seen if seen is not None else RunIdLines(path)
+    for line, run in iter_models(path, Run):
+        seen.add(run.run_id, line)
+        yield line, run
+    if not len(seen):
+        raise no_runs_error(path)
+
+
+def runs_file_ids(path: str | Path) -> dict[str, int]:
+    """Read and check a whole runs file (as :func:`iter_unique_runs`) before any of it is used.
+
+    Returns each run id with its line, in file order (a dict: fast ``in`` and ``len``).
+    """
+    seen = RunIdLines(path)
+    for _ in iter_unique_runs(path, seen=seen):
+        pass
+    return seen.first_line
+
+
+def check_runs_file(path: str | Path) -> int:
+    """Check a whole runs file and return how many runs it holds.
+
+    Every line must be a valid Run (finite, non-negative numbers included), each run id must
+    appear once, and the file must hold at least one run; otherwise
+    :class:`judgekit.errors.DataError` says where, e.g.
+    ``runs.jsonl:6: run_id: duplicate run id 'shop/x/1' (first at line 2); each run id must
+    appear once`` or ``no runs in runs.jsonl``. Nothing but the ids is kept in memory.
+    """
+    return len(runs_file_ids(path))
