@@ -8,7 +8,9 @@
     ├── ProviderError             a model provider failed (retryable or not)
     ├── JudgeOutputError          a judge answered something that is not a valid verdict
     ├── CalibrationError          calibration cannot be computed from what was given
-    └── StoreError                the store could not be read or written
+    ├── StoreError                the store could not be read or written
+    └── OutputError               an output file or folder cannot be written
+        └── FolderInUseError      another judgekit process is writing the same output folder
 
 The CLI catches ``JudgekitError`` only, so a bug still shows its traceback.
 """
@@ -16,6 +18,8 @@ The CLI catches ``JudgekitError`` only, so a bug still shows its traceback.
 from __future__ import annotations
 
 from pathlib import Path
+
+from judgekit.redaction import redact
 
 
 class JudgekitError(Exception):
@@ -59,14 +63,24 @@ class ProviderError(JudgekitError):
     """A model provider failed; ``retryable`` says whether trying again may help.
 
     ``retry_after_s`` is how long the provider asked us to wait (its ``Retry-After``), if it said.
+    ``unreachable`` marks a failure to reach the server at all (refused, DNS, no route), which
+    at the first request means the endpoint is wrong rather than busy. The message never
+    holds an API key, even one the server echoed: it is redacted here, once, for every path
+    an error takes to the console, a file or the store.
     """
 
     def __init__(
-        self, message: str, *, retryable: bool = False, retry_after_s: float | None = None
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after_s: float | None = None,
+        unreachable: bool = False,
     ) -> None:
         self.retryable = retryable
         self.retry_after_s = retry_after_s
-        super().__init__(message)
+        self.unreachable = unreachable
+        super().__init__(redact(message))
 
 
 class JudgeOutputError(JudgekitError):
@@ -79,3 +93,19 @@ class CalibrationError(JudgekitError):
 
 class StoreError(JudgekitError):
     """The store could not be read or written."""
+
+
+class OutputError(JudgekitError):
+    """An output file or folder cannot be created or written (a read-only folder, a file
+    where a folder should be, a full disk)."""
+
+
+class FolderInUseError(OutputError):
+    """Another judgekit process holds the lock of the output folder; ``pid`` is its process
+    id, or None when it could not be read."""
+
+    def __init__(self, folder: str | Path, pid: int | None) -> None:
+        self.folder = str(folder)
+        self.pid = pid
+        holder = f"pid {pid}" if pid is not None else "pid unknown"
+        super().__init__(f"{folder} is in use by another judgekit process ({holder})")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -17,16 +16,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judgekit.cli.api_key import api_key_from_env
 from judgekit.cli.options import StoreChoice, rubric_option, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.errors import DataError
+from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.run import load_runs
+from judgekit.formats.run import iter_runs_with_lines
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
-from judgekit.home import judgekit_home
 from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge import Judge, JudgeTally
+from judgekit.judging.judge import JudgeTally
+from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.rubrics import load_rubric, rubric_version
-from judgekit.providers.client import ChatClient
+from judgekit.judging.verdicts_file import VERDICTS_FILE
 from judgekit.providers.registry import make_provider, parse_model_name
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from judgekit.store.recording import Recorded
 
 STORE_BATCH = 50  # verdicts per store transaction: durable without a commit per verdict
+EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finish
 
 
 def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
@@ -42,11 +44,6 @@ def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
     if model is None or model == rubric.judge.model:
         return rubric
     return rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})
-
-
-def count_runs(path: Path) -> int:
-    with path.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if line.strip())
 
 
 def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, version: str) -> None:
@@ -66,6 +63,11 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
         highlight=False,
         soft_wrap=True,
     )
+    if tally.kept:
+        console.print(
+            f"{tally.kept} of the verdicts were already in the output folder: not asked again",
+            highlight=False,
+        )
     if tally.stopped_by_budget:
         console.print("stopped at the --max-cost budget: the verdicts that finished are kept")
 
@@ -154,10 +156,13 @@ def judge_command(
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
-    Rerunning an unchanged judge makes no API call (the cache lives in JUDGEKIT_HOME);
-    an answer that is not a valid verdict is retried once with the error, then unscored.
-    The runs and verdicts are recorded in the store, in the batch of the runs file
-    (--no-store: not).
+    Rerunning an unchanged judge makes no API call: verdicts already in --out are kept and
+    the rest come from the cache in JUDGEKIT_HOME (--no-cache: everything is asked again).
+    An answer that is not a valid verdict is retried once with the error, then unscored.
+    A run that gets no answer at all is not judged and nothing is written for it: a wrong
+    key, model or address stops at once (exit 2); failures left after retries end with
+    exit 1, and rerunning the command asks only for those runs. The runs and verdicts are
+    recorded in the store, in the batch of the runs file (--no-store: not).
 
     \b
     Example:
@@ -165,69 +170,124 @@ def judge_command(
     """
     rubric = effective_rubric(load_rubric(rubric_ref), model)
     provider_name, _ = parse_model_name(rubric.judge.model)
+    # Every input is read and checked before anything is written or asked.
     tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
-    price_table = PriceTable.from_file(prices or judgekit_home() / "prices.yaml")
-    api_key = api_key_from_env(api_key_env)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / "verdicts.jsonl"
+    price_table = PriceTable.from_file(prices) if prices else PriceTable.from_home()
+    run_ids = runs_file_ids(runs)
+    provider = make_provider(
+        provider_name, base_url=base_url, api_key=api_key_from_env(api_key_env)
+    )
+    settings = JudgeSettings(
+        concurrency=concurrency, max_attempts=max_attempts, samples=samples, max_cost_usd=max_cost
+    )
+    out = out_dir / VERDICTS_FILE
     with ExitStack() as stack:
+        stack.enter_context(output_folder_lock(out_dir))
         sink = _open_sink(runs, store, stack)
+        bar = stack.enter_context(_progress(len(run_ids), show=not as_json))
         try:
             with written_before_store(f"the verdicts that finished are in {out}"):
-                tally = asyncio.run(
-                    _judge_file(
+                try:
+                    tally = judge_runs_file(
                         runs,
                         rubric,
-                        provider_name=provider_name,
-                        base_url=base_url,
-                        api_key=api_key,
-                        tasks=tasks,
-                        out=out,
-                        concurrency=concurrency,
-                        max_attempts=max_attempts,
-                        samples=samples,
-                        max_cost=max_cost,
+                        provider=provider,
+                        folder=out_dir,
+                        run_ids=run_ids,
+                        settings=settings,
                         cache=None if no_cache else JudgeCache(),
                         prices=price_table,
-                        sink=sink,
-                        show_progress=not as_json,
+                        tasks=tasks,
+                        on_verdict=lambda verdict: _keep(verdict, sink, bar),
                     )
-                )
+                finally:
+                    if sink is not None:
+                        sink.flush()
         except KeyboardInterrupt:
             click.echo(
-                f"interrupted: the verdicts that finished are in {out} and the "
-                "cache; rerun the same command to finish (finished ones cost no call)",
+                f"interrupted: the verdicts that finished are in {out}; rerun the same "
+                "command to finish (it asks only for the runs not judged yet)",
                 err=True,
             )
             raise SystemExit(130) from None
     recorded = sink.recorded() if sink is not None else None
     version = rubric_version(rubric)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "rubric_id": rubric.id,
-                    "rubric_version": version,
-                    "model": rubric.judge.model,
-                    "verdicts": tally.verdicts,
-                    "unscored": tally.unscored,
-                    "scores": dict(tally.scores),
-                    "api_calls": tally.api_calls,
-                    "cache_hits": tally.cache_hits,
-                    "input_tokens": tally.input_tokens,
-                    "output_tokens": tally.output_tokens,
-                    "cost_usd": None if tally.unknown_cost else tally.cost_usd,
-                    "stopped_by_budget": tally.stopped_by_budget,
-                    "verdicts_file": str(out),
-                    "store": store_json(recorded),
-                }
-            )
-        )
-        return
-    print_summary(tally, Console(), rubric=rubric, version=version)
-    click.echo(f"wrote {out}")
-    if recorded is not None:
-        click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
+        click.echo(json.dumps(_report(tally, rubric, version, provider.endpoint, out, recorded)))
+    else:
+        print_summary(tally, Console(), rubric=rubric, version=version)
+        click.echo(f"wrote {out}")
+        if recorded is not None:
+            click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
+    if tally.not_judged:
+        _say_not_judged(tally, rubric.judge.model, provider.endpoint)
+        raise SystemExit(EXIT_NOT_JUDGED)
+
+
+def _report(
+    tally: JudgeTally,
+    rubric: Rubric,
+    version: str,
+    endpoint: str,
+    out: Path,
+    recorded: Recorded | None,
+) -> dict[str, Any]:
+    return {
+        "rubric_id": rubric.id,
+        "rubric_version": version,
+        "model": rubric.judge.model,
+        "endpoint": endpoint or None,
+        "verdicts": tally.verdicts,
+        "kept": tally.kept,
+        "unscored": tally.unscored,
+        "scores": dict(tally.scores),
+        "not_judged": tally.not_judged,
+        "not_judged_reasons": dict(tally.not_judged_reasons),
+        "api_calls": tally.api_calls,
+        "cache_hits": tally.cache_hits,
+        "input_tokens": tally.input_tokens,
+        "output_tokens": tally.output_tokens,
+        "cost_usd": None if tally.unknown_cost else tally.cost_usd,
+        "stopped_by_budget": tally.stopped_by_budget,
+        "verdicts_file": str(out),
+        "store": store_json(recorded),
+    }
+
+
+def _say_not_judged(tally: JudgeTally, model: str, endpoint: str) -> None:
+    where = f" at {endpoint}" if endpoint else ""
+    click.echo(
+        f"{tally.not_judged} runs not judged: {model}{where} gave no answer after retries; "
+        "rerun to finish (it asks only for those)",
+        err=True,
+    )
+    for reason, count in tally.not_judged_reasons.most_common():
+        click.echo(f"  {count} × {reason}", err=True)
+
+
+def _keep(verdict: Verdict, sink: _StoreSink | None, bar: _Bar) -> None:
+    bar.advance()
+    if sink is not None:
+        sink.add(verdict)
+
+
+class _Bar:
+    """The progress bar on stderr (nothing when --json)."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self._progress = progress
+        self._task = progress.add_task("judging", total=total)
+
+    def advance(self) -> None:
+        self._progress.advance(self._task)
+
+
+@contextmanager
+def _progress(total: int, *, show: bool) -> Iterator[_Bar]:
+    columns = (TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, transient=True, disable=not show) as progress:
+        yield _Bar(progress, total)
 
 
 class _StoreSink:
@@ -268,63 +328,18 @@ def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> _StoreSink 
     return _StoreSink(store, recorded)
 
 
-async def _judge_file(
-    runs: Path,
-    rubric: Rubric,
-    *,
-    provider_name: str,
-    base_url: str | None,
-    api_key: str | None,
-    tasks: TaskSet | None,
-    out: Path,
-    concurrency: int,
-    max_attempts: int,
-    samples: int | None,
-    max_cost: float | None,
-    cache: JudgeCache | None,
-    prices: PriceTable,
-    sink: _StoreSink | None,
-    show_progress: bool,
-) -> JudgeTally:
-    provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
-    client = ChatClient(provider, concurrency=concurrency, max_attempts=max_attempts)
-    judge = Judge(
-        rubric,
-        client,
-        model=rubric.judge.model,
-        cache=cache,
-        prices=prices,
-        tasks=tasks,
-        samples=samples,
-    )
-    console = Console(stderr=True)
-    columns = (TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with (
-        out.open("w", encoding="utf-8") as fh,
-        Progress(*columns, console=console, transient=True, disable=not show_progress) as bar,
-    ):
-        progress = bar.add_task("judging", total=count_runs(runs))
-
-        def keep(verdict: Verdict) -> None:
-            _append(fh, verdict)
-            bar.advance(progress)
-            if sink is not None:
-                sink.add(verdict)
-
-        try:
-            return await judge.judge_many(
-                load_runs(runs), concurrency=concurrency, max_cost_usd=max_cost, on_verdict=keep
+def runs_file_ids(path: Path) -> set[str]:
+    ids: dict[str, int] = {}
+    for line, run in iter_runs_with_lines(path):
+        if run.run_id in ids:
+            raise DataError(
+                f"duplicate run id {run.run_id!r} (first at line {ids[run.run_id]})",
+                path=path,
+                line=line,
+                field="run_id",
             )
-        finally:
-            try:
-                if sink is not None:
-                    sink.flush()
-            finally:
-                await provider.aclose()
+        ids[run.run_id] = line
+    if not ids:
+        raise DataError(f"no runs in {path}", path=path)
+    return set(ids)
 
-
-def _append(fh: IO[str], verdict: Verdict) -> None:
-    # Each verdict cost a model call: make it durable before the next one is counted.
-    fh.write(verdict.model_dump_json() + "\n")
-    fh.flush()
-    os.fsync(fh.fileno())

@@ -24,6 +24,7 @@ from judgekit.cli.run_cmd import run_command
 from judgekit.cli.schema_cmd import schema_command
 from judgekit.cli.store_cmd import store_group
 from judgekit.errors import JudgekitError
+from judgekit.redaction import redact
 
 EXIT_BAD_INPUT = 2
 
@@ -35,7 +36,7 @@ class JudgekitGroup(click.Group):
         try:
             return super().invoke(ctx)
         except JudgekitError as exc:
-            click.echo(f"judgekit: error: {exc}", err=True)
+            click.echo(f"judgekit: error: {redact(str(exc))}", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
 

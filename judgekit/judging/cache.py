@@ -1,8 +1,10 @@
 """The judge cache: a judge's answer to one exact request, kept so it is never paid for twice.
 
 A key names everything that changes what the judge model sees or how it samples (provider,
-model, temperature, max_tokens, JSON mode, the rubric version, the exact messages) plus the
-sample index. Rerunning an unchanged judge therefore hits; editing a rubric changes its version
+the endpoint it is reached at, model, temperature, max_tokens, JSON mode, the rubric version,
+the exact messages) plus the sample index. The endpoint matters: ``local/m`` on two servers,
+or ``openai/gpt-4o`` through a proxy and directly, are different judges, and a hit from one
+must never answer for the other. Rerunning an unchanged judge therefore hits; editing a rubric changes its version
 and misses exactly the entries it affects; and the k samples of a ``samples: k`` judge are k
 distinct entries, so they stay real, independent samples instead of one answer repeated.
 
@@ -16,6 +18,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,7 +32,7 @@ from judgekit.providers.chat import ChatRequest, ChatResponse
 from judgekit.sqlite_wal import switch_to_wal
 
 # Bump when the key's canonical form changes, so old entries miss instead of colliding.
-KEY_FORMAT: Final = 1
+KEY_FORMAT: Final = 2
 
 # Concurrent judge processes may share one cache file: wait for a writer rather than fail.
 BUSY_TIMEOUT_S: Final = 30.0
@@ -66,9 +69,17 @@ class JudgeCache:
     >>> request = ChatRequest(
     ...     model="gpt-4o-mini", messages=(ChatMessage(role="user", content="Grade this."),)
     ... )
-    >>> key = JudgeCache.key_for("openai", request, rubric_version="3f2a", sample_index=0)
+    >>> key = JudgeCache.key_for(
+    ...     "openai", request, rubric_version="3f2a", sample_index=0,
+    ...     endpoint="https://api.openai.com/v1",
+    ... )
     >>> len(key)
     64
+    >>> key == JudgeCache.key_for(
+    ...     "openai", request, rubric_version="3f2a", sample_index=0,
+    ...     endpoint="http://proxy.internal:8080/v1",
+    ... )
+    False
     """
 
     def __init__(self, path: Path | None = None) -> None:
@@ -96,17 +107,24 @@ class JudgeCache:
 
     @staticmethod
     def key_for(
-        provider: str, request: ChatRequest, *, rubric_version: str, sample_index: int
+        provider: str,
+        request: ChatRequest,
+        *,
+        rubric_version: str,
+        sample_index: int,
+        endpoint: str,
     ) -> str:
         """The sha256 (hex) of the canonical JSON of everything that makes an answer differ.
 
-        ``sample_index`` (0-based) separates the samples of a judge asked several times.
+        ``sample_index`` (0-based) separates the samples of a judge asked several times;
+        ``endpoint`` is the provider's base URL (see :func:`normalise_endpoint`).
         """
         if sample_index < 0:
             raise ValueError(f"sample_index must be 0 or more, got {sample_index}")
         payload = {
             "key_format": KEY_FORMAT,
             "provider": provider,
+            "endpoint": normalise_endpoint(endpoint),
             "model": request.model,
             # `or 0.0` folds -0.0 into 0.0: the same temperature must not make two keys.
             "temperature": float(request.temperature) or 0.0,
@@ -195,3 +213,30 @@ class JudgeCache:
             ) from exc
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"judge cache {self.path}: {exc}") from exc
+
+
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def normalise_endpoint(url: str) -> str:
+    """One spelling per endpoint: scheme and host lower-cased, a default port dropped, no
+    trailing slash, no credentials, query or fragment ("" stays "").
+
+    >>> normalise_endpoint("HTTP://LocalHost:80/v1/")
+    'http://localhost/v1'
+    >>> normalise_endpoint("https://api.openai.com/v1") == normalise_endpoint("https://api.openai.com:443/v1/")
+    True
+    """
+    if not url:
+        return ""
+    parts = urllib.parse.urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 literal keeps its brackets
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    return urllib.parse.urlunsplit((scheme, netloc, parts.path.rstrip("/"), "", ""))

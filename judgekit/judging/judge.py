@@ -7,6 +7,12 @@ and the samples' majority becomes the verdict with their agreement. A pairwise r
 asked in both orders; a verdict that flips with the order is flagged as position bias.
 Nothing is ever scored from an answer that does not fit the scale: such a verdict is
 *unscored*, with the reason, and counted apart.
+
+A provider failure is not a verdict. When no answer came back (the server unreachable, the key
+rejected, the model unknown, retries exhausted) the run gets no verdict at all: it is counted
+as *not judged*, with the reason, so a rerun asks for it again. A failure that no retry can fix
+(a non-retryable error, or an endpoint that could not be reached at the first request) stops
+the whole session with :class:`JudgingStopped`: every later run would fail the same way.
 """
 
 from __future__ import annotations
@@ -30,15 +36,24 @@ from judgekit.judging.rubrics import rubric_version
 from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
+from judgekit.redaction import redact
 
 _SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
 
 
+class JudgingStopped(ProviderError):
+    """The provider failed in a way that every later request would too (wrong key, unknown
+    model, an endpoint never reached): judging stopped; the verdicts that finished stand."""
+
+
 @dataclass
 class JudgeTally:
-    """What a judging session did: verdicts, cache use, tokens and money."""
+    """What a judging session did: verdicts, runs not judged and why, cache use, money."""
 
     verdicts: int = 0
+    kept: int = 0  # of the verdicts, those an earlier session had already written
+    not_judged: int = 0
+    not_judged_reasons: Counter[str] = field(default_factory=Counter)
     unscored: int = 0
     api_calls: int = 0
     cache_hits: int = 0
@@ -77,6 +92,7 @@ class Judge:
         tasks: TaskSet | None = None,
         samples: int | None = None,
     ) -> None:
+        self.endpoint = client.provider.endpoint
         self.rubric = rubric
         self.client = client
         self.provider_name, _, self.model_name = model.partition("/")
@@ -88,6 +104,7 @@ class Judge:
         self.version = rubric_version(rubric)
         self.tally = JudgeTally()
         self._in_flight: dict[str, asyncio.Future[ChatResponse]] = {}
+        self._reached = False  # a request has been answered in this session
 
     async def judge_many(
         self,
@@ -100,9 +117,28 @@ class Judge:
         """Judge every run, ``concurrency`` at once; stop starting new ones past the budget.
 
         Verdicts are handed to ``on_verdict`` as they finish (in completion order), so a
-        caller can append them to a file and lose nothing that finished.
+        caller can append them to a file and lose nothing that finished. A run whose
+        provider call failed after its retries is counted in ``tally.not_judged``; a failure
+        that would fail every run raises :class:`JudgingStopped` once the runs in flight have
+        been cancelled.
         """
         pending: set[asyncio.Task[Verdict]] = set()
+        try:
+            await self._judge_all(runs, pending, concurrency, max_cost_usd, on_verdict)
+        finally:
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        return self.tally
+
+    async def _judge_all(
+        self,
+        runs: Iterable[Run],
+        pending: set[asyncio.Task[Verdict]],
+        concurrency: int,
+        max_cost_usd: float | None,
+        on_verdict: Callable[[Verdict], None] | None,
+    ) -> None:
         iterator = iter(runs)
         exhausted = False
         while True:
@@ -117,15 +153,34 @@ class Judge:
                     break
                 pending.add(asyncio.create_task(self.judge(run)))
             if not pending:
-                return self.tally
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                return
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            pending -= done
             for finished in done:
-                verdict = finished.result()
+                try:
+                    verdict = finished.result()
+                except ProviderError as exc:
+                    self._not_judged(exc)
+                    continue
                 if on_verdict is not None:
                     on_verdict(verdict)
 
+    def _not_judged(self, error: ProviderError) -> None:
+        """Count a run that got no answer, or stop when no run can get one."""
+        self.tally.not_judged += 1
+        self.tally.not_judged_reasons[str(error)] += 1
+        where = f" at {self.endpoint}" if self.endpoint else ""
+        if not error.retryable:
+            raise JudgingStopped(f"{error} ({self.model}{where})") from error
+        if error.unreachable and not self._reached:
+            raise JudgingStopped(
+                f"{error} ({self.model}{where}); no request has reached it: check --base-url "
+                "and that the server is running"
+            ) from error
+
     async def judge(self, run: Run) -> Verdict:
-        """The verdict on one run (never raises for a bad answer: that is unscored)."""
+        """The verdict on one run: a bad answer is unscored; a provider failure (no answer
+        at all, after retries) raises :class:`ProviderError` and makes no verdict."""
         task = self.tasks.get(run.task_id) if self.tasks is not None else None
         if self.rubric.scale == "pairwise":
             answers = _pairwise_answers(run)
@@ -157,25 +212,21 @@ class Judge:
         )
 
     async def _ask(self, messages: tuple[ChatMessage, ...], sample_index: int) -> _Answer:
-        """One sample: ask, parse, and on a bad answer ask once more with the error."""
+        """One sample: ask, parse, and on a bad answer ask once more with the error.
+
+        A provider failure propagates: a sample with no answer is not an unscored sample.
+        """
         answer = _Answer()
-        try:
-            response = await self._complete(messages, sample_index, answer)
-        except ProviderError as exc:
-            answer.error = f"provider error: {exc}"
-            return answer
+        response = await self._complete(messages, sample_index, answer)
         try:
             parsed = parse_verdict(response.text, self.rubric.scale)
         except JudgeOutputError as first_error:
             repair = repair_messages(
                 messages, response.text, str(first_error), scale=self.rubric.scale
             )
+            response = await self._complete(repair, sample_index, answer)
             try:
-                response = await self._complete(repair, sample_index, answer)
                 parsed = parse_verdict(response.text, self.rubric.scale)
-            except ProviderError as exc:
-                answer.error = f"provider error on the repair retry: {exc}"
-                return answer
             except JudgeOutputError as second_error:
                 answer.error = f"{first_error}; after one repair retry: {second_error}"
                 return answer
@@ -193,7 +244,11 @@ class Judge:
         if self.cache is None:
             return await self._call(request, answer)
         key = self.cache.key_for(
-            self.provider_name, request, rubric_version=self.version, sample_index=sample_index
+            self.provider_name,
+            request,
+            rubric_version=self.version,
+            sample_index=sample_index,
+            endpoint=self.endpoint,
         )
         hit = self.cache.get(key)
         if hit is not None:
@@ -224,6 +279,7 @@ class Judge:
 
     async def _call(self, request: ChatRequest, answer: _Answer) -> ChatResponse:
         response = await self.client.complete(request)
+        self._reached = True
         self.tally.api_calls += 1
         answer.cached = False
         answer.input_tokens += response.input_tokens
@@ -259,10 +315,19 @@ class Judge:
                 verdict.reason = f"samples split evenly; first majority kept: {winner.reason}"
             verdict.agreement = top_count / len(scored) if self.samples > 1 else None
         else:
-            verdict.unscored_reason = answers[0].error if answers else "no answer"
+            verdict.unscored_reason = redact(answers[0].error or "no answer")
         _add_costs(verdict, answers)
         verdict.cached = all(a.cached for a in answers)  # no API call behind this verdict
         return verdict
+
+    def count_kept(self, verdict: Verdict) -> None:
+        """Count a verdict an earlier session wrote (resumed, so nothing is spent on it)."""
+        tally = self.tally
+        tally.verdicts += 1
+        tally.kept += 1
+        tally.unscored += verdict.status == "unscored"
+        if verdict.status == "scored":
+            tally.scores[str(verdict.score)] += 1
 
     def _record(self, verdict: Verdict) -> Verdict:
         verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)

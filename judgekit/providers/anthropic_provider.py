@@ -104,6 +104,12 @@ class AnthropicProvider(ChatProvider):
             latency_s=latency_s,
         )
 
+    @property
+    def endpoint(self) -> str:
+        # The SDK's resolved base URL: --base-url, else the SDK's environment variable
+        # (OPENAI_BASE_URL / ANTHROPIC_BASE_URL), else the public API.
+        return str(self._client.base_url)
+
     async def aclose(self) -> None:
         await self._client.close()
 

@@ -48,6 +48,15 @@ class ChatProvider(ABC):
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Ask once; raise :class:`judgekit.errors.ProviderError` (retryable or not) on failure."""
 
+    @property
+    def endpoint(self) -> str:
+        """Where requests go (a base URL), or "" for a provider with one fixed endpoint.
+
+        The judge cache keys answers by it: the same model name behind another server, a
+        proxy or a local stand-in may answer differently, so its answers must not collide.
+        """
+        return ""
+
     async def aclose(self) -> None:
         """Release connections; providers holding none need not override it."""
         return None

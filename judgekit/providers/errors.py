@@ -83,7 +83,7 @@ def _decide(failure: _Failure, provider: str) -> ProviderError:
     if failure.kind == "timeout":
         return ProviderError(f"{label} timed out: {detail}", retryable=True)
     if failure.kind == "connection":
-        return ProviderError(f"could not reach {name}: {detail}", retryable=True)
+        return ProviderError(f"could not reach {name}: {detail}", retryable=True, unreachable=True)
     if failure.kind == "malformed":
         return ProviderError(f"{label} sent a malformed response: {detail}", retryable=True)
     if failure.kind == "retryable":

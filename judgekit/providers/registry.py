@@ -27,11 +27,13 @@ entry point in the ``judgekit.providers`` group::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from judgekit.errors import ConfigError
 from judgekit.providers.chat import ChatProvider
+from judgekit.redaction import add_secret
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -44,6 +46,8 @@ __all__ = [
 
 PROVIDER_NAMES = ("anthropic", "local", "openai")
 ENTRY_POINT_GROUP = "judgekit.providers"
+# The variables the built-in providers read their keys from.
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 # Called with base_url= and api_key= keywords (either may be None).
 ProviderFactory = Callable[..., ChatProvider]
@@ -111,8 +115,12 @@ def make_provider(
     """The provider called ``provider_name``; its SDK is imported only now.
 
     ``api_key`` overrides the provider's environment variable (the command line's
-    ``--api-key-env`` reads the variable it names and passes the key here).
+    ``--api-key-env`` reads the variable it names and passes the key here). Every key it
+    may send is registered for redaction first, so no error text can carry one.
     """
+    add_secret(api_key)
+    for variable in KEY_VARIABLES:
+        add_secret(os.environ.get(variable))
     if provider_name == "openai":
         from judgekit.providers.openai_provider import OpenAIProvider
 

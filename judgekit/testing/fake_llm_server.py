@@ -120,7 +120,9 @@ class FakeLLMServer:
     ``reply`` turns each :class:`FakeRequest` into the assistant's text (default: a passing
     verdict). ``latency_s`` delays every answer. ``faults`` injects random failures.
     ``expect_api_key``, when set, makes every request with another key (``x-api-key`` or
-    ``Authorization: Bearer``) fail with HTTP 401.
+    ``Authorization: Bearer``) fail with HTTP 401 — and, like some real APIs, the error
+    message quotes the key it was sent. :meth:`hold_after` holds requests until
+    :meth:`release`, so a test can act while a client is known to be waiting.
     Use it as a context manager; see the module docstring for an example.
     """
 
@@ -147,6 +149,10 @@ class FakeLLMServer:
         self._status_counts: Counter[int] = Counter()
         self._in_flight = 0
         self._max_in_flight = 0
+        self._answers_before_hold: int | None = None
+        self._released = threading.Event()
+        self._released.set()
+        self._held = 0
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -171,6 +177,7 @@ class FakeLLMServer:
         """Stop serving and release the port."""
         if self._http is None:
             return
+        self.release()  # a held handler thread must finish for the server to stop
         self._http.shutdown()
         self._http.server_close()
         if self._thread is not None:
@@ -225,6 +232,21 @@ class FakeLLMServer:
         with self._lock:
             self._scripted.extend([_Fault(status, retry_after, message)] * times)
 
+    def hold_after(self, answers: int) -> None:
+        """Answer the next ``answers`` requests as usual, then hold every later one, without
+        answering, until :meth:`release` (or :meth:`stop`)."""
+        if answers < 0:
+            raise ValueError(f"answers must be >= 0, got {answers}")
+        with self._lock:
+            self._answers_before_hold = answers
+            self._released.clear()
+
+    def release(self) -> None:
+        """Answer the held requests, and stop holding."""
+        with self._lock:
+            self._answers_before_hold = None
+            self._released.set()
+
     # -- what happened ---------------------------------------------------------------------
 
     @property
@@ -258,6 +280,12 @@ class FakeLLMServer:
             return self._max_in_flight
 
     @property
+    def held(self) -> int:
+        """How many requests are being held right now (see :meth:`hold_after`)."""
+        with self._lock:
+            return self._held
+
+    @property
     def reply_errors(self) -> list[Exception]:
         """Exceptions raised by the ``reply`` function (each was answered with HTTP 500)."""
         with self._lock:
@@ -280,6 +308,18 @@ class FakeLLMServer:
                 self._in_flight -= 1
             if request is not None and replied:
                 self._replied.append(request)
+
+    def _wait_if_held(self) -> None:
+        with self._lock:
+            if self._answers_before_hold is None:
+                return
+            if self._answers_before_hold > 0:
+                self._answers_before_hold -= 1
+                return
+            self._held += 1
+        self._released.wait()
+        with self._lock:
+            self._held -= 1
 
     def _reply_failed(self, error: Exception) -> None:
         with self._lock:
@@ -375,15 +415,23 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in response.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(response.body)
+        try:
+            self.wfile.write(response.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting (timed out, interrupted): nothing to tell it
+
+
+def _key_refused(api: Api, key: str | None) -> _Response:
+    return _error(api, 401, f"Incorrect API key provided: {key}.")
 
 
 def _answer(fake: FakeLLMServer, request: FakeRequest) -> _Response:
+    fake._wait_if_held()
     if fake.latency_s:
         time.sleep(fake.latency_s)
     api = request.api
     if fake.expect_api_key is not None and _api_key(request) != fake.expect_api_key:
-        return _error(api, 401, "Incorrect API key provided.")
+        return _key_refused(api, _api_key(request))
     if not request.model or not isinstance(request.body.get("messages"), list):
         return _error(api, 400, "`model` and `messages` are required.")
     if request.body.get("stream"):

@@ -33,9 +33,14 @@ def key(
     request: ChatRequest = REQUEST,
     rubric_version: str = "3f2a9c",
     sample_index: int = 0,
+    endpoint: str = "https://api.openai.com/v1",
 ) -> str:
     return JudgeCache.key_for(
-        provider, request, rubric_version=rubric_version, sample_index=sample_index
+        provider,
+        request,
+        rubric_version=rubric_version,
+        sample_index=sample_index,
+        endpoint=endpoint,
     )
 
 
@@ -47,14 +52,15 @@ def test_the_key_is_a_sha256_of_a_fixed_canonical_form() -> None:
     # Pinned: changing the form silently empties every user's cache, so do it on purpose
     # (and bump KEY_FORMAT).
     canonical = (
-        '{"json_output":true,"key_format":1,"max_tokens":1024,'
+        '{"endpoint":"https://api.openai.com/v1","json_output":true,"key_format":2,'
+        '"max_tokens":1024,'
         '"messages":[["system","You grade an AI agent\'s final answer."],'
         '["user","<answer>Refund of $40 issued.</answer>"]],'
         '"model":"gpt-4o-mini","provider":"openai","rubric_version":"3f2a9c",'
         '"sample_index":0,"temperature":0.0}'
     )
     assert key() == hashlib.sha256(canonical.encode()).hexdigest()
-    assert key() == "f39a158c8c613780e77f309c4f4c7dabef4806c0659c63cd8aca59d0679e8260"
+    assert key() == "b14d00f64433b181d6f1d2c2cc445f418a79304d9e06ece3aae99ef418094629"
 
 
 def test_the_key_changes_with_each_component() -> None:
@@ -67,6 +73,9 @@ def test_the_key_changes_with_each_component() -> None:
         "json_output": key(request=changed(json_output=False)),
         "rubric_version": key(rubric_version="9b1d00"),
         "sample_index": key(sample_index=1),
+        "endpoint": key(endpoint="http://127.0.0.1:8080/v1"),
+        "endpoint path": key(endpoint="https://api.openai.com/v2"),
+        "no endpoint": key(endpoint=""),
         "message text": key(
             request=changed(messages=(MESSAGES[0], ChatMessage(role="user", content="other")))
         ),
@@ -97,9 +106,20 @@ def test_the_key_depends_on_nothing_else(tmp_path: Path, monkeypatch: pytest.Mon
     )
     assert key(request=rebuilt) == key()
     assert key(request=changed(temperature=-0.0)) == key()
+    # One endpoint, spelled differently, is one endpoint.
+    assert key(endpoint="HTTPS://API.openai.com:443/v1/") == key()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-other")
     with JudgeCache(tmp_path / "elsewhere.sqlite") as cache:
-        assert cache.key_for("openai", REQUEST, rubric_version="3f2a9c", sample_index=0) == key()
+        assert (
+            cache.key_for(
+                "openai",
+                REQUEST,
+                rubric_version="3f2a9c",
+                sample_index=0,
+                endpoint="https://api.openai.com/v1",
+            )
+            == key()
+        )
 
 
 def test_a_negative_sample_index_is_refused() -> None:

@@ -334,8 +334,8 @@ def test_ctrl_c_keeps_finished_verdicts_and_a_rerun_finishes(tmp_path: Path) -> 
         )
     )
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with FakeLLMServer(reply=lambda request: verdict_json("pass"), latency_s=0.05) as server:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JUDGEKIT_HOME": str(tmp_path / "home")}
+    with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
         command = [
             sys.executable,
             "-m",
@@ -352,31 +352,41 @@ def test_ctrl_c_keeps_finished_verdicts_and_a_rerun_finishes(tmp_path: Path) -> 
             str(out),
             "--concurrency",
             "2",
+            "--no-store",
             "--json",
         ]
+        # Five answers, then the server holds: the interrupt lands while the judge is waiting,
+        # however fast the machine.
+        server.hold_after(5)
         process = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if (out / "verdicts.jsonl").exists() and len(
-                (out / "verdicts.jsonl").read_text().splitlines()
-            ) >= 5:
-                break
-            time.sleep(0.05)
+        deadline = time.monotonic() + 60
+        while server.held < 2 or len(verdicts_if_any(out)) < 5:
+            assert time.monotonic() < deadline, (server.held, verdicts_if_any(out), process.poll())
+            time.sleep(0.02)
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=20)
+        _, err = process.communicate(timeout=30)
         assert process.returncode == 130, err
         assert "interrupted: the verdicts that finished are in" in err
-        kept = verdicts(out)  # every line is a whole verdict
-        assert 5 <= len(kept) < 60
+        assert sorted(v["run_id"] for v in verdicts(out)) == sorted(f"r{i}" for i in range(5))
+        server.release()
+        asked_before = server.calls
         rerun = subprocess.run(
             command, env=env, capture_output=True, text=True, timeout=60, check=True
         )
         report = json.loads(rerun.stdout)
-    assert report["verdicts"] == 60
-    assert report["cache_hits"] >= len(kept)
+    # The five finished verdicts are kept from the file, not asked again.
+    assert (report["verdicts"], report["kept"], report["not_judged"]) == (60, 5, 0)
+    assert server.calls - asked_before == report["api_calls"] == 55
     assert sorted(v["run_id"] for v in verdicts(out)) == sorted(f"r{i}" for i in range(60))
+
+
+def verdicts_if_any(out: Path) -> list[dict[str, Any]]:
+    path = out / "verdicts.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
 
 
 def test_api_key_env_names_the_variable_holding_the_key(

@@ -45,7 +45,9 @@ def test_no_api_key_in_the_store_or_cache(
 
     with JudgeCache() as cache, open_store() as store:
         for sample in range(3):
-            key = cache.key_for("openai", request, rubric_version="3f2a9c", sample_index=sample)
+            key = cache.key_for(
+                "openai", request, rubric_version="3f2a9c", sample_index=sample, endpoint=""
+            )
             assert cache.get(key) is None
             cache.put(key, answer)
             assert cache.get(key) == answer

@@ -1,0 +1,120 @@
+"""Judging a runs file into a folder's ``verdicts.jsonl``: the workflow under ``judgekit judge``.
+
+The runs file is read whole and checked before anything is written; verdicts already in the
+folder for the same judge are kept and not asked again; each new verdict is appended durably
+and handed on (to the store) as it finishes. Runs that got no answer from the provider are
+counted, not written, so rerunning the same command asks only for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.run import Run, load_runs
+from judgekit.formats.task import TaskSet
+from judgekit.formats.verdict import Verdict
+from judgekit.judging.cache import JudgeCache
+from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
+from judgekit.judging.pricing import PriceTable
+from judgekit.judging.rubrics import rubric_version
+from judgekit.judging.verdicts_file import VerdictsFile
+from judgekit.providers.chat import ChatProvider
+from judgekit.providers.client import ChatClient
+
+__all__ = ["JudgeSettings", "judge_runs_file"]
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How hard to push the provider and how much to spend."""
+
+    concurrency: int = 8
+    max_attempts: int = 6
+    samples: int | None = None  # None: the rubric's judge.samples
+    max_cost_usd: float | None = None
+
+
+def judge_runs_file(
+    runs: Path,
+    rubric: Rubric,
+    *,
+    provider: ChatProvider,
+    folder: Path,
+    run_ids: Collection[str],
+    settings: JudgeSettings,
+    cache: JudgeCache | None,
+    prices: PriceTable,
+    tasks: TaskSet | None = None,
+    on_verdict: Callable[[Verdict], None] | None = None,
+) -> JudgeTally:
+    """Judge every run of ``runs`` (whose ids are ``run_ids``) into ``folder/verdicts.jsonl``.
+
+    ``on_verdict`` sees every verdict of the file, kept ones included (recording them again
+    is idempotent). Without a cache nothing is kept: every run is asked again. Raises
+    :class:`JudgingStopped` when the provider cannot answer at all; the verdicts finished
+    before it stay in the file.
+    """
+    with VerdictsFile(
+        folder,
+        rubric_version=rubric_version(rubric),
+        model=rubric.judge.model,
+        run_ids=run_ids,
+        resume=cache is not None,
+    ) as output:
+        client = ChatClient(
+            provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
+        )
+        judge = Judge(
+            rubric,
+            client,
+            model=rubric.judge.model,
+            cache=cache,
+            prices=prices,
+            tasks=tasks,
+            samples=settings.samples,
+        )
+        for verdict in output.kept.values():
+            judge.count_kept(verdict)
+            if on_verdict is not None:
+                on_verdict(verdict)
+
+        def keep(verdict: Verdict) -> None:
+            output.append(verdict)
+            if on_verdict is not None:
+                on_verdict(verdict)
+
+        todo = _not_yet_judged(load_runs(runs), output.kept)
+        try:
+            tally = asyncio.run(_judge(judge, todo, settings, keep))
+        except JudgingStopped as exc:
+            left = len(run_ids) - judge.tally.verdicts
+            raise JudgingStopped(
+                f"{exc}; judging stopped with {left} of {len(run_ids)} runs not judged "
+                f"(nothing recorded for them; the {judge.tally.verdicts} verdicts that finished "
+                f"are in {output.path})"
+            ) from exc
+        output.finish()
+        return tally
+
+
+async def _judge(
+    judge: Judge, runs: Iterator[Run], settings: JudgeSettings, keep: Callable[[Verdict], None]
+) -> JudgeTally:
+    try:
+        return await judge.judge_many(
+            runs,
+            concurrency=settings.concurrency,
+            max_cost_usd=settings.max_cost_usd,
+            on_verdict=keep,
+        )
+    finally:
+        await judge.client.provider.aclose()
+
+
+def _not_yet_judged(runs: Iterator[Run], kept: Collection[str]) -> Iterator[Run]:
+    return (run for run in runs if run.run_id not in kept)
+
