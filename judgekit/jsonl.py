@@ -19,7 +19,7 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from judgekit.errors import DataError
+from judgekit.errors import DataError, OutputError
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -98,9 +98,22 @@ def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
 
     The content goes to a temporary file in the same folder, which is fsynced and then
     renamed over ``path``; if the block raises, the temporary file is removed and ``path``
-    is left as it was. The file gets the permissions a plain ``open`` would give it.
+    is left as it was (a folder created for it is removed again, when still empty). The
+    file gets the permissions a plain ``open`` would give it. A folder that cannot be
+    created or written is an :class:`OutputError` naming the file.
     """
     with _atomic_file(path, binary=False) as fh:
+        yield fh
+
+
+@contextmanager
+def atomic_bytes_writer(path: str | Path) -> Iterator[IO[bytes]]:
+    """:func:`atomic_writer` for a binary file (an image).
+
+    Opening it first and writing at the end proves early that ``path`` can be written,
+    before anything else of the command's output is.
+    """
+    with _atomic_file(path, binary=True) as fh:
         yield fh
 
 
@@ -110,28 +123,122 @@ def write_bytes_atomically(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
 
+# Temporary files end with this, and name their writer's pid, so a folder's lock holder can
+# tell those a killed process left from those another process is writing.
+TEMPORARY_SUFFIX = ".judgekit-tmp"
+
+
 @contextmanager
 def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    created = make_folders(target.parent)
+    try:
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=TEMPORARY_SUFFIX, dir=target.parent
+        )
+    except OSError as exc:
+        remove_empty_folders(created)
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     try:
         opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         with opened as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+            _finish(fh, target)
         _publish(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
+        remove_empty_folders(created)
         raise
+
+
+def _finish(fh: IO[Any], target: Path) -> None:
+    try:
+        fh.flush()
+        os.fsync(fh.fileno())
+    except OSError as exc:  # a full disk shows here, when the buffered content is written
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
 
 
 def _publish(tmp_name: str, target: Path) -> None:
     # mkstemp creates the file readable by its owner only; a report meant to be shared
     # should get the usual 0666 minus the umask, as open() would give it.
-    os.chmod(tmp_name, 0o666 & ~_umask())
-    os.replace(tmp_name, target)
+    try:
+        os.chmod(tmp_name, 0o666 & ~_umask())
+        os.replace(tmp_name, target)
+    except IsADirectoryError:
+        raise OutputError(f"cannot write {target}: it is a folder") from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def make_folders(folder: str | Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return the folders created, innermost
+    first (for :func:`remove_empty_folders`). A folder that cannot be created is an
+    :class:`OutputError`."""
+    folder = Path(folder)
+    missing: list[Path] = []
+    step = folder
+    while not step.exists() and step.parent != step:
+        missing.append(step)
+        step = step.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"cannot create the folder {folder}: a file has that name") from None
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder {folder}: {_reason(exc)}") from None
+    return missing
+
+
+def remove_empty_folders(folders: list[Path]) -> None:
+    """Remove ``folders`` (innermost first) that are still empty: what a failed command
+    created and left nothing in."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (another process writes there too) or already gone
+
+
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
+    """Remove the temporary files that killed judgekit processes left in ``folder``: those
+    whose writer (the pid in their name) no longer runs. Call it only holding the folder's
+    lock (:mod:`judgekit.folder_lock`), so no writer can start meanwhile."""
+    removed: list[Path] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)):
+            continue
+        parts = name[: -len(TEMPORARY_SUFFIX)].split(".")
+        if len(parts) < 4 or not parts[-2].isdigit() or process_is_running(int(parts[-2])):
+            continue
+        path = Path(folder) / name
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+def process_is_running(pid: int) -> bool:
+    """Whether a process of this id runs on this machine (a pid of another user's counts)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _umask() -> int:
@@ -152,3 +259,10 @@ def copy_atomically(source: str | Path, target: str | Path) -> None:
     with open_text(source) as src, atomic_writer(target) as dst:
         for line in src:
             dst.write(line)
+
+
+def copy_lines(source: str | Path, target: IO[str]) -> None:
+    """Copy a text file's lines into an open file (one an :func:`atomic_writer` gave)."""
+    with open_text(source) as src:
+        for line in src:
+            target.write(line)
