@@ -16,10 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judgekit.cli.api_key import api_key_from_env
 from judgekit.cli.options import StoreChoice, rubric_option, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.errors import DataError
 from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.run import iter_runs_with_lines
+from judgekit.formats.run import runs_file_ids
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.cache import JudgeCache
@@ -326,20 +325,3 @@ def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> _StoreSink 
     store = stack.enter_context(open_store())
     recorded = record_runs_file(store, runs, source="judge", provenance=choice.provenance())
     return _StoreSink(store, recorded)
-
-
-def runs_file_ids(path: Path) -> set[str]:
-    ids: dict[str, int] = {}
-    for line, run in iter_runs_with_lines(path):
-        if run.run_id in ids:
-            raise DataError(
-                f"duplicate run id {run.run_id!r} (first at line {ids[run.run_id]})",
-                path=path,
-                line=line,
-                field="run_id",
-            )
-        ids[run.run_id] = line
-    if not ids:
-        raise DataError(f"no runs in {path}", path=path)
-    return set(ids)
-

@@ -156,27 +156,31 @@ class Judge:
                 return
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             pending -= done
-            for finished in done:
+            stop: JudgingStopped | None = None
+            for finished in done:  # every one, so no task's outcome goes unread
                 try:
                     verdict = finished.result()
                 except ProviderError as exc:
-                    self._not_judged(exc)
+                    stop = stop or self._not_judged(exc)
                     continue
                 if on_verdict is not None:
                     on_verdict(verdict)
+            if stop is not None:
+                raise stop
 
-    def _not_judged(self, error: ProviderError) -> None:
-        """Count a run that got no answer, or stop when no run can get one."""
+    def _not_judged(self, error: ProviderError) -> JudgingStopped | None:
+        """Count a run that got no answer; say how to stop when no run can get one."""
         self.tally.not_judged += 1
         self.tally.not_judged_reasons[str(error)] += 1
         where = f" at {self.endpoint}" if self.endpoint else ""
         if not error.retryable:
-            raise JudgingStopped(f"{error} ({self.model}{where})") from error
+            return JudgingStopped(f"{error} ({self.model}{where})")
         if error.unreachable and not self._reached:
-            raise JudgingStopped(
+            return JudgingStopped(
                 f"{error} ({self.model}{where}); no request has reached it: check --base-url "
                 "and that the server is running"
-            ) from error
+            )
+        return None
 
     async def judge(self, run: Run) -> Verdict:
         """The verdict on one run: a bad answer is unscored; a provider failure (no answer

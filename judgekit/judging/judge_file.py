@@ -91,11 +91,11 @@ def judge_runs_file(
         try:
             tally = asyncio.run(_judge(judge, todo, settings, keep))
         except JudgingStopped as exc:
-            left = len(run_ids) - judge.tally.verdicts
+            judged = judge.tally.verdicts
+            kept = f"; the {judged} verdicts that finished are in {output.path}" if judged else ""
             raise JudgingStopped(
-                f"{exc}; judging stopped with {left} of {len(run_ids)} runs not judged "
-                f"(nothing recorded for them; the {judge.tally.verdicts} verdicts that finished "
-                f"are in {output.path})"
+                f"{exc}; judging stopped with {len(run_ids) - judged} of {len(run_ids)} runs "
+                f"not judged (nothing recorded for them{kept})"
             ) from exc
         output.finish()
         return tally
@@ -117,4 +117,3 @@ async def _judge(
 
 def _not_yet_judged(runs: Iterator[Run], kept: Collection[str]) -> Iterator[Run]:
     return (run for run in runs if run.run_id not in kept)
-

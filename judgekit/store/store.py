@@ -184,12 +184,16 @@ class Store:
         """Record verdicts in one transaction; return how many rows were written.
 
         A verdict already stored in the batch for the same run, rubric version and model is
-        replaced (the later one wins), so recording again never duplicates. Without a batch
+        replaced (the later one wins), so recording again never duplicates — except that an
+        unscored verdict never replaces a scored one. Without a batch
         the verdicts go to the store's one "unbatched" batch.
         """
         batch = self._unbatched() if batch_id is None else batch_id
         return self._upsert(
-            schema.verdicts, schema.VERDICT_KEY, (_verdict_row(v, batch) for v in verdicts)
+            schema.verdicts,
+            schema.VERDICT_KEY,
+            (_verdict_row(v, batch) for v in verdicts),
+            statement=verdict_upsert(self._dialect),
         )
 
     def record_runs(self, runs: Iterable[Run], batch_id: int) -> int:
@@ -255,8 +259,15 @@ class Store:
         with store_errors(self._engine.url), self._engine.begin() as connection:
             connection.execute(statement, self._storable([row]))
 
-    def _upsert(self, table: Table, key: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
-        statement = upsert(table, key, self._dialect)
+    def _upsert(
+        self,
+        table: Table,
+        key: Sequence[str],
+        rows: Iterable[dict[str, Any]],
+        *,
+        statement: Insert | None = None,
+    ) -> int:
+        statement = upsert(table, key, self._dialect) if statement is None else statement
         written = 0
         with store_errors(self._engine.url), self._engine.begin() as connection:
             for chunk in _chunks(rows, _CHUNK):
@@ -392,8 +403,19 @@ def upsert(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
 
 
 def verdict_upsert(dialect_name: str) -> Insert:
-    """The upsert :meth:`Store.record_verdicts` writes with."""
-    return upsert(schema.verdicts, schema.VERDICT_KEY, dialect_name)
+    """The upsert :meth:`Store.record_verdicts` writes with: a later verdict replaces the
+    stored one, except that an unscored verdict never replaces a scored one (a judge that
+    answered off the scale this time does not erase the verdict it gave before)."""
+    table = schema.verdicts
+    replaced = [
+        c.name for c in table.columns if c.name != "id" and c.name not in schema.VERDICT_KEY
+    ]
+    statement = _dialect_insert(table, dialect_name)
+    return statement.on_conflict_do_update(
+        index_elements=list(schema.VERDICT_KEY),
+        set_={name: statement.excluded[name] for name in replaced},
+        where=(statement.excluded.status == "scored") | (table.c.status != "scored"),
+    )
 
 
 def _insert_ignoring(table: Table, key: Sequence[str], dialect_name: str) -> Insert:

@@ -271,3 +271,21 @@ def test_a_row_that_is_not_a_verdict_is_a_store_error(store: Store) -> None:
 def test_verdict_field_names_are_columns() -> None:
     columns = {c.name for c in schema.verdicts.columns} - {"id", "batch_id", "score_value", "day"}
     assert columns == set(Verdict.model_fields)
+
+
+def test_an_unscored_verdict_never_replaces_a_scored_one(store: Store) -> None:
+    scored = make_verdict()
+    unscored = make_verdict(
+        status="unscored", score=None, unscored_reason="not JSON after one retry: 'hmm'"
+    )
+    store.record_verdicts([scored])
+    store.record_verdicts([unscored])
+    assert store.verdicts("goal_completion") == [scored]
+    # A later scored verdict still replaces, and a scored one replaces an unscored one.
+    failing = make_verdict(score="fail", reason="no refund was issued")
+    store.record_verdicts([failing])
+    assert store.verdicts("goal_completion") == [failing]
+    other = make_verdict("shop/refund_full/4", status="unscored", score=None)
+    store.record_verdicts([other])
+    store.record_verdicts([make_verdict("shop/refund_full/4")])
+    assert [v.status for v in store.verdicts("goal_completion")] == ["scored", "scored"]
