@@ -13,12 +13,11 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from judgekit.errors import DataError
+from judgekit.errors import DataError, ProviderError
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.run import Run, load_runs
+from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
-from judgekit.home import judgekit_home
 from judgekit.judging.judge import Judge
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.rubrics import load_rubric, rubric_version
@@ -69,7 +68,7 @@ def run_recheck(
         raise DataError(f"no labels for {rubric.id}: nothing to recheck against", path=labels_file)
     found: dict[str, Run] = {}
     for path in runs_files:
-        found.update((run.run_id, run) for run in load_runs(path))
+        found.update((run.run_id, run) for _, run in iter_unique_runs(path))
     if not runs_files:
         found = store.runs({run_id for run_id, _ in labels})
     runs, missing = labelled_runs(labels, found)
@@ -107,14 +106,21 @@ async def _judge(
     provider_name, _ = parse_model_name(rubric.judge.model)
     provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
     client = ChatClient(provider, concurrency=concurrency)
-    prices = PriceTable.from_file(judgekit_home() / "prices.yaml")
+    prices = PriceTable.from_home()
     # No cache: it would answer with the words of the model as it was at promotion.
     judge = Judge(rubric, client, model=rubric.judge.model, cache=None, prices=prices, tasks=tasks)
     verdicts: list[Verdict] = []
     try:
-        await judge.judge_many(runs, concurrency=concurrency, on_verdict=verdicts.append)
+        tally = await judge.judge_many(runs, concurrency=concurrency, on_verdict=verdicts.append)
     finally:
         await provider.aclose()
+    if tally.not_judged:
+        # A recheck on fewer runs than were labelled would compare another sample.
+        reasons = "; ".join(tally.not_judged_reasons)
+        raise ProviderError(
+            f"{tally.not_judged} of {len(runs)} labelled runs got no answer from "
+            f"{rubric.judge.model} ({reasons}): nothing concluded; rerun the recheck"
+        )
     return verdicts
 
 

@@ -32,6 +32,7 @@ arrival order when requests run concurrently).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
@@ -415,10 +416,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in response.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        try:
+        # A client that gave up waiting (timed out, interrupted) has nothing to be told.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(response.body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up waiting (timed out, interrupted): nothing to tell it
 
 
 def _key_refused(api: Api, key: str | None) -> _Response:
