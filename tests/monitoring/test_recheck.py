@@ -192,3 +192,25 @@ def test_the_labelled_runs_can_come_from_a_file(promoted: Path, tmp_path: Path) 
     assert code == 0
     assert found["now"]["n"] == 60
     assert len(found["missing_runs"]) == 40
+
+
+def test_labelled_runs_without_an_answer_stop_the_recheck(promoted: Path) -> None:
+    """A recheck on fewer runs than were labelled would test another sample: it refuses."""
+
+    def overloaded_on_some(request: FakeRequest) -> str:
+        if "(run shop/t/1)" in request.text or "(run shop/t/2)" in request.text:
+            raise RuntimeError("overloaded")  # answered with HTTP 500, every time
+        return json.dumps({"reason": "fine", "score": "pass"})
+
+    with FakeLLMServer(reply=overloaded_on_some) as server:
+        result = CliRunner().invoke(
+            main,
+            ["monitor", "--recheck", "answer_ok", "--base-url", server.openai_base_url],
+        )
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "judgekit: error: 2 of 100 labelled runs got no answer from openai/gpt-4o-mini "
+        "(OpenAI failed to answer (HTTP 500: reply function raised "
+        "RuntimeError('overloaded'))): nothing concluded; rerun the recheck\n"
+    )
+    assert rubric_status() == "promoted"
