@@ -1,0 +1,112 @@
+"""`judgekit judge` killed with SIGKILL at 20 random moments: nothing that finished is lost or
+written twice, and the rerun completes — in verdicts.jsonl and in the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from judgekit.store import open_store
+from judgekit.testing import FakeLLMServer
+from tests.conftest import REPO
+
+RUBRIC = REPO / "rubrics" / "goal_completion.yaml"
+TASKS = REPO / "tasks"
+RUNS = 400
+KILLS = 20
+
+
+def finished_verdicts(path: Path) -> dict[str, dict[str, Any]]:
+    """The whole lines of the file (a last line cut by the kill is not a verdict), by run."""
+    if not path.exists():
+        return {}
+    found: dict[str, dict[str, Any]] = {}
+    for raw in path.read_bytes().splitlines(keepends=True):
+        if not raw.endswith(b"\n"):
+            continue
+        verdict = json.loads(raw)
+        assert verdict["run_id"] not in found, f"{verdict['run_id']} written twice"
+        found[verdict["run_id"]] = verdict
+    return found
+
+
+def test_judge_killed_anywhere_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run_id": f"r{i}",
+                    "task_id": "refund_full",
+                    "input": "Order A100 arrived broken. Refund it in full.",
+                    "tool_calls": [],
+                    "final_answer": f"Refund of $40 issued for A100 (ticket {i}).",
+                }
+            )
+            + "\n"
+            for i in range(RUNS)
+        )
+    )
+    out = tmp_path / "out"
+    verdicts_file = out / "verdicts.jsonl"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "OPENAI_API_KEY": "sk-test-kill",
+    }
+    rng = random.Random(20261201)
+    finished: dict[str, dict[str, Any]] = {}
+    with FakeLLMServer(latency_s=0.05) as server:
+        command = [
+            sys.executable,
+            "-m",
+            "judgekit",
+            "judge",
+            str(runs),
+            "--rubric",
+            str(RUBRIC),
+            "--tasks",
+            str(TASKS),
+            "--base-url",
+            server.openai_base_url,
+            "--out",
+            str(out),
+            "--concurrency",
+            "2",
+            "--json",
+        ]
+        for _ in range(KILLS):
+            process = subprocess.Popen(
+                command,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(rng.uniform(0.2, 1.8))  # start-up takes ~0.8 s
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+            now = finished_verdicts(verdicts_file)
+            for run_id, verdict in finished.items():
+                assert now.get(run_id) == verdict, f"{run_id} lost or rewritten by a kill"
+            finished = now
+        rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    final = finished_verdicts(verdicts_file)
+    assert sorted(final) == sorted(f"r{i}" for i in range(RUNS))
+    assert len(verdicts_file.read_text().splitlines()) == RUNS
+    for run_id, verdict in finished.items():
+        assert final[run_id] == verdict  # kept, not asked again
+    assert report["kept"] == len(finished)
+    assert report["verdicts"] == RUNS
+    assert 0 < len(finished) < RUNS, "the kills should land mid-work"
+    with open_store() as store:
+        stored = store.verdicts("goal_completion")
+    assert sorted(v.run_id for v in stored) == sorted(f"r{i}" for i in range(RUNS))
