@@ -27,7 +27,6 @@ from judgekit.errors import ConfigError
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
-from judgekit.home import judgekit_home
 from judgekit.jsonl import atomic_writer
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge
@@ -116,7 +115,7 @@ def judge_runs(
 
     print_rates(console)
     folder.mkdir(parents=True, exist_ok=True)
-    prices = PriceTable.from_file(judgekit_home() / "prices.yaml")
+    prices = PriceTable.from_home()
     with FakeLLMServer(reply=_reply_function(runs, truth)) as server, JudgeCache() as cache:
         for judge in JUDGES:
             verdicts = asyncio.run(

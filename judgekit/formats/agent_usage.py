@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit.formats.matchers import render_path
+from judgekit.formats.numbers import NonNegativeFloat
 from judgekit.formats.run import ToolCall
 
 USAGE_FILE = Path(".judgekit") / "usage.json"
@@ -35,7 +36,7 @@ class AgentUsage(BaseModel):
 
     input_tokens: int | None = Field(default=None, ge=0)
     output_tokens: int | None = Field(default=None, ge=0)
-    cost_usd: float | None = Field(default=None, ge=0)
+    cost_usd: NonNegativeFloat | None = None
     turns: int | None = Field(default=None, ge=0)
     tool_calls: list[ToolCall] = Field(default_factory=list)
 

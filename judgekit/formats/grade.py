@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.formats.numbers import Count, NonNegativeFloat
 from judgekit.formats.run import StopReason
 
 
@@ -34,11 +35,11 @@ class Grade(BaseModel):
     state: GraderResult | None = None
     claimed_success: bool | None = None
     violations: list[str] = Field(default_factory=list)
-    turns: int | None = None
-    cost_usd: float | None = None
+    turns: Count | None = None
+    cost_usd: NonNegativeFloat | None = None
     stop_reason: StopReason | None = None
-    tool_calls: int = 0
-    tool_errors: int = 0
+    tool_calls: Count = 0
+    tool_errors: Count = 0
 
     @property
     def first_failure(self) -> str | None:

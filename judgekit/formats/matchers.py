@@ -622,9 +622,16 @@ def compile_matcher(
     return Equals(spec, coerce)
 
 
+def _finite_number(value: Any) -> bool:
+    """An int or a float other than NaN and infinities (which no value matches sensibly)."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
 def _number(spec: dict[str, Any], key: str, where: Where) -> float:
     value = spec[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if not _finite_number(value) or value < 0:
         raise MatcherSpecError(f"{key} must be a number ≥ 0, got {value!r}", where)
     return float(value)
 
@@ -694,8 +701,8 @@ def _compile_primary(
         except re.error as exc:
             raise MatcherSpecError(f"bad regex {value!r}: {exc}", where) from None
     if op == "$approx":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise MatcherSpecError(f"$approx takes a number, got {value!r}", where)
+        if not _finite_number(value):
+            raise MatcherSpecError(f"$approx takes a finite number, got {value!r}", where)
         has_tolerance = "$abs" in spec or "$rel" in spec
         abs_tol = (
             _number(spec, "$abs", where) if "$abs" in spec else (0.0 if has_tolerance else 1e-12)
@@ -746,8 +753,8 @@ def _compile_primary(
             )
         return TypeIs(names)
     if op in _COMPARISONS:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise MatcherSpecError(f"{op} takes a number, got {value!r}", where)
+        if not _finite_number(value):
+            raise MatcherSpecError(f"{op} takes a finite number, got {value!r}", where)
         return Bound(op, value, coerce)
     if op == "$custom":
         if not isinstance(value, str):

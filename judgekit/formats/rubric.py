@@ -348,7 +348,7 @@ class JudgeSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = Field(description="provider/model, e.g. openai/gpt-4o-mini")
-    temperature: float = Field(default=0.0, ge=0)
+    temperature: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     samples: int = Field(default=1, ge=1)
 
     @field_validator("model")
@@ -369,8 +369,8 @@ class PromotionPolicy(BaseModel):
 
     min_labels: int = Field(default=50, ge=1)
     min_per_class: int = Field(default=10, ge=0)
-    min_kappa: float = Field(default=0.6, ge=-1, le=1)
-    confidence: float = Field(default=0.95, gt=0, lt=1)
+    min_kappa: float = Field(default=0.6, ge=-1, le=1, allow_inf_nan=False)
+    confidence: float = Field(default=0.95, gt=0, lt=1, allow_inf_nan=False)
 
 
 def _listed(names: tuple[str, ...]) -> str:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from judgekit.errors import DataError
 from judgekit.formats.matchers import DictOf, Matcher, MatcherSpecError, compile_matcher
+from judgekit.formats.numbers import Count
 from judgekit.yamlfile import LineMap, Location, load_yaml
 
 OrderMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
@@ -50,7 +51,7 @@ class StepBudget(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    multiplier: float | None = Field(default=None, gt=0)
+    multiplier: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_tool_calls: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
@@ -116,12 +117,12 @@ class Task(BaseModel):
         "call changed nothing); forbid_tools and allow_tools still see every attempt.",
     )
     # Path
-    max_calls: dict[str, int] | None = None
+    max_calls: dict[str, Count] | None = None
     step_budget: StepBudget | None = None
     max_turns: int | None = Field(default=None, ge=0)
     duplicates: Literal["forbid", "allow"] | None = None
     loops: bool | LoopRule | None = None
-    max_tool_error_rate: float | None = Field(default=None, ge=0, le=1)
+    max_tool_error_rate: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     # State
     expect_state: dict[str, Any] | None = None
     only_changes: list[str] | None = None
@@ -154,6 +155,7 @@ class Task(BaseModel):
     timeout_s: float | None = Field(
         default=None,
         gt=0,
+        allow_inf_nan=False,
         description="This task's agent timeout in seconds (overrides the default).",
     )
 

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit.formats.numbers import Count, NonNegativeFloat, Share
+
 
 class VerdictSample(BaseModel):
     """One answer of a judge asked several times (``samples: k``)."""
@@ -32,16 +34,16 @@ class Verdict(BaseModel):
     score: Any = None
     reason: str | None = None
     samples: list[VerdictSample] | None = None
-    agreement: float | None = Field(
+    agreement: Share | None = Field(
         default=None, description="Share of samples agreeing with the majority (samples > 1)."
     )
     position_bias: bool | None = Field(
         default=None, description="Pairwise only: the verdict flipped when A and B swapped places."
     )
     unscored_reason: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = None
-    latency_s: float | None = None
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cost_usd: NonNegativeFloat | None = None
+    latency_s: NonNegativeFloat | None = None
     cached: bool = False
     at: datetime

@@ -17,14 +17,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit.errors import DataError
+from judgekit.formats.numbers import NonNegativeFloat
+from judgekit.home import judgekit_home
 from judgekit.yamlfile import load_yaml
+
+PRICES_FILE = "prices.yaml"
 
 
 class Price(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input: float = Field(ge=0, description="USD per million input tokens")
-    output: float = Field(ge=0, description="USD per million output tokens")
+    input: NonNegativeFloat = Field(description="USD per million input tokens")
+    output: NonNegativeFloat = Field(description="USD per million output tokens")
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
@@ -51,9 +55,20 @@ class PriceTable:
         return None if price is None else price.cost(input_tokens, output_tokens)
 
     @classmethod
+    def from_home(cls) -> PriceTable:
+        """The defaults, overridden by ``JUDGEKIT_HOME/prices.yaml`` when there is one (no
+        file there is the usual case, and fine)."""
+        return cls.from_file(judgekit_home() / PRICES_FILE)
+
+    @classmethod
     def from_file(cls, path: str | Path | None) -> PriceTable:
-        """The defaults, overridden by ``path`` when it exists (a YAML mapping)."""
-        if path is None or not Path(path).exists():
+        """The defaults, overridden by the YAML mapping in ``path`` (None: the defaults).
+
+        A missing file is a :class:`DataError` (``prices.yaml: no such file``): prices
+        someone named are never silently left out. The one exception is the default file,
+        ``JUDGEKIT_HOME/prices.yaml``, which most homes do not have.
+        """
+        if path is None or (not Path(path).exists() and _is_home_default(Path(path))):
             return cls()
         data, lines = load_yaml(path)
         if not isinstance(data, dict):
@@ -72,3 +87,7 @@ class PriceTable:
                     field=field,
                 ) from None
         return cls(overrides)
+
+
+def _is_home_default(path: Path) -> bool:
+    return path.absolute() == judgekit_home() / PRICES_FILE
