@@ -64,6 +64,7 @@ from pydantic import BaseModel, ConfigDict
 
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
+from judgekit.formats.run import RunIdLines
 from judgekit.jsonl import iter_models
 from judgekit.stats import two_proportion_test
 
@@ -416,16 +417,9 @@ def load_results(path: str | Path) -> Iterator[Grade]:
         report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
     """
     file = results_path(path)
-    first_line: dict[str, int] = {}
+    seen = RunIdLines(file)
     for number, grade in iter_models(file, Grade):
-        if grade.run_id in first_line:
-            raise DataError(
-                f"duplicate run_id {grade.run_id!r} (first on line {first_line[grade.run_id]})",
-                path=file,
-                line=number,
-                field="run_id",
-            )
-        first_line[grade.run_id] = number
+        seen.add(grade.run_id, number)
         yield grade
-    if not first_line:
+    if not len(seen):
         raise DataError("no graded runs in this file", path=file)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgekit.formats.run import iter_runs_with_lines
+from judgekit.formats.run import iter_unique_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.graders.grade import grade_runs
 from judgekit.report.grade_summary import GradeSummary
@@ -22,8 +22,10 @@ def grade_file(
     """Grade every run of ``runs_path``; write ``results.jsonl`` and ``results.csv`` in
     ``out_dir`` (skipped when ``out_dir`` is None) and return the per-task summary.
 
-    The runs are read one at a time, so memory does not grow with the file. On bad input
-    a :class:`judgekit.DataError` is raised and no result file is written.
+    The runs are read one at a time, so memory does not grow with the file (only the run
+    ids are kept, to refuse one seen twice). On bad input (a malformed line, a repeated run
+    id, no runs at all) a :class:`judgekit.DataError` is raised and no result file is
+    written.
 
     >>> summary = grade_file("runs.jsonl", "tasks/shop.yaml", out_dir="out")  # doctest: +SKIP
     >>> summary.passed, summary.runs  # doctest: +SKIP
@@ -32,7 +34,7 @@ def grade_file(
     task_set = tasks if isinstance(tasks, TaskSet) else load_tasks(tasks)
     summary = GradeSummary(keep_failures=keep_failures)
     grades = grade_runs(
-        iter_runs_with_lines(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
+        iter_unique_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
     )
     stream = summary.consume(grades)
     if out_dir is not None:

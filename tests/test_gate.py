@@ -314,7 +314,8 @@ def test_a_duplicate_run_id_is_bad_input(tmp_path: Path) -> None:
     code, _, err = invoke("gate", "--baseline", str(baseline), "--candidate", str(candidate))
     assert code == 2
     assert err == (
-        f"judgekit: error: {baseline}:4: run_id: duplicate run_id 'b/t/0' (first on line 1)\n"
+        f"judgekit: error: {baseline}:4: run_id: duplicate run id 'b/t/0' (first at line 1); "
+        "each run id must appear once\n"
     )
 
 

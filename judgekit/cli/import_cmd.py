@@ -8,8 +8,13 @@ from pathlib import Path
 
 import click
 
+from judgekit.errors import DataError
 from judgekit.formats.run import Run
+from judgekit.importers.unique_ids import UniqueRunIds
 from judgekit.jsonl import atomic_writer
+
+# Past this many repeated ids, the rest are summed up in one line.
+RENAMED_SHOWN = 10
 
 
 class ImportTally:
@@ -36,9 +41,27 @@ class ImportTally:
         )
 
 
-def _write(runs: Iterable[Run], output: Path | None) -> None:
+def _say_renamed(source: Path, run_ids: UniqueRunIds) -> None:
+    """One warning per run id the import had to make unique (at most RENAMED_SHOWN)."""
+    renamed = list(run_ids.renamed.items())
+    for original, new_ids in renamed[:RENAMED_SHOWN]:
+        shown = ", ".join(repr(new_id) for new_id in new_ids)
+        click.echo(
+            f"judgekit: warning: {source}: run id {original!r} appears {len(new_ids) + 1} "
+            f"times; the later runs are {shown} (each run id must appear once)",
+            err=True,
+        )
+    if len(renamed) > RENAMED_SHOWN:
+        click.echo(
+            f"judgekit: warning: {source}: {len(renamed) - RENAMED_SHOWN} more run ids appear "
+            "several times, renamed the same way (#2, #3, ...)",
+            err=True,
+        )
+
+
+def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
     tally = ImportTally()
-    counted = tally.count(runs)
+    counted = _refuse_none(tally.count(runs), source)
     if output is None:
         for run in counted:
             sys.stdout.write(run.model_dump_json(exclude_defaults=True) + "\n")
@@ -48,6 +71,17 @@ def _write(runs: Iterable[Run], output: Path | None) -> None:
                 fh.write(run.model_dump_json(exclude_defaults=True) + "\n")
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
+
+
+def _refuse_none(runs: Iterable[Run], source: Path) -> Iterator[Run]:
+    """The runs; none at all is an error raised before the output file appears (every
+    command refuses a runs file without runs)."""
+    empty = True
+    for run in runs:
+        empty = False
+        yield run
+    if empty:
+        raise DataError("no conversations in this file: no runs to import", path=source)
 
 
 _output_option = click.option(
@@ -102,7 +136,12 @@ def import_openai_command(
     """
     from judgekit.importers.openai_chat import import_openai
 
-    _write(import_openai(file, task_id=task_id, error_pattern=error_pattern or None), output)
+    run_ids = UniqueRunIds()
+    pattern = error_pattern or None
+    _write(
+        import_openai(file, task_id=task_id, error_pattern=pattern, run_ids=run_ids), output, file
+    )
+    _say_renamed(file, run_ids)
 
 
 @import_group.command("anthropic")
@@ -118,4 +157,6 @@ def import_anthropic_command(file: Path, output: Path | None, task_id: str | Non
     """
     from judgekit.importers.anthropic_messages import import_anthropic
 
-    _write(import_anthropic(file, task_id=task_id), output)
+    run_ids = UniqueRunIds()
+    _write(import_anthropic(file, task_id=task_id, run_ids=run_ids), output, file)
+    _say_renamed(file, run_ids)

@@ -9,14 +9,20 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import labels_dir_option, rubric_option
-from judgekit.formats.run import load_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.answers import TerminalAnswers, answers_from_stdin
 from judgekit.labelling.keys import scale_keys
-from judgekit.labelling.plan import items_for, latest_verdicts, plan_session, read_verdicts_file
+from judgekit.labelling.plan import (
+    latest_verdicts,
+    plan_session,
+    read_verdicts_file,
+    runs_file_items,
+)
 from judgekit.labelling.sampling import STRATEGIES, Strategy
 from judgekit.labelling.screen import LabelScreen
 from judgekit.labelling.session import label_items
@@ -78,14 +84,15 @@ def label_command(
     """
     rubric = load_rubric(rubric_ref)
     tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
-    items = items_for(load_runs(runs), tasks)
+    items = runs_file_items(runs, tasks)
     path = labels_path(labels_dir, rubric.id)
     log = read_labels(path, rubric)
     for warning in log.warnings:
         click.echo(f"judgekit: warning: {warning}", err=True)
     verdicts: dict[str, list[Verdict]] = {}
     if verdicts_file is not None:
-        verdicts = latest_verdicts(read_verdicts_file(verdicts_file), rubric.id)
+        scales = ScaleCheck([rubric], variant=effective_rubric)
+        verdicts = latest_verdicts(read_verdicts_file(verdicts_file, scales), rubric.id)
     elif strategy != "random" or reveal:
         from judgekit.store import open_store  # SQLAlchemy loads only when verdicts are used
 

@@ -9,11 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from judgekit.cli.judge_cmd import effective_rubric
+from judgekit.cli.monitor_cmd import rubrics_from
 from judgekit.cli.options import StoreChoice, json_option, provenance_options
 from judgekit.cli.store_files import KINDS, Kind, check_file, detect_kind
 from judgekit.formats.run import iter_runs_with_lines
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.graders.grade import grade_runs
+from judgekit.judging.verdict_scores import ScaleCheck
 
 if TYPE_CHECKING:
     from judgekit.store import Batch, Store
@@ -53,21 +56,30 @@ def store_group() -> None:
 @click.option(
     "--skip-unknown", is_flag=True, help="With --tasks, leave ungraded runs of unknown task ids."
 )
+@click.option(
+    "--rubric",
+    "rubric_refs",
+    multiple=True,
+    help="Rubrics whose verdicts are checked against their scale: a file, folder or id in "
+    "rubrics/ (repeatable; default: every rubric in rubrics/).",
+)
 @provenance_options
 def store_import_command(
     files: tuple[Path, ...],
     kind: Kind | None,
     tasks_path: Path | None,
     skip_unknown: bool,
+    rubric_refs: tuple[str, ...],
     store: StoreChoice,
 ) -> None:
     """Record existing runs, results or verdicts files in the store.
 
     FILES are JSONL (.gz too); what each holds is told from its first record, or --kind.
-    Every file is checked whole first: a bad line is one error, exit 2, and nothing is
-    recorded. A runs file goes to the batch that grading or judging those runs records to;
-    a results or verdicts file to a batch of its own. Importing a file again records
-    nothing new.
+    Every file is checked whole first: a bad line, a run id seen twice (a verdict: twice
+    for one rubric version and model) or a scored verdict off its rubric's scale is one
+    error, exit 2, and nothing is recorded. A runs file goes to the batch that grading or
+    judging those runs records to; a results or verdicts file to a batch of its own.
+    Importing a file again records nothing new.
 
     \b
     Example:
@@ -76,8 +88,12 @@ def store_import_command(
     """
     tasks = load_tasks(tasks_path) if tasks_path is not None else None
     plan = [(path, kind or detect_kind(path)) for path in files]
+    scales = None
+    if rubric_refs or any(file_kind == "verdicts" for _, file_kind in plan):
+        # A verdict's rubric version names no file: the rubrics at hand are matched by version.
+        scales = ScaleCheck(rubrics_from(rubric_refs), variant=effective_rubric)
     for path, file_kind in plan:
-        check_file(path, file_kind, tasks, skip_unknown=skip_unknown)
+        check_file(path, file_kind, tasks, skip_unknown=skip_unknown, scales=scales)
     provenance = store.provenance()
     # SQLAlchemy loads only when the store is used.
     from judgekit.store import open_store

@@ -10,11 +10,12 @@ from pydantic import BaseModel
 
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run, iter_runs_with_lines
+from judgekit.formats.run import Run, RunIdLines, iter_runs_with_lines
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.graders.grade import grade_runs
 from judgekit.jsonl import iter_json_lines, iter_models
+from judgekit.judging.verdict_scores import ScaleCheck
 
 Kind = Literal["runs", "results", "verdicts"]
 KINDS: Final[tuple[Kind, ...]] = ("runs", "results", "verdicts")
@@ -43,13 +44,32 @@ def detect_kind(path: Path) -> Kind:
 
 
 def check_file(
-    path: Path, kind: Kind, tasks: TaskSet | None = None, *, skip_unknown: bool = False
+    path: Path,
+    kind: Kind,
+    tasks: TaskSet | None = None,
+    *,
+    skip_unknown: bool = False,
+    scales: ScaleCheck | None = None,
 ) -> None:
     """Read the whole file as ``kind`` (and grade runs when ``tasks`` is given), raising the
-    first problem as a one-line :class:`DataError`."""
+    first problem as a one-line :class:`DataError`.
+
+    A run id seen twice in a runs or results file is refused, and so is a verdict seen twice
+    for the same run, rubric version and judge model (the store would keep one of them
+    silently). A scored verdict's score is checked against its rubric's scale when
+    ``scales`` knows the rubric version, else only for being a score on some scale.
+    """
+    run_ids = RunIdLines(path)
+    verdicts = _VerdictKeys(path)
+    scales = scales if scales is not None else ScaleCheck()
     records = 0
-    for _ in iter_models(path, MODELS[kind]):
+    for line, record in iter_models(path, MODELS[kind]):
         records += 1
+        if isinstance(record, Run | Grade):
+            run_ids.add(record.run_id, line)
+        elif isinstance(record, Verdict):
+            verdicts.add(record, line)
+            scales.check(record, path=path, line=line)
     if records == 0:
         raise DataError("no records: nothing to import", path=path)
     if kind == "runs" and tasks is not None:
@@ -59,3 +79,24 @@ def check_file(
             iter_runs_with_lines(path), tasks, skip_unknown=skip_unknown, source=str(path)
         ):
             pass
+
+
+class _VerdictKeys:
+    """The line of each (run, rubric, rubric version, model) of a verdicts file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.first_line: dict[tuple[str, str, str, str], int] = {}
+
+    def add(self, verdict: Verdict, line: int) -> None:
+        key = (verdict.run_id, verdict.rubric_id, verdict.rubric_version, verdict.model)
+        first = self.first_line.setdefault(key, line)
+        if first != line:
+            raise DataError(
+                f"duplicate verdict on run {verdict.run_id!r} by {verdict.model} under "
+                f"{verdict.rubric_id} version {verdict.rubric_version} (first at line {first}); "
+                "each run has one verdict per rubric version and judge model",
+                path=self.path,
+                line=line,
+                field="run_id",
+            )

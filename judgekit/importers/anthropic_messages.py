@@ -22,6 +22,7 @@ from judgekit.importers.run_draft import (
     new_tool_call,
     parse_result,
 )
+from judgekit.importers.unique_ids import UniqueRunIds
 
 # The Messages API has no system role; logs that keep the system prompt as a message are
 # read all the same, and the message is skipped.
@@ -29,13 +30,17 @@ ANTHROPIC_ROLES = ("user", "assistant", "system")
 FORMAT_KEYS = frozenset({"system"})
 
 
-def import_anthropic(path: str | Path, *, task_id: str | None = None) -> Iterator[Run]:
+def import_anthropic(
+    path: str | Path, *, task_id: str | None = None, run_ids: UniqueRunIds | None = None
+) -> Iterator[Run]:
     """Stream the runs of an Anthropic Messages transcript file.
 
     The file holds one conversation, a JSON list of them, or one per line (JSONL), plain or
     gzipped (see :mod:`judgekit.importers.conversations`). A ``tool_result`` with
     ``"is_error": true`` sets its call's ``error`` to the result text. ``task_id`` is used
-    for conversations that carry none (default: the file's stem)::
+    for conversations that carry none (default: the file's stem). A run id seen before in
+    the file is made unique (``#2``, ``#3``, ...; pass ``run_ids`` to learn which, see
+    :mod:`judgekit.importers.unique_ids`)::
 
         for run in import_anthropic("claude-runs.jsonl", task_id="refund_full"):
             print(run.run_id, [call.name for call in run.tool_calls])
@@ -44,7 +49,8 @@ def import_anthropic(path: str | Path, *, task_id: str | None = None) -> Iterato
     and the field.
     """
     conversations = iter_conversations(path, ignored_keys=FORMAT_KEYS)
-    return (_run(conversation, task_id) for conversation in conversations)
+    runs = (_run(conversation, task_id) for conversation in conversations)
+    return (run_ids if run_ids is not None else UniqueRunIds()).apply(runs)
 
 
 def _run(conversation: Conversation, task_id: str | None) -> Run:

@@ -30,6 +30,7 @@ from judgekit.importers.run_draft import (
     new_tool_call,
     parse_result,
 )
+from judgekit.importers.unique_ids import UniqueRunIds
 
 # Chat Completions has no error flag on tool results. τ-bench's tools answer a refusal with
 # a text starting "Error"; this pattern agrees with τ-bench's own flags on all 1,164 calls
@@ -43,6 +44,7 @@ def import_openai(
     *,
     task_id: str | None = None,
     error_pattern: str | None = DEFAULT_ERROR_PATTERN,
+    run_ids: UniqueRunIds | None = None,
 ) -> Iterator[Run]:
     """Stream the runs of an OpenAI Chat Completions transcript file.
 
@@ -50,7 +52,9 @@ def import_openai(
     gzipped (see :mod:`judgekit.importers.conversations`). A tool result is an error when
     its message says so (``"is_error": true`` or an ``"error"`` key), else when
     ``error_pattern`` is found in its text (``re.search``; None turns the guess off).
-    ``task_id`` is used for conversations that carry none (default: the file's stem)::
+    ``task_id`` is used for conversations that carry none (default: the file's stem). A run
+    id seen before in the file is made unique (``#2``, ``#3``, ...; pass ``run_ids`` to learn
+    which, see :mod:`judgekit.importers.unique_ids`)::
 
         for run in import_openai("gpt-4o-airline.json.gz"):
             print(run.run_id, run.task_id, len(run.tool_calls))
@@ -60,7 +64,8 @@ def import_openai(
     at once.
     """
     pattern = _compile_error_pattern(error_pattern)
-    return (_run(conversation, task_id, pattern) for conversation in iter_conversations(path))
+    runs = (_run(conversation, task_id, pattern) for conversation in iter_conversations(path))
+    return (run_ids if run_ids is not None else UniqueRunIds()).apply(runs)
 
 
 def _compile_error_pattern(error_pattern: str | None) -> re.Pattern[str] | None:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgekit.formats.label import Label
-from judgekit.formats.run import Run, load_runs
+from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
+from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, make_item
 
@@ -31,6 +32,12 @@ class LabellingPlan:
     already_labelled: int
     stale: frozenset[str]
     sample_size: int
+
+
+def runs_file_items(path: str | Path, tasks: TaskSet | None = None) -> list[Item]:
+    """The runs of a runs file as the labeller sees them; a malformed line, a run id seen
+    twice or a file without runs is a :class:`judgekit.errors.DataError`."""
+    return items_for((run for _, run in iter_unique_runs(path)), tasks)
 
 
 def items_for(runs: Iterable[Run], tasks: TaskSet | None = None) -> list[Item]:
@@ -50,7 +57,7 @@ def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str
     tasks = load_tasks(tasks_path) if tasks_path is not None else None
     hashes: dict[str, str] = {}
     for runs in runs_files:
-        hashes.update({item.run.run_id: item.hash for item in items_for(load_runs(runs), tasks)})
+        hashes.update({item.run.run_id: item.hash for item in runs_file_items(runs, tasks)})
     return hashes
 
 
@@ -91,6 +98,12 @@ def latest_verdicts(verdicts: Iterable[Verdict], rubric_id: str) -> dict[str, li
     return grouped
 
 
-def read_verdicts_file(path: str | Path) -> list[Verdict]:
-    """The verdicts of a ``verdicts.jsonl`` file, in file order."""
-    return [verdict for _, verdict in iter_models(path, Verdict)]
+def read_verdicts_file(path: str | Path, scales: ScaleCheck | None = None) -> list[Verdict]:
+    """The verdicts of a ``verdicts.jsonl`` file, in file order; with ``scales``, a scored
+    verdict whose score is off its rubric's scale is a :class:`judgekit.errors.DataError`."""
+    verdicts: list[Verdict] = []
+    for line, verdict in iter_models(path, Verdict):
+        if scales is not None:
+            scales.check(verdict, path=path, line=line)
+        verdicts.append(verdict)
+    return verdicts

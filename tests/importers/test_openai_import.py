@@ -394,9 +394,10 @@ def test_gzipped_files_are_read(tmp_path: Path) -> None:
         ("shop/refund_full/2", 4),
         ("runs/1", 0),
     ]
+    # The same conversation twice: the second run's id is made unique.
     assert [(run.run_id, len(run.tool_calls)) for run in from_document] == [
         ("shop/refund_full/2", 4),
-        ("shop/refund_full/2", 4),
+        ("shop/refund_full/2#2", 4),
     ]
 
 
