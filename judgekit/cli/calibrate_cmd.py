@@ -17,6 +17,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
 from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.store import labels_path, read_labels
 
 if TYPE_CHECKING:
@@ -98,9 +99,13 @@ def load_report(
     log = read_labels(path, rubric)
     for warning in log.warnings:
         click.echo(f"judgekit: warning: {warning}", err=True)
-    verdicts: list[Verdict]
+    # A scored verdict off its rubric's scale is refused, never counted as unscored.
+    scales = ScaleCheck([rubric, *([against] if against else [])], variant=effective_rubric)
+    verdicts: list[Verdict] = []
     if verdicts_file is not None:
-        verdicts = [verdict for _, verdict in iter_models(verdicts_file, Verdict)]
+        for line, verdict in iter_models(verdicts_file, Verdict):
+            scales.check(verdict, path=verdicts_file, line=line)
+            verdicts.append(verdict)
         source = str(verdicts_file)
     else:
         from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
@@ -110,6 +115,9 @@ def load_report(
             if against is not None and against.id != rubric.id:
                 verdicts += store.verdicts(against.id)
             source = f"store {store.url}"
+        for verdict in verdicts:
+            where = f"{source}, verdict of run {verdict.run_id!r} by {verdict.model}"
+            scales.check(verdict, path=where, line=None)
     from judgekit.labelling.plan import item_hashes
 
     hashes = item_hashes(runs_files, tasks_path)

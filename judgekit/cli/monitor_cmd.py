@@ -299,6 +299,14 @@ def monitor_command(
         if result.drifted:
             sys.exit(EXIT_ALERT)
         return
+    if runs_files or tasks_path is not None:
+        from judgekit.errors import ConfigError
+
+        # Files named on the command line are read, or refused: never silently left out.
+        raise ConfigError(
+            "--runs and --tasks go with --recheck RUBRIC (the labelled runs to judge again); "
+            "the monitor itself reads the store"
+        )
 
     start = parse_since(since)
     policy = AlertPolicy(

@@ -149,9 +149,21 @@ rubric_refs_option = click.option(
     multiple=True,
     help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
 )
+
+
+def _existing_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """A folder named to be read must be there: a misspelt one is an error, not "no labels"."""
+    if value is not None and not value.exists():
+        from judgekit.errors import DataError
+
+        raise DataError("no such folder", path=value)
+    return value
+
+
 labels_beside_rubrics_option = click.option(
     "--labels-dir",
     type=click.Path(file_okay=False, path_type=Path),
+    callback=_existing_folder,
     help="Folder of hand labels (default: labels/ beside the rubrics).",
 )
 since_option = click.option(
