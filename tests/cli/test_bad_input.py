@@ -328,6 +328,34 @@ def test_calibrate_checks_samples_and_other_judge_models(tmp_path: Path) -> None
     assert (report["n"], report["n_unscored"], report["agreement"]) == (3, 1, 1.0)
 
 
+def test_label_refuses_verdicts_off_the_scale(tmp_path: Path) -> None:
+    rubric = rubric_copy(tmp_path)
+    version = rubric_version(load_rubric(rubric))
+    verdicts = write_jsonl(
+        tmp_path / "verdicts.jsonl",
+        [verdict("shop/refund_full/1", "pass", version), verdict("shop/refund_full/2", 4, version)],
+    )
+    code, _, err = invoke(
+        "label",
+        SHOP_RUNS,
+        "--rubric",
+        rubric,
+        "--labeler",
+        "ana",
+        "--labels-dir",
+        tmp_path / "labels",
+        "--verdicts",
+        verdicts,
+        "--reveal",
+        stdin="q\n",
+    )
+    assert (code, err) == (
+        2,
+        f"judgekit: error: {verdicts}:2: score: 4 is not on the binary scale of "
+        'goal_completion; a scored verdict\'s score is one of: "pass", "fail"\n',
+    )
+
+
 def test_store_import_checks_scores_against_the_rubrics_at_hand(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
