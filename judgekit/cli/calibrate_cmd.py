@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -13,9 +14,10 @@ from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line
 from judgekit.errors import DataError, StoreError
+from judgekit.folder_lock import parent_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
-from judgekit.jsonl import iter_models
+from judgekit.jsonl import atomic_bytes_writer, iter_models
 from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.store import labels_path, read_labels
@@ -211,13 +213,21 @@ def calibrate_command(
         interval_method=interval_method,
         against=other,
     )
-    if not no_store:
-        record_calibration(report.as_dict())
-    if plot_path is not None:
-        from judgekit.monitoring.plots import plot_confusion, write_png  # matplotlib: only now
+    with ExitStack() as outputs:
+        plot: tuple[IO[bytes], bytes] | None = None
+        if plot_path is not None:
+            from judgekit.monitoring.plots import plot_confusion  # matplotlib: only now
 
-        title = f"{report.rubric_id} ({report.model}): {report.n} runs"
-        write_png(plot_path, plot_confusion(report.confusion, title=title))
+            title = f"{report.rubric_id} ({report.model}): {report.n} runs"
+            png = plot_confusion(report.confusion, title=title)
+            # Opened before the store records: a plot that cannot be written stops the
+            # command with nothing recorded; one that can appears once the store has it.
+            outputs.enter_context(parent_folder_lock(plot_path))
+            plot = (outputs.enter_context(atomic_bytes_writer(plot_path)), png)
+        if not no_store:
+            record_calibration(report.as_dict())
+        if plot is not None:
+            plot[0].write(plot[1])
     from judgekit.calibration_report import render_markdown, render_text
 
     if as_json:

@@ -34,10 +34,13 @@ def demo_command(out_dir: Path) -> None:
       judgekit demo --out judgekit-demo
     """
     from judgekit.demo import run_demo  # the demo's imports load only when it runs
+    from judgekit.folder_lock import output_folder_lock
 
     started = time.monotonic()
     console = Console()
-    run_demo(out_dir, console)
+    # Two demos into one folder would both find it unused, then write the same files.
+    with output_folder_lock(out_dir):
+        run_demo(out_dir, console)
     console.print(
         f"\ndemo finished in {time.monotonic() - started:.1f} s; everything is in {out_dir}",
         highlight=False,

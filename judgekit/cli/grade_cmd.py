@@ -10,6 +10,7 @@ from rich.console import Console
 
 from judgekit.cli.options import (
     StoreChoice,
+    baseline_writer,
     json_option,
     k_option,
     reasons_option,
@@ -18,8 +19,10 @@ from judgekit.cli.options import (
     tasks_option,
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.folder_lock import output_folder_lock
+from judgekit.formats.task import load_tasks
 from judgekit.grading import grade_file
-from judgekit.jsonl import copy_atomically
+from judgekit.jsonl import copy_lines
 from judgekit.report.grade_table import print_grade_table
 
 
@@ -61,18 +64,22 @@ def grade_command(
     Example:
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
     """
-    summary = grade_file(runs, tasks_path, out_dir=out_dir, skip_unknown=skip_unknown)
-    if save_baseline is not None:
-        copy_atomically(out_dir / "results.jsonl", save_baseline)
-    recorded = None
-    if store.enabled:
-        from judgekit.store.recording import record_graded_runs
+    tasks = load_tasks(tasks_path)
+    results = out_dir / "results.jsonl"
+    with output_folder_lock(out_dir):
+        with baseline_writer(save_baseline) as baseline:
+            summary = grade_file(runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown)
+            if baseline is not None:
+                copy_lines(results, baseline)
+        recorded = None
+        if store.enabled:
+            from judgekit.store.recording import record_graded_runs
 
-        results = out_dir / "results.jsonl"
-        with written_before_store(f"results written to {results} and {out_dir / 'results.csv'}"):
-            recorded = record_graded_runs(
-                runs, results, source="grade", provenance=store.provenance()
-            )
+            written = f"results written to {results} and {out_dir / 'results.csv'}"
+            with written_before_store(written):
+                recorded = record_graded_runs(
+                    runs, results, source="grade", provenance=store.provenance()
+                )
     if as_json:
         report = summary.as_dict(k=k)
         report["results"] = {

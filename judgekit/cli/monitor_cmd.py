@@ -156,12 +156,16 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
 
 
 def write_plots(report: MonitorReport, path: Path) -> list[Path]:
-    """Scores over time at ``path``; cost and turns over time beside it."""
-    from judgekit.monitoring.plots import write_png
+    """Scores over time at ``path``; cost and turns over time beside it.
+
+    Both files are written before either is renamed into place, so a folder that cannot
+    take them leaves the old pair as it was."""
+    from judgekit.jsonl import atomic_bytes_writer
 
     spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
-    write_png(path, report.plots.scores)
-    write_png(spend, report.plots.spend)
+    with atomic_bytes_writer(path) as scores_file, atomic_bytes_writer(spend) as spend_file:
+        scores_file.write(report.plots.scores)
+        spend_file.write(report.plots.spend)
     return [path, spend]
 
 
@@ -317,7 +321,13 @@ def monitor_command(
         report = build_monitor_report(
             store, rubrics=rubrics, labels_dir=labels_dir, since=start, by=by, policy=policy
         )
-    written = write_plots(report, plot_path) if plot_path is not None else []
+    written: list[Path] = []
+    if plot_path is not None:
+        from judgekit.folder_lock import parent_folder_lock
+
+        # Both figures by one process: never one monitor's scores beside another's costs.
+        with parent_folder_lock(plot_path):
+            written = write_plots(report, plot_path)
     if as_json:
         data = report.as_dict()
         data["plots"] = [str(path) for path in written]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
+
+from judgekit.jsonl import atomic_writer
 
 if TYPE_CHECKING:
     from judgekit.store.provenance import Provenance
@@ -37,6 +40,20 @@ save_baseline_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
 )
+
+
+@contextmanager
+def baseline_writer(path: Path | None) -> Iterator[IO[str] | None]:
+    """The ``--save-baseline`` file (None without the option), opened before the command
+    writes anything else, so a target that cannot be written stops it first; the file
+    appears when the block ends without error, never half-written."""
+    if path is None:
+        yield None
+        return
+    with atomic_writer(path) as fh:
+        yield fh
+
+
 reasons_option = click.option(
     "--reasons", is_flag=True, help="Print the first failing reason of each failing run."
 )

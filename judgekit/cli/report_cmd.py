@@ -17,6 +17,7 @@ from judgekit.cli.options import (
     rubric_refs_option,
     since_option,
 )
+from judgekit.folder_lock import parent_folder_lock
 from judgekit.gate import load_results
 
 if TYPE_CHECKING:
@@ -94,7 +95,8 @@ def report_command(
             since=parse_since(since),
             by=by,
         )
-    write_report(out_path, content)
+    with parent_folder_lock(out_path):
+        write_report(out_path, content)
     console = Console(highlight=False)
     suite = content.summary
     what = "no graded runs" if suite is None else f"{suite['runs']} runs"

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judgekit.cli.options import (
     StoreChoice,
+    baseline_writer,
     json_option,
     k_option,
     reasons_option,
@@ -20,11 +21,14 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.errors import ConfigError
+from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet, load_tasks
-from judgekit.jsonl import copy_atomically
+from judgekit.jsonl import copy_lines
+from judgekit.report.grade_summary import GradeSummary
 from judgekit.report.grade_table import print_grade_table
+from judgekit.trials.recorder import RESULTS, RUNS
 from judgekit.trials.runner import (
     TrialFunction,
     TrialLimits,
@@ -124,16 +128,61 @@ def run_command(
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_tasks(tasks_path)
     trial = _trial_function(tasks, agent, agent_cmd, limits)
+    # One process at a time in --out: two --resume would run the same missing trials twice.
+    with output_folder_lock(out_dir):
+        with baseline_writer(save_baseline) as baseline:
+            summary = _run_with_progress(
+                tasks, trial, trials, out_dir, concurrency, resume, quiet=as_json
+            )
+            if baseline is not None:
+                copy_lines(out_dir / RESULTS, baseline)
+        recorded = None
+        if store.enabled:
+            from judgekit.store.recording import record_graded_runs
+
+            # Recorded at the end, keyed by the whole runs.jsonl: a run completed with
+            # --resume records its full set once, not each attempt's part.
+            with written_before_store(f"runs and results written to {out_dir}"):
+                recorded = record_graded_runs(
+                    out_dir / RUNS,
+                    out_dir / RESULTS,
+                    source="run",
+                    provenance=store.provenance(),
+                )
+    chosen_k = k if k is not None else min(5, trials)
+    if as_json:
+        report = summary.as_dict(k=chosen_k)
+        report["out"] = str(out_dir)
+        report["store"] = store_json(recorded)
+        click.echo(json.dumps(report, ensure_ascii=False))
+        return
+    print_grade_table(summary, Console(), show_reasons=reasons, k=chosen_k)
+    click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
+    if recorded is not None:
+        click.echo(recorded_line(recorded.grades, "grades", recorded))
+
+
+def _run_with_progress(
+    tasks: TaskSet,
+    trial: TrialFunction,
+    trials: int,
+    out_dir: Path,
+    concurrency: int,
+    resume: bool,
+    *,
+    quiet: bool,
+) -> GradeSummary:
+    """The trials with a progress bar on stderr; Ctrl-C keeps the finished ones, exit 130."""
     console = Console(stderr=True)
     columns = (TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True, disable=as_json) as progress:
+    with Progress(*columns, console=console, transient=True, disable=quiet) as progress:
         bar = progress.add_task("trials", total=len(tasks) * trials)
 
         def advance(_run: Run, _grade: Grade) -> None:
             progress.advance(bar)
 
         try:
-            summary = run_trials(
+            return run_trials(
                 tasks,
                 trial,
                 trials=trials,
@@ -147,29 +196,3 @@ def run_command(
                 f"interrupted: finished trials are kept in {out_dir}; rerun with --resume"
             )
             raise SystemExit(130) from None
-    if save_baseline is not None:
-        copy_atomically(out_dir / "results.jsonl", save_baseline)
-    recorded = None
-    if store.enabled:
-        from judgekit.store.recording import record_graded_runs
-
-        # Recorded at the end, keyed by the whole runs.jsonl: a run completed with --resume
-        # records its full set once, not each attempt's part.
-        with written_before_store(f"runs and results written to {out_dir}"):
-            recorded = record_graded_runs(
-                out_dir / "runs.jsonl",
-                out_dir / "results.jsonl",
-                source="run",
-                provenance=store.provenance(),
-            )
-    chosen_k = k if k is not None else min(5, trials)
-    if as_json:
-        report = summary.as_dict(k=chosen_k)
-        report["out"] = str(out_dir)
-        report["store"] = store_json(recorded)
-        click.echo(json.dumps(report, ensure_ascii=False))
-        return
-    print_grade_table(summary, Console(), show_reasons=reasons, k=chosen_k)
-    click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
-    if recorded is not None:
-        click.echo(recorded_line(recorded.grades, "grades", recorded))

@@ -21,17 +21,19 @@ likely cause:
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from judgekit.errors import DataError
+from judgekit.errors import DataError, OutputError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
 from judgekit.jsonl import validation_error_to_data_error
@@ -83,9 +85,12 @@ def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
     file = Path(path)
     log = LabelLog(path=file)
     try:
-        data = file.read_bytes()
+        with file.open("rb") as fh, _locked(fh.fileno(), fcntl.LOCK_SH):
+            data = fh.read()  # never half of a label another labeller is appending
     except FileNotFoundError:
         return log
+    except IsADirectoryError:
+        raise DataError("is a folder, expected a file", path=file) from None
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=file) from None
     raw_lines = data.split(b"\n")
@@ -149,7 +154,9 @@ def _parse_line(raw: bytes, path: Path, number: int, rubric: Rubric) -> Label:
 class LabelWriter:
     """Appends labels to one file, each line durable (flushed and fsynced) on return.
 
-    A truncated last line left by a crash is cut off before the first append, so the new
+    Several labellers may label the same rubric at once: each append holds an exclusive
+    ``flock`` on the file for the few milliseconds of its write, so lines never interleave.
+    Under that lock, a truncated last line left by a crash is first cut off, so the new
     line never fuses with it::
 
         with LabelWriter("labels/goal_completion.jsonl") as writer:
@@ -158,36 +165,40 @@ class LabelWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = self.path.open("ab")
-        self._cut_unfinished_line()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("ab")
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def _cut_unfinished_line(self) -> None:
-        data = self.path.read_bytes()
-        if not data or data.endswith(b"\n"):
+        start, last = _last_line(self.path)
+        if not last:
             return
-        cut = data.rfind(b"\n") + 1
-        if _is_json(data[cut:]):
+        if _is_json(last):
             # A whole label without a final newline (written by another tool): keep it.
             self._fh.write(b"\n")
-            self._sync()
         else:
             # A fragment from a crash: drop it (the reader already warned about it).
-            os.truncate(self.path, cut)
+            os.truncate(self.path, start)
 
     def append(self, label: Label) -> None:
         """Write ``label`` as one line and make it durable before returning."""
-        line = label.model_dump_json(exclude_none=True) + "\n"
-        self._fh.write(line.encode("utf-8"))
-        self._sync()
+        self.append_many([label])
 
     def append_many(self, labels: Iterable[Label]) -> None:
-        for label in labels:
-            self.append(label)
-
-    def _sync(self) -> None:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        """Write ``labels``, one line each, as one durable append."""
+        data = b"".join(
+            (label.model_dump_json(exclude_none=True) + "\n").encode("utf-8") for label in labels
+        )
+        try:
+            with _locked(self._fh.fileno(), fcntl.LOCK_EX):
+                self._cut_unfinished_line()
+                self._fh.write(data)
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         self._fh.close()
@@ -197,3 +208,33 @@ class LabelWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+@contextmanager
+def _locked(fd: int, operation: int) -> Iterator[None]:
+    """Hold a ``flock`` on ``fd`` (shared or exclusive), waiting for it."""
+    fcntl.flock(fd, operation)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _last_line(path: Path) -> tuple[int, bytes]:
+    """Where the file's unfinished last line starts, and its bytes (empty when the file
+    ends with a newline); read from the end, so a long file costs no more than a short one."""
+    with path.open("rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        position, tail = end, b""
+        while position > 0:
+            step = min(_TAIL_CHUNK, position)
+            position -= step
+            fh.seek(position)
+            tail = fh.read(step) + tail
+            newline = tail.rfind(b"\n")
+            if newline >= 0:
+                return position + newline + 1, tail[newline + 1 :]
+        return 0, tail
+
+
+_TAIL_CHUNK = 4096

@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from pydantic import ValidationError
+
 from judgekit.errors import ConfigError, DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
-from judgekit.jsonl import atomic_writer
+from judgekit.jsonl import atomic_writer, validation_error_to_data_error
 from judgekit.report.results_files import CSV_COLUMNS, csv_row
 
 RUNS = "runs.jsonl"
@@ -32,21 +34,26 @@ def read_finished_runs(path: Path) -> list[Run]:
     when the process died) is cut off the file."""
     if not path.exists():
         return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        data = data[: data.rfind(b"\n") + 1]
-        with path.open("r+b") as fh:
-            fh.truncate(len(data))
+    whole = path.read_bytes()
+    data = whole[: whole.rfind(b"\n") + 1]
     runs = []
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         if not line.strip():
             continue
         try:
             runs.append(Run.model_validate_json(line))
-        except ValueError as exc:
+        except ValidationError as exc:
+            error = validation_error_to_data_error(exc, path=path, line=number)
             raise DataError(
-                f"cannot resume from this file: {exc}", path=path, line=number
+                f"cannot resume from this file: {error.message}",
+                path=path,
+                line=number,
+                field=error.field,
             ) from None
+    if len(data) < len(whole):
+        # Checked first, cut then: a file that cannot be resumed is left as it was.
+        with path.open("r+b") as fh:
+            fh.truncate(len(data))
     return runs
 
 
