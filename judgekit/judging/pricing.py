@@ -58,17 +58,18 @@ class PriceTable:
     def from_home(cls) -> PriceTable:
         """The defaults, overridden by ``JUDGEKIT_HOME/prices.yaml`` when there is one (no
         file there is the usual case, and fine)."""
-        return cls.from_file(judgekit_home() / PRICES_FILE)
+        path = judgekit_home() / PRICES_FILE
+        return cls.from_file(path) if path.exists() else cls()
 
     @classmethod
     def from_file(cls, path: str | Path | None) -> PriceTable:
         """The defaults, overridden by the YAML mapping in ``path`` (None: the defaults).
 
         A missing file is a :class:`DataError` (``prices.yaml: no such file``): prices
-        someone named are never silently left out. The one exception is the default file,
-        ``JUDGEKIT_HOME/prices.yaml``, which most homes do not have.
+        someone named are never silently left out (see :meth:`from_home` for the optional
+        default file).
         """
-        if path is None or (not Path(path).exists() and _is_home_default(Path(path))):
+        if path is None:
             return cls()
         data, lines = load_yaml(path)
         if not isinstance(data, dict):
@@ -88,6 +89,3 @@ class PriceTable:
                 ) from None
         return cls(overrides)
 
-
-def _is_home_default(path: Path) -> bool:
-    return path.absolute() == judgekit_home() / PRICES_FILE
