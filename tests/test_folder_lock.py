@@ -152,10 +152,15 @@ def test_a_folder_that_cannot_be_created_is_an_output_error(tmp_path: Path) -> N
     (tmp_path / "file").write_text("x")
     with pytest.raises(OutputError) as caught, output_folder_lock(tmp_path / "file" / "out"):
         pass
-    assert str(caught.value) == f"cannot create the folder {tmp_path / 'file' / 'out'}: Not a directory"
+    assert (
+        str(caught.value)
+        == f"cannot create the folder {tmp_path / 'file' / 'out'}: Not a directory"
+    )
     with pytest.raises(OutputError) as caught, output_folder_lock(tmp_path / "file"):
         pass
-    assert str(caught.value) == f"cannot create the folder {tmp_path / 'file'}: a file has that name"
+    assert (
+        str(caught.value) == f"cannot create the folder {tmp_path / 'file'}: a file has that name"
+    )
     assert not isinstance(caught.value, FolderInUseError)
 
 

@@ -212,7 +212,10 @@ def test_a_resume_that_cannot_read_the_runs_leaves_them_as_they_were(tmp_path: P
 def test_report_and_monitor_plots_into_a_folder_they_cannot_write(tmp_path: Path) -> None:
     folder = tmp_path / "site"
     with read_only(folder) as reason:
-        for args in (["report", "--out", folder / "report.html"], ["monitor", "--plot", folder / "s.png"]):
+        for args in (
+            ["report", "--out", folder / "report.html"],
+            ["monitor", "--plot", folder / "s.png"],
+        ):
             done = judgekit(args, home())
             assert done.returncode == 2, done.stderr
             assert done.stderr == f"judgekit: error: cannot write in {folder}: {reason}\n"
