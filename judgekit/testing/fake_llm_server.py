@@ -377,6 +377,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: test output is no place for an access log."""
 
+    def handle(self) -> None:
+        # A client that hangs up (interrupted, gave up, closed its pool) is not the server's
+        # failure: no traceback on the test's stderr.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            super().handle()
+
     def do_POST(self) -> None:
         fake = cast(_HTTPServer, self.server).fake
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
