@@ -254,13 +254,6 @@ def _umask() -> int:
     return 0o022
 
 
-def copy_atomically(source: str | Path, target: str | Path) -> None:
-    """Copy a text file so that ``target`` appears whole or not at all."""
-    with open_text(source) as src, atomic_writer(target) as dst:
-        for line in src:
-            dst.write(line)
-
-
 def copy_lines(source: str | Path, target: IO[str]) -> None:
     """Copy a text file's lines into an open file (one an :func:`atomic_writer` gave)."""
     with open_text(source) as src:

@@ -286,15 +286,19 @@ class SuiteRun:
         return self._grades[task.id]
 
     def _run_recorded(self, out_dir: Path) -> None:
-        """Every task through ``run_trials``, so the files match ``judgekit run``'s."""
+        """Every task through ``run_trials``, so the files match ``judgekit run``'s, holding
+        the folder's lock as ``judgekit run`` does."""
+        from judgekit.folder_lock import output_folder_lock
+
         collected: dict[str, list[Grade]] = {task.id: [] for task in self.tasks}
-        run_trials(
-            self.tasks,
-            self._trial,
-            trials=self.settings.trials,
-            out_dir=out_dir,
-            on_trial=lambda _run, grade: collected[grade.task_id].append(grade),
-        )
+        with output_folder_lock(out_dir):
+            run_trials(
+                self.tasks,
+                self._trial,
+                trials=self.settings.trials,
+                out_dir=out_dir,
+                on_trial=lambda _run, grade: collected[grade.task_id].append(grade),
+            )
         self._grades.update(collected)
 
     def outcome(self, task: Task) -> TaskOutcome:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from judgekit import ConfigError, Grade, Task, World, load_tasks
+from judgekit.folder_lock import LOCK_FILE
 from judgekit.gate import load_results
 from judgekit.graders.grade import grade_run
 from judgekit.pytest_plugin import TaskFailed, assert_task_passes, task_cases
@@ -18,6 +19,7 @@ from judgekit.stats import two_proportion_test
 from judgekit.trials.in_process import run_in_process_trial
 from judgekit.trials.runner import in_process_trials, load_agent, load_tools, run_trials
 from tests.conftest import REPO
+from tests.processes import listing, lock_held
 
 pytest_plugins = ["pytester"]
 
@@ -216,6 +218,18 @@ def test_out_writes_the_run_files_and_the_same_agent_does_not_regress_against_th
         f"--judgekit-baseline={out}",
     )
     second.assert_outcomes(passed=5)
+
+
+def test_out_in_use_by_another_process_fails_the_tests_and_writes_nothing(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    out = tmp_path / "main"
+    with lock_held(out, tmp_path / "home") as holder:
+        result = run_plugin(pytester, "--judgekit-trials", "2", f"--judgekit-out={out}")
+    result.assert_outcomes(failed=4)
+    message = f"{out} is in use by another judgekit process (pid {holder.pid})"
+    assert sum(message in line for line in result.outlines) >= 4
+    assert listing(out) == [LOCK_FILE]
 
 
 @pytest.mark.parametrize(
