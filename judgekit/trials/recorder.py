@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from judgekit.errors import ConfigError, DataError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run
+from judgekit.formats.run import Run, RunIdLines
 from judgekit.jsonl import atomic_writer, validation_error_to_data_error
 from judgekit.report.results_files import CSV_COLUMNS, csv_row
 
@@ -31,17 +31,20 @@ FSYNC_INTERVAL_S = 0.5
 
 def read_finished_runs(path: Path) -> list[Run]:
     """The runs of an interrupted ``runs.jsonl``; a torn last line (the trial in flight
-    when the process died) is cut off the file."""
+    when the process died) is cut off the file, once the rest is read and checked (a run
+    id seen twice is refused)."""
     if not path.exists():
         return []
     whole = path.read_bytes()
     data = whole[: whole.rfind(b"\n") + 1]
     runs = []
+    seen = RunIdLines(path)  # a trial twice would count twice in every rate
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         if not line.strip():
             continue
         try:
             runs.append(Run.model_validate_json(line))
+            seen.add(runs[-1].run_id, number)
         except ValidationError as exc:
             error = validation_error_to_data_error(exc, path=path, line=number)
             raise DataError(

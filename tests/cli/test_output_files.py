@@ -209,6 +209,25 @@ def test_a_resume_that_cannot_read_the_runs_leaves_them_as_they_were(tmp_path: P
     assert listing(out) == [LOCK_FILE, "runs.jsonl"]
 
 
+def test_a_resume_refuses_a_trial_written_twice(tmp_path: Path) -> None:
+    """What two resumes on one folder left before the lock: the trial would count twice in
+    every rate (13 runs reported for 12 trials)."""
+    out = tmp_path / "out"
+    first = judgekit(["run", "--tasks", SHOP_TASKS, "--agent", "examples.shop:agent",
+                      "--trials", "3", "--out", out, "--no-store"], home())  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    runs = out / "runs.jsonl"
+    data = runs.read_bytes() + runs.read_bytes().splitlines(keepends=True)[0]
+    runs.write_bytes(data)
+    done = judgekit(run_args(out, "--resume"), home())
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"judgekit: error: {runs}:13: run_id: duplicate run id 'shop/refund_full/1' "
+        "(first at line 1); each run id must appear once\n"
+    )
+    assert runs.read_bytes() == data
+
+
 def test_report_and_monitor_plots_into_a_folder_they_cannot_write(tmp_path: Path) -> None:
     folder = tmp_path / "site"
     with read_only(folder) as reason:
