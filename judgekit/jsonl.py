@@ -15,11 +15,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from judgekit.errors import DataError, OutputError
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -140,7 +143,10 @@ def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
         remove_empty_folders(created)
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     try:
-        opened = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+        buffered = io.BufferedWriter(_TargetFile(fd, target))
+        opened: IO[Any] = (
+            buffered if binary else io.TextIOWrapper(buffered, encoding="utf-8", newline="")
+        )
         with opened as fh:
             yield fh
             _finish(fh, target)
@@ -149,6 +155,22 @@ def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
         Path(tmp_name).unlink(missing_ok=True)
         remove_empty_folders(created)
         raise
+
+
+class _TargetFile(io.FileIO):
+    """The temporary file of ``target``: a write that fails (a full disk, a file size
+    limit) is an :class:`OutputError` naming ``target``, wherever in the command it
+    happens."""
+
+    def __init__(self, fd: int, target: Path) -> None:
+        super().__init__(fd, "wb")
+        self.target = target
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        try:
+            return super().write(data)
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.target}: {_reason(exc)}") from None
 
 
 def _finish(fh: IO[Any], target: Path) -> None:

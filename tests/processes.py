@@ -4,6 +4,7 @@ an output folder's lock, and a folder no process may write into."""
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -31,9 +32,21 @@ def env(home: Path) -> dict[str, str]:
 
 
 def judgekit(
-    args: Sequence[str | Path], home: Path, *, timeout: float = 120, stdin: str = ""
+    args: Sequence[str | Path],
+    home: Path,
+    *,
+    timeout: float = 120,
+    stdin: str = "",
+    max_file_bytes: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m judgekit ARGS`` run in the repository, to the end."""
+    """``python -m judgekit ARGS`` run in the repository, to the end; with
+    ``max_file_bytes``, no file it writes may grow past that size (a write beyond it fails
+    with EFBIG, as one on a full disk fails with ENOSPC)."""
+
+    def limit_file_size() -> None:
+        assert max_file_bytes is not None
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
     return subprocess.run(
         [sys.executable, "-m", "judgekit", *map(str, args)],
         cwd=REPO,
@@ -43,6 +56,7 @@ def judgekit(
         text=True,
         timeout=timeout,
         check=False,
+        preexec_fn=None if max_file_bytes is None else limit_file_size,
     )
 
 

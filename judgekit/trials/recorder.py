@@ -12,15 +12,16 @@ import csv
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
 from pydantic import ValidationError
 
-from judgekit.errors import ConfigError, DataError
+from judgekit.errors import ConfigError, DataError, OutputError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, RunIdLines
-from judgekit.jsonl import atomic_writer, validation_error_to_data_error
+from judgekit.jsonl import atomic_writer, make_folders, validation_error_to_data_error
 from judgekit.report.results_files import CSV_COLUMNS, csv_row
 
 RUNS = "runs.jsonl"
@@ -65,7 +66,7 @@ class TrialRecorder:
 
     def __init__(self, out_dir: Path, *, resume: bool, previous: list[tuple[Run, Grade]]) -> None:
         self.out_dir = out_dir
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_folders(out_dir)
         if not resume and (out_dir / RUNS).exists():
             raise ConfigError(
                 f"{out_dir / RUNS} exists: pass --resume to complete it, or choose another --out"
@@ -78,32 +79,50 @@ class TrialRecorder:
             table = csv.writer(fh)
             table.writerow(CSV_COLUMNS)
             table.writerows(csv_row(grade) for _, grade in previous)
-        self._runs: IO[str] = (out_dir / RUNS).open("a", encoding="utf-8")
-        self._results: IO[str] = (out_dir / RESULTS).open("a", encoding="utf-8")
-        self._csv_file: IO[str] = (out_dir / RESULTS_CSV).open("a", encoding="utf-8", newline="")
-        self._csv = csv.writer(self._csv_file)
+        self._open: dict[str, IO[str]] = {}
+        for name in (RUNS, RESULTS, RESULTS_CSV):
+            with self._writing(name):
+                self._open[name] = (out_dir / name).open("a", encoding="utf-8", newline="")
+        self._csv = csv.writer(self._open[RESULTS_CSV])
         self._last_sync = time.monotonic()
 
-    def _files(self) -> Iterator[IO[str]]:
-        yield from (self._runs, self._results, self._csv_file)
+    @contextmanager
+    def _writing(self, name: str) -> Iterator[None]:
+        """A failed write (a full disk) is one OutputError naming the file; what finished
+        before it stays, and --resume completes the rest."""
+        try:
+            yield
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {self.out_dir / name}: {exc.strerror or exc}"
+            ) from None
 
     def record(self, run: Run, grade: Grade) -> None:
-        self._runs.write(run.model_dump_json() + "\n")
-        self._results.write(grade.model_dump_json() + "\n")
-        self._csv.writerow(csv_row(grade))
-        for fh in self._files():
-            fh.flush()
+        # The run first: a results line without its run would be dropped on resume anyway.
+        lines = {RUNS: run.model_dump_json() + "\n", RESULTS: grade.model_dump_json() + "\n"}
+        for name, line in lines.items():
+            with self._writing(name):
+                self._open[name].write(line)
+                self._open[name].flush()
+        with self._writing(RESULTS_CSV):
+            self._csv.writerow(csv_row(grade))
+            self._open[RESULTS_CSV].flush()
         if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
             self._sync()
 
     def _sync(self) -> None:
-        for fh in self._files():
-            os.fsync(fh.fileno())
+        for name, fh in self._open.items():
+            with self._writing(name):
+                os.fsync(fh.fileno())
         self._last_sync = time.monotonic()
 
     def close(self) -> None:
-        for fh in self._files():
-            fh.flush()
-        self._sync()
-        for fh in self._files():
-            fh.close()
+        try:
+            for name, fh in self._open.items():
+                with self._writing(name):
+                    fh.flush()
+            self._sync()
+        finally:
+            for fh in self._open.values():
+                with suppress(OSError):  # a write that failed above fails again: said once
+                    fh.close()

@@ -311,3 +311,28 @@ def test_label_into_a_folder_it_cannot_write(tmp_path: Path) -> None:
         assert done.stderr == (
             f"judgekit: error: cannot write {labels / 'goal_completion.jsonl'}: {reason}\n"
         )
+
+
+def test_a_run_that_runs_out_of_room_keeps_what_finished_and_resumes(tmp_path: Path) -> None:
+    """A write that fails mid-run (here a file size limit, as a full disk would) used to end
+    in a traceback; now one line, and --resume completes the run."""
+    out = tmp_path / "out"
+    full = judgekit(run_args(out), home(), max_file_bytes=64_000)
+    assert full.returncode == 2
+    assert full.stderr == f"judgekit: error: cannot write {out / 'runs.jsonl'}: File too large\n"
+    assert (out / "runs.jsonl").stat().st_size == 64_000  # up to a line the limit cut
+    done = judgekit(run_args(out, "--resume"), home())
+    assert done.returncode == 0, done.stderr
+    assert_complete(out)
+
+
+def test_grade_that_runs_out_of_room_writes_no_results(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "results.jsonl").write_text("previous\n")
+    args = ["grade", SHOP_RUNS, "--tasks", SHOP_TASKS, "--out", out, "--no-store"]
+    full = judgekit(args, home(), max_file_bytes=4_000)
+    assert full.returncode == 2
+    assert full.stderr == f"judgekit: error: cannot write {out / 'results.jsonl'}: File too large\n"
+    assert listing(out) == [LOCK_FILE, "results.jsonl"]
+    assert (out / "results.jsonl").read_text() == "previous\n"
