@@ -15,7 +15,7 @@ from judgekit.formats.task import load_tasks
 from judgekit.store import open_store
 from judgekit.store.recording import table_counts
 from tests.conftest import REPO
-from tests.processes import judgekit, listing, read_only, start_judgekit
+from tests.processes import judgekit, listing, lock_held, read_only, start_judgekit
 from tests.recording.test_calibrate_and_promote import workspace
 
 SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
@@ -336,3 +336,19 @@ def test_grade_that_runs_out_of_room_writes_no_results(tmp_path: Path) -> None:
     assert full.stderr == f"judgekit: error: cannot write {out / 'results.jsonl'}: File too large\n"
     assert listing(out) == [LOCK_FILE, "results.jsonl"]
     assert (out / "results.jsonl").read_text() == "previous\n"
+
+
+def test_demo_and_plots_into_a_folder_in_use_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "shared"
+    with lock_held(folder, home()) as holder:
+        busy = (
+            f"judgekit: error: {folder} is in use by another judgekit process (pid {holder.pid})\n"
+        )
+        for args in (
+            ["demo", "--out", folder],
+            ["monitor", "--plot", folder / "scores.png"],
+            ["report", "--out", folder / "report.html"],
+        ):
+            done = judgekit(args, home())
+            assert (done.returncode, done.stderr) == (2, busy), args
+        assert listing(folder) == [LOCK_FILE, PID_FILE]
