@@ -396,6 +396,14 @@ class Rubric(BaseModel):
     examples: list[RubricExample] = Field(default_factory=list)
     judge: JudgeSettings
     promotion: PromotionPolicy = Field(default_factory=PromotionPolicy)
+    max_chars: int | None = Field(
+        default=None,
+        ge=100,
+        description=(
+            "The most characters of agent text one placeholder may fill (default 32,000); "
+            "the middle of a longer text is cut, saying how much."
+        ),
+    )
 
     _path: Path | None = PrivateAttr(default=None)
     _lines: LineMap | None = PrivateAttr(default=None)

@@ -31,6 +31,7 @@ from judgekit.formats.rubric import (
     scale_kind,
     scale_values,
 )
+from judgekit.input_paths import is_dir, is_file, read_text, reading
 from judgekit.yamlfile import LineMap, Location, load_yaml
 
 __all__ = ["load_rubric", "load_rubrics", "rubric_version"]
@@ -59,7 +60,7 @@ def load_rubrics(rubrics_dir: str | Path) -> list[Rubric]:
     ['answer_quality', 'goal_completion', 'preference']
     """
     folder = Path(rubrics_dir)
-    if not folder.is_dir():
+    if not is_dir(folder):
         raise DataError("no such folder", path=folder)
     rubrics: dict[str, Rubric] = {}
     for path in _rubric_files(folder):
@@ -77,11 +78,12 @@ def load_rubrics(rubrics_dir: str | Path) -> list[Rubric]:
 def rubric_version(rubric: Rubric) -> str:
     """The first 12 hex digits of the sha256 of everything that changes a verdict.
 
-    That is the prompt, the scale, what the rubric applies to, the few-shot examples and
-    the judge's model, temperature and samples, as canonical JSON. The description, the id
-    and the promotion policy are left out: editing them does not change what a judge says,
-    so it must not orphan the verdicts and promotion record of the rubric. The scale is
-    hashed by its values, so ``likert`` and ``{likert: [1, 5]}`` are the same version.
+    That is the prompt, the scale, what the rubric applies to, the few-shot examples, the
+    judge's model, temperature and samples, and ``max_chars`` when set, as canonical JSON.
+    The description, the id and the promotion policy are left out: editing them does not
+    change what a judge says, so it must not orphan the verdicts and promotion record of the
+    rubric. The scale is hashed by its values, so ``likert`` and ``{likert: [1, 5]}`` are
+    the same version.
 
     >>> rubric = Rubric(id="ok", scale="binary", prompt="Polite? {final_answer}",
     ...                 judge={"model": "openai/gpt-4o-mini"})
@@ -103,6 +105,9 @@ def rubric_version(rubric: Rubric) -> str:
             "samples": rubric.judge.samples,
         },
     }
+    if rubric.max_chars is not None:
+        # Only when set, so that rubrics written before the cap existed keep their versions.
+        content["max_chars"] = rubric.max_chars
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
@@ -115,9 +120,9 @@ def _rubric_path(ref: str | Path, rubrics_dir: Path) -> Path:
         return Path(ref)
     for suffix in _SUFFIXES:
         candidate = rubrics_dir / f"{ref}{suffix}"
-        if candidate.is_file():
+        if is_file(candidate):
             return candidate
-    known = [p.stem for p in _rubric_files(rubrics_dir)] if rubrics_dir.is_dir() else []
+    known = [p.stem for p in _rubric_files(rubrics_dir)] if is_dir(rubrics_dir) else []
     where = f"{rubrics_dir} holds {', '.join(known)}" if known else f"{rubrics_dir} holds none"
     raise DataError(
         f"no rubric {ref!r}; pass a rubric file or the id of one ({where})",
@@ -126,11 +131,14 @@ def _rubric_path(ref: str | Path, rubrics_dir: Path) -> Path:
 
 
 def _rubric_files(folder: Path) -> list[Path]:
-    return sorted(p for suffix in _SUFFIXES for p in folder.glob(f"*{suffix}") if p.is_file())
+    with reading(folder):
+        os.listdir(folder)  # a folder that cannot be listed would look empty to glob
+    return sorted(p for suffix in _SUFFIXES for p in folder.glob(f"*{suffix}") if is_file(p))
 
 
 def _load_file(path: Path) -> Rubric:
-    raw, lines = load_yaml(path)
+    with reading(path):
+        raw, lines = load_yaml(path)
     if not isinstance(raw, dict):
         raise DataError(
             "a rubric is a mapping with id, scale, prompt and judge",
@@ -179,7 +187,7 @@ def _token_line(path: Path, start: int | None, token: str) -> int | None:
     a placeholder error points into a multi-line prompt, not at its ``prompt:`` key."""
     if start is None:
         return None
-    text = path.read_text(encoding="utf-8").splitlines()
+    text = read_text(path).splitlines()
     for number in range(start, len(text) + 1):
         line = text[number - 1]
         if number > start and line[:1].strip() and not line.startswith("#"):

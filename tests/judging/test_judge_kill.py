@@ -13,13 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judgekit.folder_lock import PID_FILE
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from tests.conftest import REPO
 
 RUBRIC = REPO / "rubrics" / "goal_completion.yaml"
 TASKS = REPO / "tasks"
-RUNS = 400
+RUNS = 600
 KILLS = 20
 
 
@@ -89,7 +90,18 @@ def test_judge_killed_anywhere_loses_and_duplicates_nothing(tmp_path: Path) -> N
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            time.sleep(rng.uniform(0.2, 1.8))  # start-up takes ~0.8 s
+            # Timed from a moment in the judge's own progress, so a busy machine's slow
+            # start-up does not push every kill before the first verdict: a quarter of the
+            # kills land while it records the runs in the store, the rest while it judges.
+            asked_before = server.calls
+            while_judging = rng.random() < 0.75
+            deadline = time.monotonic() + 60
+            while process.poll() is None and (
+                server.calls == asked_before if while_judging else not (out / PID_FILE).exists()
+            ):
+                assert time.monotonic() < deadline, "the judge never got that far"
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 1.0 if while_judging else 0.5))
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)
             now = finished_verdicts(verdicts_file)

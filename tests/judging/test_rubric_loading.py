@@ -199,7 +199,7 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         (
             BASE + "version: 3\n",
             "{path}:7: version: unknown field; valid fields are id, description, scale, "
-            "applies_to, prompt, examples, judge, promotion",
+            "applies_to, prompt, examples, judge, promotion, max_chars",
         ),
         (
             BASE.replace("{model: openai/gpt-4o-mini}", "{model: openai/gpt-4o-mini, temp: 0}"),
