@@ -21,6 +21,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import runs_file_ids
 from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
+from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
@@ -68,7 +69,13 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
             highlight=False,
         )
     if tally.stopped_by_budget:
-        console.print("stopped at the --max-cost budget: the verdicts that finished are kept")
+        console.print(
+            f"stopped at the --max-cost budget: {tally.over_budget} runs not judged, since "
+            "their next request could have passed it; the verdicts that finished are kept "
+            "(rerun with a higher --max-cost to finish)",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @click.command("judge")
@@ -120,7 +127,7 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
 @click.option(
     "--max-cost",
     type=click.FloatRange(min=0),
-    help="Stop starting new runs once this many US dollars are spent.",
+    help="Spend at most this many US dollars: a request that could pass it is not sent.",
 )
 @click.option(
     "--no-cache",
@@ -176,8 +183,11 @@ def judge_command(
     provider = make_provider(
         provider_name, base_url=base_url, api_key=api_key_from_env(api_key_env)
     )
+    budget = None
+    if max_cost is not None:
+        budget = Budget(max_cost, prices=price_table, model=rubric.judge.model)
     settings = JudgeSettings(
-        concurrency=concurrency, max_attempts=max_attempts, samples=samples, max_cost_usd=max_cost
+        concurrency=concurrency, max_attempts=max_attempts, samples=samples, budget=budget
     )
     out = out_dir / VERDICTS_FILE
     with ExitStack() as stack:
@@ -248,6 +258,7 @@ def _report(
         "output_tokens": tally.output_tokens,
         "cost_usd": None if tally.unknown_cost else tally.cost_usd,
         "stopped_by_budget": tally.stopped_by_budget,
+        "over_budget": tally.over_budget,
         "verdicts_file": str(out),
         "store": store_json(recorded),
     }

@@ -29,6 +29,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
+from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt
@@ -39,6 +40,10 @@ from judgekit.providers.client import ChatClient
 from judgekit.redaction import redact
 
 _SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
+
+
+class OverBudget(Exception):
+    """A request was not sent: what it could cost might take the spending past --max-cost."""
 
 
 class JudgingStopped(ProviderError):
@@ -54,6 +59,7 @@ class JudgeTally:
     kept: int = 0  # of the verdicts, those an earlier session had already written
     not_judged: int = 0
     not_judged_reasons: Counter[str] = field(default_factory=Counter)
+    over_budget: int = 0  # runs started but not judged: their next request had no budget
     unscored: int = 0
     api_calls: int = 0
     cache_hits: int = 0
@@ -91,8 +97,11 @@ class Judge:
         prices: PriceTable,
         tasks: TaskSet | None = None,
         samples: int | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.endpoint = client.provider.endpoint
+        self.budget = budget
+        self._budget_settled: asyncio.Condition | None = None  # made inside the event loop
         self.rubric = rubric
         self.client = client
         self.provider_name, _, self.model_name = model.partition("/")
@@ -111,10 +120,11 @@ class Judge:
         runs: Iterable[Run],
         *,
         concurrency: int,
-        max_cost_usd: float | None = None,
         on_verdict: Callable[[Verdict], None] | None = None,
     ) -> JudgeTally:
-        """Judge every run, ``concurrency`` at once; stop starting new ones past the budget.
+        """Judge every run, ``concurrency`` at once; with a budget, stop starting new runs
+        once a request was refused for lack of it (that run is counted in
+        ``tally.over_budget``, not judged).
 
         Verdicts are handed to ``on_verdict`` as they finish (in completion order), so a
         caller can append them to a file and lose nothing that finished. A run whose
@@ -124,7 +134,7 @@ class Judge:
         """
         pending: set[asyncio.Task[Verdict]] = set()
         try:
-            await self._judge_all(runs, pending, concurrency, max_cost_usd, on_verdict)
+            await self._judge_all(runs, pending, concurrency, on_verdict)
         finally:
             for task in pending:
                 task.cancel()
@@ -136,14 +146,13 @@ class Judge:
         runs: Iterable[Run],
         pending: set[asyncio.Task[Verdict]],
         concurrency: int,
-        max_cost_usd: float | None,
         on_verdict: Callable[[Verdict], None] | None,
     ) -> None:
         iterator = iter(runs)
         exhausted = False
         while True:
             while not exhausted and len(pending) < concurrency * 2:
-                if max_cost_usd is not None and self.tally.cost_usd >= max_cost_usd:
+                if self.budget is not None and self.budget.refused:
                     self.tally.stopped_by_budget = True
                     exhausted = True
                     break
@@ -162,6 +171,10 @@ class Judge:
                     verdict = finished.result()
                 except ProviderError as exc:
                     stop = stop or self._not_judged(exc)
+                    continue
+                except OverBudget:
+                    self.tally.over_budget += 1
+                    self.tally.stopped_by_budget = True
                     continue
                 if on_verdict is not None:
                     on_verdict(verdict)
@@ -282,13 +295,38 @@ class Judge:
         return response
 
     async def _call(self, request: ChatRequest, answer: _Answer) -> ChatResponse:
-        response = await self.client.complete(request)
+        if self.budget is None:
+            response = await self.client.complete(request)
+        else:
+            response = await self._call_within_budget(self.budget, request)
         self._reached = True
         self.tally.api_calls += 1
         answer.cached = False
         answer.input_tokens += response.input_tokens
         answer.output_tokens += response.output_tokens
         answer.latency_s += response.latency_s
+        return response
+
+    async def _call_within_budget(self, budget: Budget, request: ChatRequest) -> ChatResponse:
+        """Send ``request`` once its most possible cost fits the budget, waiting for requests
+        in flight to settle if they hold the room; give up when none are left to."""
+        if self._budget_settled is None:
+            self._budget_settled = asyncio.Condition()
+        settled = self._budget_settled
+        async with settled:
+            while (reserved := budget.reserve(request)) is None:
+                if not budget.in_flight:
+                    budget.refused = True
+                    raise OverBudget(budget.projected_cost(request))
+                await settled.wait()
+        input_tokens = output_tokens = 0  # no answer, nothing billed
+        try:
+            response = await self.client.complete(request)
+            input_tokens, output_tokens = response.input_tokens, response.output_tokens
+        finally:
+            budget.settle(reserved, input_tokens, output_tokens)
+            async with settled:
+                settled.notify_all()
         return response
 
     def _verdict(self, run: Run, answers: list[_Answer]) -> Verdict:

@@ -17,6 +17,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run, load_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
+from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
 from judgekit.judging.pricing import PriceTable
@@ -35,7 +36,7 @@ class JudgeSettings:
     concurrency: int = 8
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
-    max_cost_usd: float | None = None
+    budget: Budget | None = None  # --max-cost
 
 
 def judge_runs_file(
@@ -76,6 +77,7 @@ def judge_runs_file(
             prices=prices,
             tasks=tasks,
             samples=settings.samples,
+            budget=settings.budget,
         )
         for verdict in output.kept.values():
             judge.count_kept(verdict)
@@ -98,6 +100,9 @@ def judge_runs_file(
                 f"not judged (nothing recorded for them{kept})"
             ) from exc
         output.finish()
+        if tally.stopped_by_budget:
+            # Started or not, every run left without a verdict was left for the budget.
+            tally.over_budget = len(run_ids) - tally.verdicts - tally.not_judged
         return tally
 
 
@@ -108,7 +113,6 @@ async def _judge(
         return await judge.judge_many(
             runs,
             concurrency=settings.concurrency,
-            max_cost_usd=settings.max_cost_usd,
             on_verdict=keep,
         )
     finally:

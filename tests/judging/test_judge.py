@@ -12,6 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
+from judgekit.judging.budget import Budget
+from judgekit.judging.pricing import PriceTable
+from judgekit.providers.chat import ChatMessage, ChatRequest
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer, FaultPlan
 from judgekit.testing.fake_llm_server import FakeRequest
@@ -228,17 +231,32 @@ def test_pairwise_is_asked_in_both_orders_and_flags_position_bias(tmp_path: Path
     ]
 
 
-def test_max_cost_stops_cleanly_keeping_what_finished(tmp_path: Path) -> None:
+def test_max_cost_never_sends_a_request_that_could_pass_it(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
-    runs.write_text("".join(json.dumps({**ONE_RUN, "run_id": f"r{i}"}) + "\n" for i in range(40)))
+    runs.write_text(
+        "".join(
+            json.dumps({**ONE_RUN, "run_id": f"r{i}", "final_answer": f"Refund {i} issued."}) + "\n"
+            for i in range(40)
+        )
+    )
     with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
         report = judge(
-            server, tmp_path / "out", "--max-cost", "0.00005", "--concurrency", "1", runs=runs
+            server, tmp_path / "out", "--max-cost", "0.0015", "--concurrency", "4", runs=runs
         )
+        last = server.requests[-1]
     assert report["stopped_by_budget"] is True
     assert 0 < report["verdicts"] < 40
-    assert report["cost_usd"] >= 0.00005
-    assert len(verdicts(tmp_path / "out")) == report["verdicts"]
+    assert report["api_calls"] == report["verdicts"] == len(verdicts(tmp_path / "out"))
+    assert report["over_budget"] == 40 - report["verdicts"]
+    assert report["cost_usd"] <= 0.0015
+    # It stopped only when it had to: one more request like the last could have passed it
+    # (at most a token per byte of prompt, 1,024 out, at gpt-4o-mini's prices).
+    request = ChatRequest(
+        model="gpt-4o-mini",
+        messages=tuple(ChatMessage(role=m["role"], content=m["content"]) for m in last.messages),
+    )
+    projected = Budget(1, prices=PriceTable(), model="openai/gpt-4o-mini").projected_cost(request)
+    assert report["cost_usd"] + projected > 0.0015
 
 
 def test_anthropic_models_are_judged_through_the_anthropic_sdk(tmp_path: Path) -> None:
