@@ -72,6 +72,7 @@ from judgekit.formats.run import Run
 from judgekit.formats.task import Task, TaskSet, load_tasks
 from judgekit.gate import GateReport, compare_results, load_results, results_path
 from judgekit.references import UnresolvedReference, resolve_reference
+from judgekit.terminal_text import visible
 from judgekit.trials.in_process import Agent, run_in_process_trial
 from judgekit.trials.recorder import RUNS
 from judgekit.trials.runner import (
@@ -394,10 +395,10 @@ class _JudgekitItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
     ) -> str | TerminalRepr:
-        # Our verdicts and judgekit's user errors are complete messages; anything else is
-        # a bug and keeps its traceback.
+        # Our verdicts and judgekit's user errors are complete messages (quoting data, so
+        # shown visibly); anything else is a bug and keeps its traceback.
         if excinfo.errisinstance((TaskFailed, RegressionFailed, JudgekitError)):
-            return str(excinfo.value)
+            return visible(str(excinfo.value))
         return super().repr_failure(excinfo, style)
 
 
@@ -435,5 +436,7 @@ def regression_message(report: GateReport, baseline: Path) -> str:
     ]
     for task in report.tasks:
         if task.verdict == "fail":
-            lines.extend(f"{task.task_id}: {reason}" for reason in task.reasons)
+            lines.extend(
+                visible(f"{task.task_id}: {reason}", one_line=True) for reason in task.reasons
+            )
     return "\n".join(lines)

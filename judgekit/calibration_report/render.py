@@ -1,8 +1,14 @@
-"""The calibration report as text for a terminal, and as Markdown for a pull-request comment."""
+"""The calibration report as text for a terminal, and as Markdown for a pull-request comment.
+
+Labeller names, notes, run ids and the judge's reasons are data: each is shown through
+:func:`~judgekit.terminal_text.visible` on one line, so none can move the cursor, clear the
+screen or forge a line of the report.
+"""
 
 from __future__ import annotations
 
 from judgekit.calibration_report.report import CalibrationReport, Criterion
+from judgekit.terminal_text import visible
 
 __all__ = ["failure_lines", "labels_needed_line", "render_markdown", "render_text"]
 
@@ -23,10 +29,15 @@ def _interval(bounds: list[float | None] | None) -> str:
     return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
 
 
+def _data(value: object) -> str:
+    """A value read from labels or verdicts, shown on one line."""
+    return visible(str(value), one_line=True)
+
+
 def _short(text: str | None) -> str:
     if not text:
         return "(no reason)"
-    text = " ".join(text.split())
+    text = _data(" ".join(text.split()))
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
 
 
@@ -65,7 +76,7 @@ def _summary_lines(report: CalibrationReport) -> list[str]:
         f"{report.n} runs compared"
     ]
     labelers = ", ".join(
-        f"{name} {entry['compared']} of {entry['labels']}"
+        f"{_data(name)} {entry['compared']} of {entry['labels']}"
         for name, entry in report.labelers.items()
     )
     lines.append(
@@ -186,7 +197,7 @@ def _stale_line(report: CalibrationReport) -> str:
         return "stale labels: not checked (pass --runs to compare with the runs' text)"
     if not report.stale_labels:
         return "stale labels: none"
-    listed = ", ".join(f"{s['run_id']} ({s['labeler']})" for s in report.stale_labels)
+    listed = ", ".join(f"{_data(s['run_id'])} ({_data(s['labeler'])})" for s in report.stale_labels)
     return (
         f"stale labels: {len(report.stale_labels)} (the run changed since it was labelled; "
         f"relabel them): {listed}"
@@ -207,7 +218,7 @@ def render_text(report: CalibrationReport) -> str:
     lines.append(f"disagreements: {len(report.disagreements)}")
     for d in report.disagreements:
         notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items()) or "(no note)"
-        lines.append(f"  {d.run_id}: human {d.human}, judge {d.judge}")
+        lines.append(f"  {_data(d.run_id)}: human {_data(d.human)}, judge {_data(d.judge)}")
         lines.append(f"    judge: {_short(d.reason)}")
         lines.append(f"    labeller: {_short(notes)}")
     lines.append(f"promotion: {_verdict_word(report)}")
@@ -221,7 +232,7 @@ def render_text(report: CalibrationReport) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return visible(text.replace("|", "\\|").replace("\n", " "), one_line=True)
 
 
 def render_markdown(report: CalibrationReport) -> str:
@@ -291,7 +302,7 @@ def render_markdown(report: CalibrationReport) -> str:
         for d in report.disagreements:
             notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
             lines.append(
-                f"| `{_md_cell(d.run_id)}` | {d.human} | {d.judge} | "
+                f"| `{_md_cell(d.run_id)}` | {_md_cell(str(d.human))} | {_md_cell(str(d.judge))} | "
                 f"{_md_cell(_short(d.reason))} | {_md_cell(notes)} |"
             )
         lines += ["", "</details>"]

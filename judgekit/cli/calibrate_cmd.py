@@ -21,6 +21,7 @@ from judgekit.jsonl import atomic_bytes_writer, iter_models
 from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.store import labels_path, read_labels
+from judgekit.terminal_text import visible
 
 if TYPE_CHECKING:
     from judgekit.calibration_report import CalibrationReport, IntervalMethod
@@ -100,7 +101,7 @@ def load_report(
         )
     log = read_labels(path, rubric)
     for warning in log.warnings:
-        click.echo(f"judgekit: warning: {warning}", err=True)
+        click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
     # A scored verdict off its rubric's scale is refused, never counted as unscored.
     scales = ScaleCheck([rubric, *([against] if against else [])], variant=effective_rubric)
     verdicts: list[Verdict] = []

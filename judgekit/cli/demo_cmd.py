@@ -37,7 +37,7 @@ def demo_command(out_dir: Path) -> None:
     from judgekit.folder_lock import output_folder_lock
 
     started = time.monotonic()
-    console = Console()
+    console = Console(emoji=False)
     # Two demos into one folder would both find it unused, then write the same files.
     with output_folder_lock(out_dir):
         run_demo(out_dir, console)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Literal
 import click
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.formats.grade import Grade
@@ -29,6 +28,7 @@ from judgekit.gate import (
     results_path,
 )
 from judgekit.judging.rubrics import load_rubric, load_rubrics
+from judgekit.terminal_text import visible_markup, visible_text
 
 if TYPE_CHECKING:
     from judgekit.gate_rubrics import RubricResult
@@ -130,7 +130,7 @@ def _table(report: GateReport) -> Table:
     for name in ("baseline", "candidate", "p", "cost Δ", "turns Δ", "verdict"):
         table.add_column(name, justify="right", no_wrap=True)
     for task in report.tasks:
-        table.add_row(escape(task.task_id), *_cells(task), _verdict_cell(task))
+        table.add_row(visible_text(task.task_id, one_line=True), *_cells(task), _verdict_cell(task))
     table.add_section()
     table.add_row("all runs", *_cells(report.suite), DASH)
     return table
@@ -141,33 +141,44 @@ def print_gate_report(
 ) -> None:
     """The table, each task's reasons and notes, the rubrics, then the verdict line.
 
-    Messages are never wrapped, so a CI log can be searched for them.
+    Messages are never wrapped, so a CI log can be searched for them. Task ids and reasons
+    are data, shown visibly on one line each (:mod:`judgekit.terminal_text`).
     """
     console.print(_table(report))
     for task in report.tasks:
         for reason in task.reasons:
-            console.print(f"FAIL {escape(task.task_id)}: {escape(reason)}", soft_wrap=True)
+            console.print(
+                f"FAIL {visible_markup(task.task_id)}: {visible_markup(reason)}",
+                soft_wrap=True,
+                emoji=False,
+            )
         for note in task.notes:
-            console.print(f"note {escape(task.task_id)}: {escape(note)}", soft_wrap=True)
+            console.print(
+                f"note {visible_markup(task.task_id)}: {visible_markup(note)}",
+                soft_wrap=True,
+                emoji=False,
+            )
     failing_rubrics = []
     for rubric in rubrics or []:
         tag = {"fail": "FAIL", "pass": "ok", "info": "note"}[rubric.verdict]
-        console.print(f"{tag} rubric {escape(rubric.reason)}", soft_wrap=True)
+        console.print(f"{tag} rubric {visible_markup(rubric.reason)}", soft_wrap=True, emoji=False)
         if rubric.verdict == "fail":
             failing_rubrics.append(rubric.rubric_id)
     if failing_rubrics and report.passed:
         console.print(
             f"gate: [red]FAIL[/red]: {len(failing_rubrics)} promoted rubric"
-            f"{'s' if len(failing_rubrics) > 1 else ''} dropped: {escape(', '.join(failing_rubrics))}",
+            f"{'s' if len(failing_rubrics) > 1 else ''} dropped: "
+            f"{visible_markup(', '.join(failing_rubrics))}",
             soft_wrap=True,
+            emoji=False,
         )
         return
-    console.print(_verdict_line(report), soft_wrap=True)
+    console.print(_verdict_line(report), soft_wrap=True, emoji=False)
 
 
 def _verdict_line(report: GateReport) -> str:
     if not report.passed:
-        failing = ", ".join(escape(t) for t in report.failing_tasks)
+        failing = ", ".join(visible_markup(t) for t in report.failing_tasks)
         return (
             f"gate: [red]FAIL[/red]: {len(report.failing_tasks)} of {len(report.tasks)} "
             f"tasks failed: {failing}"
@@ -276,7 +287,7 @@ def gate_command(
         data["rubrics"] = [r.model_dump() for r in rubric_results]
         click.echo(json.dumps(data))
     else:
-        console = Console(highlight=False)
+        console = Console(highlight=False, emoji=False)
         print_gate_report(report, console, rubrics=rubric_results)
     if not passed:
         sys.exit(EXIT_GATE_SAYS_NO)

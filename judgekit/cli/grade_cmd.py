@@ -89,7 +89,7 @@ def grade_command(
         report["store"] = store_json(recorded)
         click.echo(json.dumps(report, ensure_ascii=False))
         return
-    print_grade_table(summary, Console(), show_reasons=reasons, k=k)
+    print_grade_table(summary, Console(emoji=False), show_reasons=reasons, k=k)
     click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")
     if recorded is not None:
         click.echo(recorded_line(recorded.grades, "grades", recorded))

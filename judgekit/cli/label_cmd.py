@@ -27,6 +27,7 @@ from judgekit.labelling.sampling import STRATEGIES, Strategy
 from judgekit.labelling.screen import LabelScreen
 from judgekit.labelling.session import label_items
 from judgekit.labelling.store import LabelWriter, labels_path, read_labels
+from judgekit.terminal_text import visible
 
 
 @click.command("label")
@@ -88,7 +89,7 @@ def label_command(
     path = labels_path(labels_dir, rubric.id)
     log = read_labels(path, rubric)
     for warning in log.warnings:
-        click.echo(f"judgekit: warning: {warning}", err=True)
+        click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
     verdicts: dict[str, list[Verdict]] = {}
     if verdicts_file is not None:
         scales = ScaleCheck([rubric], variant=effective_rubric)
@@ -108,7 +109,7 @@ def label_command(
     plan = plan_session(items, mine, verdicts, strategy=strategy, seed=seed, limit=limit)
     answers = answers_from_stdin()
     in_terminal = isinstance(answers, TerminalAnswers)
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     screen = LabelScreen(console, rubric, scale_keys(rubric), clear=in_terminal)
     if plan.stale:
         screen.message(

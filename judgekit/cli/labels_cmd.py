@@ -15,6 +15,7 @@ from judgekit.errors import DataError
 from judgekit.judging.rubrics import load_rubric
 from judgekit.labelling.plan import item_hashes
 from judgekit.labelling.store import labels_path, read_labels
+from judgekit.terminal_text import visible, visible_text
 
 if TYPE_CHECKING:
     from judgekit.labelling.summary import LabelSummary
@@ -72,12 +73,15 @@ def labels_command(
         click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
         return
     for warning in log.warnings:
-        click.echo(f"judgekit: warning: {warning}", err=True)
-    _print_summary(summary, Console())
+        click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
+    _print_summary(summary, Console(emoji=False))
 
 
 def _print_summary(summary: LabelSummary, console: Console) -> None:
-    table = Table(title=f"Labels for {summary.rubric_id} ({summary.labels_file})")
+    # Labeller names are data: Text cells, never markup, shown visibly.
+    table = Table(
+        title=visible_text(f"Labels for {summary.rubric_id} ({summary.labels_file})", one_line=True)
+    )
     table.add_column("labeler")
     table.add_column("labels", justify="right")
     table.add_column("per class")
@@ -85,7 +89,12 @@ def _print_summary(summary: LabelSummary, console: Console) -> None:
     for name, entry in summary.labelers.items():
         classes = ", ".join(f"{score} {n}" for score, n in entry["classes"].items())
         stale = "not checked" if entry["stale"] is None else str(entry["stale"])
-        table.add_row(name, str(entry["labels"]), classes, stale)
+        table.add_row(
+            visible_text(name, one_line=True),
+            str(entry["labels"]),
+            visible_text(classes, one_line=True),
+            stale,
+        )
     console.print(table)
     if summary.agreement_method is None:
         line = "agreement: needs two labellers sharing at least one run"

@@ -25,18 +25,22 @@ from judgekit.cli.schema_cmd import schema_command
 from judgekit.cli.store_cmd import store_group
 from judgekit.errors import JudgekitError
 from judgekit.redaction import redact
+from judgekit.terminal_text import visible
 
 EXIT_BAD_INPUT = 2
 
 
 class JudgekitGroup(click.Group):
-    """Prints a JudgekitError as one line and exits 2; a bug keeps its traceback."""
+    """Prints a JudgekitError as one line and exits 2; a bug keeps its traceback.
+
+    The message may quote data (a run id, a field's value): it is shown visibly, on one
+    line, so it can neither drive the terminal nor forge a second line."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except JudgekitError as exc:
-            click.echo(f"judgekit: error: {redact(str(exc))}", err=True)
+            click.echo(f"judgekit: error: {visible(redact(str(exc)), one_line=True)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import click
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.cli.options import (
@@ -25,6 +24,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.judging.rubrics import load_rubric, load_rubrics
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.model import Point, Series
+from judgekit.terminal_text import visible_markup, visible_text
 
 if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the command runs
     from judgekit.monitoring.monitor import MonitorReport
@@ -99,9 +99,10 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
     since = report.since.date().isoformat() if report.since else "the beginning"
     if not any(series.points for series in report.series):
         console.print(
-            f"monitor: nothing recorded since {since} in {escape(report.store)}; "
+            f"monitor: nothing recorded since {since} in {visible_markup(report.store)}; "
             "`judgekit run`, `grade` and `judge` record what they do",
             soft_wrap=True,
+            emoji=False,
         )
         return
     table = Table(
@@ -109,7 +110,9 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
         show_edge=False,
         pad_edge=False,
         collapse_padding=True,
-        title=f"Monitor: per {report.by} since {since} ({escape(report.store)})",
+        title=visible_text(
+            f"Monitor: per {report.by} since {since} ({report.store})", one_line=True
+        ),
         title_justify="left",
         caption=f"latest {report.by} against the {report.policy.baseline_windows} before it "
         f"pooled; one-sided tests at alpha {report.policy.alpha:g} ({report.policy.correction}); "
@@ -123,7 +126,7 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
         latest = series.points[-1] if series.points else None
         base = series.baseline
         table.add_row(
-            escape(series.metric),
+            visible_text(series.metric, one_line=True),
             _value(latest, series.kind),
             _interval(latest, series.kind),
             str(latest.n) if latest else DASH,
@@ -136,7 +139,9 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
     for series in report.series:
         if series.alert is not None:
             console.print(
-                f"ALERT {escape(series.metric)}: {escape(series.alert.message)}", soft_wrap=True
+                f"ALERT {visible_markup(series.metric)}: {visible_markup(series.alert.message)}",
+                soft_wrap=True,
+                emoji=False,
             )
     # Series that share a note share its line: on a new store every metric is untested alike.
     notes: dict[str, list[str]] = {}
@@ -144,7 +149,11 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
         if series.note and series.alert is None:
             notes.setdefault(series.note, []).append(series.metric)
     for note, metrics in notes.items():
-        console.print(f"note {escape(', '.join(metrics))}: {escape(note)}", soft_wrap=True)
+        console.print(
+            f"note {visible_markup(', '.join(metrics))}: {visible_markup(note)}",
+            soft_wrap=True,
+            emoji=False,
+        )
     alerts = len(report.alerts)
     if alerts:
         console.print(
@@ -333,9 +342,9 @@ def monitor_command(
         data["plots"] = [str(path) for path in written]
         click.echo(json.dumps(data))
     else:
-        console = Console(highlight=False)
+        console = Console(highlight=False, emoji=False)
         print_monitor_report(report, console)
         for path in written:
-            console.print(f"wrote {escape(str(path))}", soft_wrap=True)
+            console.print(f"wrote {visible_markup(str(path))}", soft_wrap=True)
     if report.alerts:
         sys.exit(EXIT_ALERT)

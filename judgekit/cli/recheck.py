@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.rubric import Rubric
@@ -34,6 +33,7 @@ from judgekit.monitoring.recheck import (
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
+from judgekit.terminal_text import visible_markup
 
 
 def run_recheck(
@@ -130,18 +130,19 @@ def _print(result: RecheckResult, missing: list[str], record_path: Path, as_json
         data["missing_runs"] = missing
         click.echo(json.dumps({"recheck": data}))
         return
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     if missing:
         console.print(
-            f"note: {len(missing)} labelled runs not found, left out: {escape(', '.join(missing[:5]))}"
-            + (" …" if len(missing) > 5 else ""),
+            f"note: {len(missing)} labelled runs not found, left out: "
+            f"{visible_markup(', '.join(missing[:5]))}" + (" …" if len(missing) > 5 else ""),
             soft_wrap=True,
         )
     status = "[red]DRIFT[/red]" if result.drifted else "[green]ok[/green]"
-    console.print(f"recheck {status}: {escape(result.message)}", soft_wrap=True)
+    console.print(f"recheck {status}: {visible_markup(result.message)}", soft_wrap=True)
     if result.drifted:
         console.print(
-            f"marked {escape(result.rubric_id)} stale in {escape(str(record_path))}: it no "
+            f"marked {visible_markup(result.rubric_id)} stale in "
+            f"{visible_markup(str(record_path))}: it no "
             "longer gates or alerts; label, calibrate and promote it again",
             soft_wrap=True,
         )

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.cli.monitor_cmd import parse_since, rubrics_from
 from judgekit.cli.options import (
@@ -19,6 +18,7 @@ from judgekit.cli.options import (
 )
 from judgekit.folder_lock import parent_folder_lock
 from judgekit.gate import load_results
+from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.monitoring.series import Window
@@ -97,13 +97,13 @@ def report_command(
         )
     with parent_folder_lock(out_path):
         write_report(out_path, content)
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     suite = content.summary
     what = "no graded runs" if suite is None else f"{suite['runs']} runs"
     if batch is not None:
         what += f" of batch {batch.id}"
     console.print(
-        f"wrote {escape(str(out_path))}: {what}, {len(monitor.series)} metrics, "
+        f"wrote {visible_markup(str(out_path))}: {what}, {len(monitor.series)} metrics, "
         f"{len(monitor.alerts)} alerts, {len(content.calibrations)} calibrations, "
         f"{len(content.images)} plots",
         soft_wrap=True,

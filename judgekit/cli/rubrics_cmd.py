@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.formats.rubric import scale_kind
 from judgekit.judging.rubrics import load_rubrics, rubric_version
 from judgekit.judging.status import rubric_status
+from judgekit.terminal_text import visible_markup, visible_text
 
 
 @click.command("rubrics")
@@ -56,10 +56,16 @@ def rubrics_command(rubrics_dir: Path, as_json: bool) -> None:
     for column in ("id", "version", "scale", "judge", "status"):
         table.add_column(column, no_wrap=True)
     for row in rows:
-        table.add_row(*(escape(row[k]) for k in ("id", "version", "scale", "model", "status")))
-    console = Console()
+        table.add_row(
+            *(
+                visible_text(row[k], one_line=True)
+                for k in ("id", "version", "scale", "model", "status")
+            )
+        )
+    console = Console(emoji=False)
     console.print(table)
     for row in rows:
         console.print(
-            f"{escape(row['id'])}: {row['status']}, {escape(row['why'])}", highlight=False
+            f"{visible_markup(row['id'])}: {row['status']}, {visible_markup(row['why'])}",
+            highlight=False,
         )

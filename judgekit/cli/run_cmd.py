@@ -156,7 +156,7 @@ def run_command(
         report["store"] = store_json(recorded)
         click.echo(json.dumps(report, ensure_ascii=False))
         return
-    print_grade_table(summary, Console(), show_reasons=reasons, k=chosen_k)
+    print_grade_table(summary, Console(emoji=False), show_reasons=reasons, k=chosen_k)
     click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
     if recorded is not None:
         click.echo(recorded_line(recorded.grades, "grades", recorded))

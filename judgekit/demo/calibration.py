@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.demo.common import say
@@ -23,6 +22,7 @@ from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.status import promotion_record_path
 from judgekit.labelling.plan import item_hashes
 from judgekit.labelling.store import labels_path, read_labels
+from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.calibration_report import CalibrationReport
@@ -160,7 +160,7 @@ def _print_decision(outcome: JudgeOutcome, console: Console) -> None:
         say(
             console,
             f"[green]promoted[/] {which}: kappa {_number(report.kappa)} "
-            f"(95% CI {_interval(report.kappa_ci)}); wrote {escape(str(outcome.record))}",
+            f"(95% CI {_interval(report.kappa_ci)}); wrote {visible_markup(str(outcome.record))}",
         )
         return
     say(
@@ -169,4 +169,4 @@ def _print_decision(outcome: JudgeOutcome, console: Console) -> None:
         "not met",
     )
     for line in outcome.failed:
-        say(console, f"  {escape(line)}")
+        say(console, f"  {visible_markup(line)}")

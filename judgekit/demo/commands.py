@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.demo.common import BASE_RUBRIC, SHOP, say
+from judgekit.terminal_text import visible_markup
 
 
 def next_steps(root: Path, out: Path) -> list[tuple[str, list[str]]]:
@@ -59,4 +59,4 @@ def print_next_steps(root: Path, out: Path, console: Console) -> None:
     for what, commands in next_steps(root, out):
         say(console, what)
         for command in commands:
-            say(console, f"  {escape(command)}")
+            say(console, f"  {visible_markup(command)}")

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Final
 
 from rich.console import Console
-from rich.markup import escape
 
 import judgekit
 from judgekit.errors import ConfigError
+from judgekit.terminal_text import visible_markup
 
 TRIALS: Final = 40
 K: Final = 5  # of pass@k and pass^k
@@ -62,7 +62,7 @@ def repo_root() -> Path:
 
 def heading(console: Console, number: int, title: str) -> None:
     console.print()
-    console.rule(f"[bold]{number}. {escape(title)}", align="left")
+    console.rule(f"[bold]{number}. {visible_markup(title)}", align="left")
 
 
 def say(console: Console, text: str) -> None:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.demo.common import BASE_RUBRIC, say
@@ -34,6 +33,7 @@ from judgekit.judging.pricing import PriceTable
 from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider
+from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.store import Store
@@ -205,5 +205,5 @@ def _print_judged(
         console,
         f"{judge.rubric_id} (version {version}, {judge.model}): {len(verdicts)} verdicts, "
         f"pass {scores.count('pass')}, fail {scores.count('fail')}, unscored {unscored}; "
-        f"wrote {escape(str(path))}",
+        f"wrote {visible_markup(str(path))}",
     )

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Final
 
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.demo.judges import SimulatedJudge
@@ -29,6 +28,7 @@ from judgekit.jsonl import atomic_writer
 from judgekit.judging.rubrics import load_rubric
 from judgekit.labelling.plan import item_hashes, items_for
 from judgekit.labelling.store import labels_path, read_labels
+from judgekit.terminal_text import visible_markup
 
 LABELS: Final = 80  # the sample: half passing runs, half failing
 LABELER: Final = "demo-truth"
@@ -99,9 +99,9 @@ def copy_bundled_labels(
     say(
         console,
         f"Labeller [bold]{LABELER}[/]: labels a careful person would give, bundled in "
-        f"{escape(str(source))} — the outcome the deterministic graders found, so the figures "
-        "can be checked. In real use: `judgekit label RUNS --rubric goal_completion --labeler "
-        "NAME --strategy stratified`.",
+        f"{visible_markup(str(source))} — the outcome the deterministic graders found, so the "
+        "figures can be checked. In real use: `judgekit label RUNS --rubric goal_completion "
+        "--labeler NAME --strategy stratified`.",
     )
     passed = sum(label.label == "pass" for label in labels)
     for judge in judges:
@@ -112,7 +112,7 @@ def copy_bundled_labels(
         say(
             console,
             f"copied {len(labels)} labels ({passed} pass, {len(labels) - passed} fail) to "
-            f"{escape(str(path))}",
+            f"{visible_markup(str(path))}",
         )
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.cli.monitor_cmd import parse_since, print_monitor_report, write_plots
 from judgekit.demo.common import K, say
 from judgekit.judging.rubrics import load_rubric
 from judgekit.store.recording import table_counts
+from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.monitoring.monitor import MonitorReport
@@ -70,7 +70,7 @@ def monitor_and_report(
     plots = write_plots(monitor, out / "scores.png")
     say(
         console,
-        f"wrote {escape(str(report))} ({len(content.images)} plots embedded, no script, no "
-        f"network needed) and {', '.join(escape(str(path)) for path in plots)}",
+        f"wrote {visible_markup(str(report))} ({len(content.images)} plots embedded, no script, no "
+        f"network needed) and {', '.join(visible_markup(str(path)) for path in plots)}",
     )
     return Written(report=report, plots=plots, monitor=monitor)

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.demo.common import say
 from judgekit.store.database import DB_ENV
 from judgekit.store.provenance import detect_provenance
 from judgekit.store.recording import iter_grades, runs_batch_key
+from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.demo.trials import SuiteRun
@@ -29,7 +29,7 @@ def open_demo_store(console: Console) -> Store:
     from judgekit.store.database import home_store_url, open_store
 
     store = open_store(home_store_url())
-    say(console, f"store: {escape(store.url)} (JUDGEKIT_HOME's)")
+    say(console, f"store: {visible_markup(store.url)} (JUDGEKIT_HOME's)")
     if os.environ.get(DB_ENV):
         say(
             console,

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from judgekit.demo.common import TRIALS, DemoSuite, K, say
 from judgekit.errors import ConfigError
@@ -18,6 +17,7 @@ from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.report.grade_summary import GradeSummary
 from judgekit.report.grade_table import print_grade_table
 from judgekit.stats import wilson_interval
+from judgekit.terminal_text import visible_markup
 from judgekit.trials.runner import TrialLimits, in_process_trials, load_agent, run_trials
 
 CONFIDENCE = 0.95
@@ -86,8 +86,8 @@ def print_suite(run: SuiteRun, console: Console) -> None:
     print_grade_table(run.summary, console, show_reasons=False, k=K)
     say(
         console,
-        f"wrote {escape(str(run.runs_file))}, {escape(str(run.results_file))}, "
-        f"{escape(str(run.folder / 'results.csv'))}",
+        f"wrote {visible_markup(str(run.runs_file))}, {visible_markup(str(run.results_file))}, "
+        f"{visible_markup(str(run.folder / 'results.csv'))}",
     )
 
 
@@ -134,8 +134,9 @@ def print_rate_checks(suite: DemoSuite, checks: Sequence[RateCheck], console: Co
         outside = "" if check.inside else "  [red]outside its 95% interval[/]"
         say(
             console,
-            f"  {escape(check.task_id):<{width}}  designed rate {_rate(check.designed)}; measured "
-            f"{check.passed / check.runs:.2f} [{low:.2f}, {high:.2f}]{outside}",
+            f"  {visible_markup(check.task_id):<{width}}  designed rate "
+            f"{_rate(check.designed)}; measured {check.passed / check.runs:.2f} "
+            f"[{low:.2f}, {high:.2f}]{outside}",
         )
 
 

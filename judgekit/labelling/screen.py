@@ -1,9 +1,14 @@
 """What the labeller sees: one run as text, drawn with rich.
 
-The text of a run (:func:`item_text`) is exactly what is shown, and its sha256 is the
-label's ``item_hash``: when a run's content changes later, its labels are reported as
-stale. The rubric's question and keys are drawn around it but are not part of it, so
-rewording a rubric's description does not make every label stale.
+The text of a run (:func:`item_text`) is what is shown, and its sha256 is the label's
+``item_hash``: when a run's content changes later, its labels are reported as stale. The
+rubric's question and keys are drawn around it but are not part of it, so rewording a
+rubric's description does not make every label stale.
+
+The text is drawn through :func:`~judgekit.terminal_text.visible` (as is every id, name,
+note and reason on the screen): an answer's escape sequences, control characters and bidi
+overrides show as ``␛[2J``, ``\\x9b``, ``\\u202e``, never obeyed by the terminal. The hash is
+of the text itself, so showing it visibly leaves every label as fresh as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.judging.prompts import render_transcript
 from judgekit.labelling.keys import ScaleKeys
 from judgekit.labelling.store import item_hash
+from judgekit.terminal_text import visible, visible_text
 
 __all__ = ["Item", "LabelScreen", "item_text", "make_item"]
 
@@ -75,6 +81,7 @@ def make_item(run: Run, task_input: str | None = None) -> Item:
 
 
 def _styled(text: str) -> Text:
+    text = visible(text)
     shown = Text(text)
     start = 0
     for line in text.split("\n"):
@@ -120,7 +127,9 @@ class LabelScreen:
             parts.append(Text(f"{why} {previous.label!s}; a new label supersedes it", "yellow"))
         # A rule above and below rather than a Panel: a panel pads and crops every wrapped
         # line, which doubles the drawing time of a run with 50 tool calls.
-        parts.append(Rule(Text(f"─ {item.run.run_id}", "bold"), align="left"))
+        parts.append(
+            Rule(visible_text(f"─ {item.run.run_id}", "bold", one_line=True), align="left")
+        )
         parts.append(_styled(item.text))
         parts.append(Rule())
         question = self.rubric.description or f"Label this run under {self.rubric.id}"
@@ -129,11 +138,12 @@ class LabelScreen:
             Text(f"{self.keys.legend()}   s skip · u undo · n note · ? help · q quit", "dim")
         )
         if note is not None:
-            parts.append(Text(f"note: {note} (now the label key)", "italic"))
+            parts.append(visible_text(f"note: {note} (now the label key)", "italic"))
         self.console.print(Group(*parts), highlight=False, soft_wrap=False)
 
     def message(self, text: str, style: str = "yellow") -> None:
-        self.console.print(Text(text, style), highlight=False)
+        """A line of judgekit's words, which may quote data (a note, a name): made visible."""
+        self.console.print(visible_text(text, style), highlight=False)
 
     def help(self) -> None:
         self.console.print(
@@ -159,6 +169,6 @@ class LabelScreen:
             agrees = "agrees" if score == label else "disagrees"
             why = verdict.reason or verdict.unscored_reason or ""
             self.console.print(
-                Text(f"judge {verdict.model}: {score!s} ({agrees} with you) {why}", "blue"),
+                visible_text(f"judge {verdict.model}: {score!s} ({agrees} with you) {why}", "blue"),
                 highlight=False,
             )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from judgekit.report.grade_summary import GraderTally, GradeSummary, reliability
+from judgekit.terminal_text import visible_markup, visible_text
 
 
 def _fraction(tally: GraderTally) -> str:
@@ -41,7 +41,10 @@ def print_grade_table(
     summary: GradeSummary, console: Console, *, show_reasons: bool, k: int | None = None
 ) -> None:
     """Per task: pass@1 with its Wilson 95% interval, pass@k, pass^k and each grader; then
-    turns, cost, tool errors and stop reasons; then the suite headline and failing tasks."""
+    turns, cost, tool errors and stop reasons; then the suite headline and failing tasks.
+
+    Task ids, run ids and reasons (which quote the agent's arguments) are data: shown
+    visibly (:mod:`judgekit.terminal_text`), one line each, never as markup or emoji codes."""
     chosen = k if k is not None else summary.default_k()
     tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
     rates = _table(
@@ -50,7 +53,7 @@ def print_grade_table(
     graders = _table("What failed", ["Truth", "Path", "State", "claims", "errors", "stopped"])
     cost = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
     for task in tasks:
-        name = escape(task.task_id)
+        name = visible_text(task.task_id, one_line=True)
         stats = reliability(task.runs, task.passed, chosen)
         ci = stats["pass_at_1_ci"]
         rates.add_row(
@@ -71,7 +74,7 @@ def print_grade_table(
             *(_fraction(task.graders[grader]) for grader in ("truth", "path", "state")),
             str(task.claimed_but_failed),
             _number(task.tool_error_rate, "{:.0%}"),
-            escape(early) or "0",
+            visible_text(early or "0", one_line=True),
         )
         cost.add_row(
             name,
@@ -97,16 +100,26 @@ def print_grade_table(
     )
     failing = sorted(summary.failing_tasks())
     console.print(
-        f"failing tasks ({len(failing)} of {len(tasks)}): {escape(', '.join(failing)) or 'none'}",
+        f"failing tasks ({len(failing)} of {len(tasks)}): "
+        f"{visible_markup(', '.join(failing)) or 'none'}",
         highlight=False,
         soft_wrap=True,
+        emoji=False,
     )
     if not show_reasons:
         return
     for task in tasks:
         for run_id, reason in task.failures:
             console.print(
-                f"[bold]{escape(run_id)}[/bold] {escape(reason)}", highlight=False, soft_wrap=True
+                f"[bold]{visible_markup(run_id)}[/bold] "
+                f"{visible_markup(reason)}",
+                highlight=False,
+                soft_wrap=True,
+                emoji=False,
             )
         if task.failures_not_kept:
-            console.print(f"{escape(task.task_id)}: and {task.failures_not_kept} more failing runs")
+            console.print(
+                f"{visible_markup(task.task_id)}: and {task.failures_not_kept} "
+                "more failing runs",
+                emoji=False,
+            )

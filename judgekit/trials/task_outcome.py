@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.task import Task
 from judgekit.graders.grade import grade_run
+from judgekit.terminal_text import visible
 from judgekit.trials.runner import TrialFunction
 
 # A thousand failing trials would bury the verdict; the first ones show the pattern.
@@ -100,7 +101,8 @@ class TaskOutcome:
         return self.trials > 0 and self.pass_rate >= self.min_pass_rate
 
     def message(self) -> str:
-        """The rate against the required one, then each failing trial's reasons."""
+        """The rate against the required one, then each failing trial's reasons (data,
+        which quote the agent's arguments: shown visibly, one line each)."""
         lines = [
             f"{self.name}: pass rate {self.passes}/{self.trials} = {self.pass_rate:.2f}, "
             f"required ≥ {self.min_pass_rate:g}"
@@ -108,7 +110,9 @@ class TaskOutcome:
         failing = [grade for grade in self.grades if not grade.passed]
         for grade in failing[:MAX_LISTED_TRIALS]:
             label = f"trial {grade.trial}" if grade.trial is not None else grade.run_id
-            lines.extend(f"{label}: {reason}" for reason in failure_lines(grade))
+            lines.extend(
+                visible(f"{label}: {reason}", one_line=True) for reason in failure_lines(grade)
+            )
         if len(failing) > MAX_LISTED_TRIALS:
             lines.append(f"… and {len(failing) - MAX_LISTED_TRIALS} more failing trials")
         return "\n".join(lines)
