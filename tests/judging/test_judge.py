@@ -19,23 +19,7 @@ from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer, FaultPlan
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
-
-SECRET = "sk-test-SECRET-7c1f"
-SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
-TASKS = REPO / "tasks"
-RUBRIC = REPO / "rubrics" / "goal_completion.yaml"
-
-
-@pytest.fixture(autouse=True)
-def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def verdict_json(score: Any, reason: str = "checked") -> str:
-    return json.dumps({"reason": reason, "score": score})
+from tests.judging.conftest import RUBRIC, SECRET, SHOP_RUNS, TASKS, judge_command, verdict_json
 
 
 def by_answer(request: FakeRequest) -> str:
@@ -253,7 +237,7 @@ def test_max_cost_never_sends_a_request_that_could_pass_it(tmp_path: Path) -> No
     # (at most a token per byte of prompt, 1,024 out, at gpt-4o-mini's prices).
     request = ChatRequest(
         model="gpt-4o-mini",
-        messages=tuple(ChatMessage(role=m["role"], content=m["content"]) for m in last.messages),
+        messages=tuple(ChatMessage.model_validate(m) for m in last.messages),
     )
     projected = Budget(1, prices=PriceTable(), model="openai/gpt-4o-mini").projected_cost(request)
     assert report["cost_usd"] + projected > 0.0015
@@ -341,7 +325,6 @@ def test_ctrl_c_keeps_finished_verdicts_and_a_rerun_finishes(tmp_path: Path) -> 
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     runs = tmp_path / "runs.jsonl"
@@ -354,25 +337,9 @@ def test_ctrl_c_keeps_finished_verdicts_and_a_rerun_finishes(tmp_path: Path) -> 
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(REPO), "JUDGEKIT_HOME": str(tmp_path / "home")}
     with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "judgekit",
-            "judge",
-            str(runs),
-            "--rubric",
-            str(RUBRIC),
-            "--tasks",
-            str(TASKS),
-            "--base-url",
-            server.openai_base_url,
-            "--out",
-            str(out),
-            "--concurrency",
-            "2",
-            "--no-store",
-            "--json",
-        ]
+        command = judge_command(
+            runs, server.openai_base_url, out, "--concurrency", "2", "--no-store"
+        )
         # Five answers, then the server holds: the interrupt lands while the judge is waiting,
         # however fast the machine.
         server.hold_after(5)

@@ -11,7 +11,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,23 +23,7 @@ from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
-
-SECRET = "sk-test-SECRET-7c1f0a9e8d7c6b5a"
-SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
-TASKS = REPO / "tasks"
-RUBRIC = REPO / "rubrics" / "goal_completion.yaml"
-
-
-@pytest.fixture(autouse=True)
-def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def verdict_json(score: Any) -> str:
-    return json.dumps({"reason": "checked", "score": score})
+from tests.judging.conftest import RUBRIC, SECRET, SHOP_RUNS, TASKS, judge_command, verdict_json
 
 
 def judge(base_url: str, out: Path, *extra: str, runs: Path = SHOP_RUNS) -> Result:
@@ -240,23 +223,7 @@ def test_a_second_judge_on_the_same_folder_is_refused(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     with FakeLLMServer(reply=lambda r: verdict_json("pass")) as server:
         server.hold_after(0)  # the first judge waits on its first answers
-        command = [
-            sys.executable,
-            "-m",
-            "judgekit",
-            "judge",
-            str(SHOP_RUNS),
-            "--rubric",
-            str(RUBRIC),
-            "--tasks",
-            str(TASKS),
-            "--base-url",
-            server.openai_base_url,
-            "--out",
-            str(out),
-            "--no-store",
-            "--json",
-        ]
+        command = judge_command(SHOP_RUNS, server.openai_base_url, out, "--no-store")
         first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while server.held == 0:

@@ -8,7 +8,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,8 @@ from judgekit.folder_lock import PID_FILE
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from tests.conftest import REPO
+from tests.judging.conftest import judge_command
 
-RUBRIC = REPO / "rubrics" / "goal_completion.yaml"
-TASKS = REPO / "tasks"
 RUNS = 600
 KILLS = 20
 
@@ -65,24 +63,7 @@ def test_judge_killed_anywhere_loses_and_duplicates_nothing(tmp_path: Path) -> N
     rng = random.Random(20261201)
     finished: dict[str, dict[str, Any]] = {}
     with FakeLLMServer(latency_s=0.05) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "judgekit",
-            "judge",
-            str(runs),
-            "--rubric",
-            str(RUBRIC),
-            "--tasks",
-            str(TASKS),
-            "--base-url",
-            server.openai_base_url,
-            "--out",
-            str(out),
-            "--concurrency",
-            "2",
-            "--json",
-        ]
+        command = judge_command(runs, server.openai_base_url, out, "--concurrency", "2")
         for _ in range(KILLS):
             process = subprocess.Popen(
                 command,
