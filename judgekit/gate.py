@@ -65,6 +65,7 @@ from pydantic import BaseModel, ConfigDict
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import RunIdLines
+from judgekit.input_paths import is_dir, is_file
 from judgekit.jsonl import iter_models
 from judgekit.stats import two_proportion_test
 
@@ -399,10 +400,10 @@ def compare_results(
 def results_path(path: str | Path) -> Path:
     """``path`` itself, or the ``results.jsonl`` inside it when it is a folder."""
     p = Path(path)
-    if not p.is_dir():
+    if not is_dir(p):
         return p
     inside = p / RESULTS_FILE
-    if not inside.is_file():
+    if not is_file(inside):
         raise DataError(f"no {RESULTS_FILE} in this folder", path=p)
     return inside
 

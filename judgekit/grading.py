@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from judgekit.formats.run import iter_unique_runs
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_runs
 from judgekit.report.grade_summary import GradeSummary
 from judgekit.report.results_files import write_results
@@ -18,9 +19,11 @@ def grade_file(
     out_dir: str | Path | None = ".",
     skip_unknown: bool = False,
     keep_failures: int = 20,
+    baseline: str | Path | None = None,
 ) -> GradeSummary:
     """Grade every run of ``runs_path``; write ``results.jsonl`` and ``results.csv`` in
-    ``out_dir`` (skipped when ``out_dir`` is None) and return the per-task summary.
+    ``out_dir`` (skipped when ``out_dir`` is None), and a copy of results.jsonl to
+    ``baseline`` when given (all three appear together), and return the per-task summary.
 
     The runs are read one at a time, so memory does not grow with the file (only the run
     ids are kept, to refuse one seen twice). On bad input (a malformed line, a repeated run
@@ -31,14 +34,14 @@ def grade_file(
     >>> summary.passed, summary.runs  # doctest: +SKIP
     (7, 12)
     """
-    task_set = tasks if isinstance(tasks, TaskSet) else load_tasks(tasks)
+    task_set = tasks if isinstance(tasks, TaskSet) else load_task_files(tasks)
     summary = GradeSummary(keep_failures=keep_failures)
     grades = grade_runs(
         iter_unique_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
     )
     stream = summary.consume(grades)
     if out_dir is not None:
-        stream = write_results(stream, out_dir)
+        stream = write_results(stream, out_dir, baseline=baseline)
     for _ in stream:
         pass  # the generators above do the work as grades flow through
     return summary

@@ -11,15 +11,18 @@ import gzip
 import io
 import json
 import os
+import re
+import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from judgekit.errors import DataError, OutputError
+from judgekit.input_paths import read_error, reading
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -31,14 +34,10 @@ M = TypeVar("M", bound=BaseModel)
 def open_text(path: str | Path) -> IO[str]:
     """Open a text file for reading, transparently gunzipping ``*.gz``."""
     p = Path(path)
-    try:
+    with reading(p):
         if p.suffix == ".gz":
             return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
         return p.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError("no such file", path=p) from None
-    except IsADirectoryError:
-        raise DataError("is a folder, expected a file", path=p) from None
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -50,7 +49,9 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                     yield number, text
         except UnicodeDecodeError as exc:
             raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
-        except (OSError, EOFError) as exc:
+        except OSError as exc:
+            raise read_error(exc, path) from None
+        except EOFError as exc:  # a .gz file cut short
             raise DataError(f"cannot read: {exc}", path=path) from None
 
 
@@ -58,11 +59,79 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for every JSON line; malformed JSON is a DataError."""
     for number, text in iter_lines(path):
         try:
-            yield number, json.loads(text)
+            yield number, parse_json(text)
         except json.JSONDecodeError as exc:
             raise DataError(
                 f"malformed JSON at column {exc.colno}: {exc.msg}", path=path, line=number
             ) from None
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads``, where every text that cannot be read is a
+    :class:`json.JSONDecodeError` with its position, so one ``except`` names the file and
+    line. Besides malformed JSON that covers two texts json.loads fails on otherwise: a
+    number of more digits than Python converts (``sys.get_int_max_str_digits()``, 4300 by
+    default; a bare ValueError) and nesting deeper than the interpreter's recursion limit
+    (a RecursionError). Bytes that are not UTF-8 still raise UnicodeDecodeError.
+
+    >>> parse_json('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> parse_json("[" * 100_000)
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: nested 100000 levels deep, too deep to read: line 1 column 100000 (char 99999)
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = _json_str(text)
+        depth, position = _deepest(doc)
+        problem = f"nested {depth} levels deep, too deep to read"
+        raise json.JSONDecodeError(problem, doc, position) from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:
+        doc = _json_str(text)
+        limit = sys.get_int_max_str_digits()
+        long_number = _long_number(doc, limit) if limit else None
+        if long_number is None:
+            raise
+        digits, position = long_number
+        problem = f"a number of {digits} digits, more than the {limit} that can be read"
+        raise json.JSONDecodeError(problem, doc, position) from None
+
+
+def _json_str(text: str | bytes) -> str:
+    """The text json.loads read (it decodes bytes by their UTF-8, 16 or 32 encoding)."""
+    if isinstance(text, str):
+        return text
+    return text.decode(json.detect_encoding(text), "surrogatepass")
+
+
+_JSON_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _long_number(doc: str, limit: int) -> tuple[int, int] | None:
+    """The digits and position of the first number longer than ``limit`` digits outside
+    the strings of a JSON text, if any."""
+    pattern = re.compile(rf'"(?:[^"\\]|\\.)*"|\d{{{limit + 1},}}')
+    for token in pattern.finditer(doc):
+        if token.group()[0] != '"':
+            return len(token.group()), token.start()
+    return None
+
+
+def _deepest(doc: str) -> tuple[int, int]:
+    """The deepest nesting of a JSON text, and where it is first reached (strings skipped)."""
+    depth = deepest = where = 0
+    for token in _JSON_BRACKETS.finditer(doc):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, token.start()
+        elif bracket in "]}":
+            depth -= 1
+    return deepest, where
 
 
 def validation_error_to_data_error(
@@ -131,8 +200,90 @@ def write_bytes_atomically(path: str | Path, data: bytes) -> None:
 TEMPORARY_SUFFIX = ".judgekit-tmp"
 
 
+class _Ready(NamedTuple):
+    """A temporary file written whole and fsynced, waiting to be renamed over ``target``."""
+
+    tmp_name: str
+    target: Path
+    created: list[Path]
+
+
+class AtomicFiles:
+    """The files of one :func:`atomic_files` block; open each with :meth:`text` or
+    :meth:`binary` (it is a temporary file until the block ends)."""
+
+    def __init__(self, stack: ExitStack, ready: list[_Ready]) -> None:
+        self._stack = stack
+        self._ready = ready
+
+    def text(self, path: str | Path) -> IO[str]:
+        """A text file of the set, opened now: a folder that cannot take it stops the
+        command here, before anything is written."""
+        fh: IO[str] = self._stack.enter_context(_atomic_file(path, binary=False, ready=self._ready))
+        return fh
+
+    def binary(self, path: str | Path) -> IO[bytes]:
+        """A binary file (an image) of the set, opened now."""
+        fh: IO[bytes] = self._stack.enter_context(
+            _atomic_file(path, binary=True, ready=self._ready)
+        )
+        return fh
+
+
 @contextmanager
-def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
+def atomic_files() -> Iterator[AtomicFiles]:
+    """Write several files that appear together or not at all.
+
+    Every file is written to a temporary file, flushed and fsynced, and checked to have no
+    folder in its place before any is renamed into place; an error before that (a full
+    disk, a write refused, the block raising) removes every temporary file and leaves
+    every target as it was::
+
+        with atomic_files() as files:
+            jsonl, csv = files.text("out/results.jsonl"), files.text("out/results.csv")
+            ...
+
+    The renames then follow one another, each atomic: a process killed between two of
+    them (or a rename refused in between, which the checks make unlikely) leaves the
+    files renamed so far new and the others old, the temporary files of the latter to be
+    swept by the folder's next lock holder.
+    """
+    ready: list[_Ready] = []
+    published: list[Path] = []
+    try:
+        with ExitStack() as stack:
+            yield AtomicFiles(stack, ready)
+        for entry in ready:
+            _check_target(entry.target)
+        for tmp_name, target, _ in ready:
+            try:
+                _publish(tmp_name, target)
+            except OutputError as exc:
+                if not published:
+                    raise
+                replaced = ", ".join(str(path) for path in published)
+                raise OutputError(f"{exc} ({replaced} already written)") from None
+            published.append(target)
+    except BaseException:
+        for tmp_name, _, created in ready:
+            Path(tmp_name).unlink(missing_ok=True)
+            remove_empty_folders(created)
+        raise
+
+
+def _check_target(target: Path) -> None:
+    """A folder where the file should go is refused before any file of a set is renamed
+    (a symbolic link, even a broken or looping one, is replaced like a file)."""
+    if os.path.isdir(target) and not os.path.islink(target):
+        raise OutputError(f"cannot write {target}: it is a folder")
+
+
+@contextmanager
+def _atomic_file(
+    path: str | Path, *, binary: bool, ready: list[_Ready] | None = None
+) -> Iterator[IO[Any]]:
+    """A temporary file beside ``path``, renamed over it when the block ends, or (with
+    ``ready``) left whole for :func:`atomic_files` to rename."""
     target = Path(path)
     created = make_folders(target.parent)
     try:
@@ -150,7 +301,10 @@ def _atomic_file(path: str | Path, *, binary: bool) -> Iterator[IO[Any]]:
         with opened as fh:
             yield fh
             _finish(fh, target)
-        _publish(tmp_name, target)
+        if ready is None:
+            _publish(tmp_name, target)
+        else:
+            ready.append(_Ready(tmp_name, target, created))
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         remove_empty_folders(created)
@@ -210,6 +364,10 @@ def make_folders(folder: str | Path) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
+        try:
+            os.stat(folder)  # a symbolic link that loops, or leads nowhere, is there too
+        except OSError as exc:
+            raise OutputError(f"cannot create the folder {folder}: {_reason(exc)}") from None
         raise OutputError(f"cannot create the folder {folder}: a file has that name") from None
     except OSError as exc:
         raise OutputError(f"cannot create the folder {folder}: {_reason(exc)}") from None
@@ -278,6 +436,6 @@ def _umask() -> int:
 
 def copy_lines(source: str | Path, target: IO[str]) -> None:
     """Copy a text file's lines into an open file (one an :func:`atomic_writer` gave)."""
-    with open_text(source) as src:
+    with open_text(source) as src, reading(source):
         for line in src:
             target.write(line)

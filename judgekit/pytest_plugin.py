@@ -69,7 +69,8 @@ import pytest
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
-from judgekit.formats.task import Task, TaskSet, load_tasks
+from judgekit.formats.task import Task, TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.gate import GateReport, compare_results, load_results, results_path
 from judgekit.references import UnresolvedReference, resolve_reference
 from judgekit.terminal_text import visible
@@ -129,7 +130,7 @@ def task_cases(tasks_path: str | Path) -> list[ParameterSet]:
     Raises :class:`~judgekit.errors.DataError` naming the file, line and field when a suite
     is malformed, which pytest reports as a collection error of the test module.
     """
-    tasks = load_tasks(tasks_path)
+    tasks = load_task_files(tasks_path)
     cases = []
     for task in tasks:
         _LOADED[id(task)] = (task, tasks)
@@ -272,7 +273,7 @@ class SuiteRun:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.tasks = load_tasks(settings.tasks_path)
+        self.tasks = load_task_files(settings.tasks_path)
         self._trial: TrialFunction = in_process_trials(
             self.tasks, _load_agent(settings.agent, what="--judgekit-agent")
         )

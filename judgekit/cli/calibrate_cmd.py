@@ -17,6 +17,7 @@ from judgekit.errors import DataError, StoreError
 from judgekit.folder_lock import parent_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
+from judgekit.input_paths import is_file
 from judgekit.jsonl import atomic_bytes_writer, iter_models
 from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
@@ -93,7 +94,7 @@ def load_report(
     from judgekit.calibration_report import build_comparison, build_report
 
     path = labels_file or labels_path("labels", rubric.id)
-    if not path.is_file():
+    if not is_file(path):
         raise DataError(
             f"no labels for {rubric.id}; give some with `judgekit label RUNS --rubric "
             f"{rubric.id} --labeler NAME`, or pass --labels FILE",

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import click
@@ -27,6 +26,7 @@ from judgekit.gate import (
     load_results,
     results_path,
 )
+from judgekit.input_paths import is_dir, is_file
 from judgekit.judging.rubrics import load_rubric, load_rubrics
 from judgekit.terminal_text import visible_markup, visible_text
 
@@ -60,7 +60,7 @@ def _side_from(reference: str, store: Store | None) -> Side:
         from judgekit.store.recording import runs_batch_key
 
         runs = results_path(reference).parent / "runs.jsonl"
-        if runs.is_file():
+        if is_file(runs):
             found = store.find_batch(runs_batch_key(runs))
             batch_id = None if found is None else found.id
     return Side(reference, grades, batch_id)
@@ -267,7 +267,7 @@ def gate_command(
     """
     rubrics = []
     for ref in rubric_refs:
-        rubrics += load_rubrics(ref) if Path(ref).is_dir() else [load_rubric(ref)]
+        rubrics += load_rubrics(ref) if is_dir(ref) else [load_rubric(ref)]
     with _store_if_needed([baseline, candidate], bool(rubrics)) as store:
         base, cand = _side_from(baseline, store), _side_from(candidate, store)
         report = compare_results(

@@ -10,7 +10,6 @@ from rich.console import Console
 
 from judgekit.cli.options import (
     StoreChoice,
-    baseline_writer,
     json_option,
     k_option,
     reasons_option,
@@ -20,9 +19,8 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.folder_lock import output_folder_lock
-from judgekit.formats.task import load_tasks
+from judgekit.formats.task_files import load_task_files
 from judgekit.grading import grade_file
-from judgekit.jsonl import copy_lines
 from judgekit.report.grade_table import print_grade_table
 
 
@@ -64,13 +62,12 @@ def grade_command(
     Example:
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
     """
-    tasks = load_tasks(tasks_path)
+    tasks = load_task_files(tasks_path)
     results = out_dir / "results.jsonl"
     with output_folder_lock(out_dir):
-        with baseline_writer(save_baseline) as baseline:
-            summary = grade_file(runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown)
-            if baseline is not None:
-                copy_lines(results, baseline)
+        summary = grade_file(
+            runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown, baseline=save_baseline
+        )
         recorded = None
         if store.enabled:
             from judgekit.store.recording import record_graded_runs

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from judgekit.errors import DataError
-from judgekit.formats.run import Run
+from judgekit.formats.run import Run, run_json
 from judgekit.importers.unique_ids import UniqueRunIds
 from judgekit.jsonl import atomic_writer
 
@@ -64,13 +64,21 @@ def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
     counted = _refuse_none(tally.count(runs), source)
     if output is None:
         for run in counted:
-            sys.stdout.write(run.model_dump_json(exclude_defaults=True) + "\n")
+            sys.stdout.write(_run_line(run, source))
     else:
         with atomic_writer(output) as fh:
             for run in counted:
-                fh.write(run.model_dump_json(exclude_defaults=True) + "\n")
+                fh.write(_run_line(run, source))
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
+
+
+def _run_line(run: Run, source: Path) -> str:
+    """The run's JSONL line; one no reader could take back is refused, naming the source."""
+    try:
+        return run_json(run, exclude_defaults=True) + "\n"
+    except DataError as exc:
+        raise DataError(exc.message, path=source) from None
 
 
 def _refuse_none(runs: Iterable[Run], source: Path) -> Iterator[Run]:

@@ -11,7 +11,8 @@ from rich.console import Console
 
 from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import labels_dir_option, rubric_option
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.rubrics import load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
@@ -84,7 +85,7 @@ def label_command(
       judgekit label runs.jsonl --rubric goal_completion --labeler ana --strategy stratified --limit 40
     """
     rubric = load_rubric(rubric_ref)
-    tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
+    tasks: TaskSet | None = load_task_files(tasks_path) if tasks_path is not None else None
     items = runs_file_items(runs, tasks)
     path = labels_path(labels_dir, rubric.id)
     log = read_labels(path, rubric)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from judgekit.cli.options import json_option, labels_dir_option, rubric_option
 from judgekit.errors import DataError
+from judgekit.input_paths import is_file
 from judgekit.judging.rubrics import load_rubric
 from judgekit.labelling.plan import item_hashes
 from judgekit.labelling.store import labels_path, read_labels
@@ -57,7 +58,7 @@ def labels_command(
     """
     rubric = load_rubric(rubric_ref)
     path = labels_path(labels_dir, rubric.id)
-    if not path.is_file():
+    if not is_file(path):
         raise DataError(
             f"no labels for {rubric.id} yet; give some with `judgekit label RUNS --rubric "
             f"{rubric.id} --labeler NAME`",

@@ -24,6 +24,7 @@ from judgekit.cli.run_cmd import run_command
 from judgekit.cli.schema_cmd import schema_command
 from judgekit.cli.store_cmd import store_group
 from judgekit.errors import JudgekitError
+from judgekit.input_paths import named_path_errors
 from judgekit.redaction import redact
 from judgekit.terminal_text import visible
 
@@ -38,7 +39,9 @@ class JudgekitGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            # A file the system refused where no reader said so is still one line.
+            with named_path_errors():
+                return super().invoke(ctx)
         except JudgekitError as exc:
             click.echo(f"judgekit: error: {visible(redact(str(exc)), one_line=True)}", err=True)
             sys.exit(EXIT_BAD_INPUT)

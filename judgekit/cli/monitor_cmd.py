@@ -21,6 +21,7 @@ from judgekit.cli.options import (
     since_option,
 )
 from judgekit.formats.rubric import Rubric
+from judgekit.input_paths import is_dir
 from judgekit.judging.rubrics import load_rubric, load_rubrics
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.model import Point, Series
@@ -58,10 +59,10 @@ def parse_since(text: str, *, now: datetime | None = None) -> datetime:
 def rubrics_from(refs: tuple[str, ...]) -> list[Rubric]:
     """The rubrics named (files, folders or ids in rubrics/), else every one in rubrics/."""
     if not refs:
-        return load_rubrics("rubrics") if Path("rubrics").is_dir() else []
+        return load_rubrics("rubrics") if is_dir("rubrics") else []
     found: list[Rubric] = []
     for ref in refs:
-        found += load_rubrics(ref) if Path(ref).is_dir() else [load_rubric(ref)]
+        found += load_rubrics(ref) if is_dir(ref) else [load_rubric(ref)]
     return found
 
 
@@ -169,12 +170,12 @@ def write_plots(report: MonitorReport, path: Path) -> list[Path]:
 
     Both files are written before either is renamed into place, so a folder that cannot
     take them leaves the old pair as it was."""
-    from judgekit.jsonl import atomic_bytes_writer
+    from judgekit.jsonl import atomic_files
 
     spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
-    with atomic_bytes_writer(path) as scores_file, atomic_bytes_writer(spend) as spend_file:
-        scores_file.write(report.plots.scores)
-        spend_file.write(report.plots.spend)
+    with atomic_files() as files:
+        files.binary(path).write(report.plots.scores)
+        files.binary(spend).write(report.plots.spend)
     return [path, spend]
 
 

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from judgekit.input_paths import exists
 from judgekit.jsonl import atomic_writer
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ rubric_refs_option = click.option(
 
 def _existing_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """A folder named to be read must be there: a misspelt one is an error, not "no labels"."""
-    if value is not None and not value.exists():
+    if value is not None and not exists(value):
         from judgekit.errors import DataError
 
         raise DataError("no such folder", path=value)

@@ -15,7 +15,8 @@ from rich.console import Console
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run, iter_unique_runs
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.judge import Judge
 from judgekit.judging.pricing import PriceTable
@@ -79,7 +80,7 @@ def run_recheck(
             "pass the runs with --runs FILE",
             path=labels_file,
         )
-    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    tasks = load_task_files(tasks_path) if tasks_path is not None else None
     verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
     result = compare_kappas(record, report, alpha=alpha)

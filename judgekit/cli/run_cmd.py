@@ -24,7 +24,8 @@ from judgekit.errors import ConfigError
 from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.jsonl import copy_lines
 from judgekit.report.grade_summary import GradeSummary
 from judgekit.report.grade_table import print_grade_table
@@ -126,7 +127,7 @@ def run_command(
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
     """
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
-    tasks = load_tasks(tasks_path)
+    tasks = load_task_files(tasks_path)
     trial = _trial_function(tasks, agent, agent_cmd, limits)
     # One process at a time in --out: two --resume would run the same missing trials twice.
     with output_folder_lock(out_dir):

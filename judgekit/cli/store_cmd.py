@@ -14,7 +14,8 @@ from judgekit.cli.monitor_cmd import rubrics_from
 from judgekit.cli.options import StoreChoice, json_option, provenance_options
 from judgekit.cli.store_files import KINDS, Kind, check_file, detect_kind
 from judgekit.formats.run import iter_runs_with_lines
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_runs
 from judgekit.judging.verdict_scores import ScaleCheck
 
@@ -86,7 +87,7 @@ def store_import_command(
       judgekit store import examples/runs/shop.jsonl --tasks tasks/shop.yaml --branch main
       judgekit store import results/results.jsonl verdicts.jsonl --tag model=gpt-4o-mini
     """
-    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    tasks = load_task_files(tasks_path) if tasks_path is not None else None
     plan = [(path, kind or detect_kind(path)) for path in files]
     scales = None
     if rubric_refs or any(file_kind == "verdicts" for _, file_kind in plan):

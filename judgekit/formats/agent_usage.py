@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judgekit.formats.matchers import render_path
 from judgekit.formats.numbers import NonNegativeFloat
 from judgekit.formats.run import ToolCall
+from judgekit.jsonl import parse_json
 
 USAGE_FILE = Path(".judgekit") / "usage.json"
 
@@ -54,7 +55,7 @@ def read_agent_usage(workdir: Path) -> tuple[AgentUsage | None, str | None]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"{USAGE_FILE}: cannot be read: {exc}"
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         return None, f"{USAGE_FILE}: not valid JSON: {exc}"
     try:

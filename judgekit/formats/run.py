@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgekit.errors import DataError
@@ -79,6 +80,28 @@ class Run(BaseModel):
     @property
     def completed(self) -> bool:
         return self.stop_reason in (None, "completed")
+
+
+# How deep the JSON parser behind Run.model_validate_json reads (jiter's recursion limit).
+READ_DEPTH = 200
+
+
+def run_json(run: Run, *, exclude_defaults: bool = False) -> str:
+    """The run as one JSON line (without its newline), refused with a :class:`DataError`
+    when no reader could take it back: a tool argument, result or state nested deeper than
+    a runs file is read (:data:`READ_DEPTH` levels), which an agent's or model's data may
+    be. Callers add the file to the error (``DataError(exc.message, path=...)``).
+    """
+    try:
+        text = run.model_dump_json(exclude_defaults=exclude_defaults)
+        if text.count("[") + text.count("{") > READ_DEPTH:  # cheap: most runs never get close
+            pydantic_core.from_json(text)  # the parser every reader of runs.jsonl uses
+    except ValueError:  # pydantic's serialisation error ("depth exceeded") is a ValueError too
+        raise DataError(
+            f"run {run.run_id!r} holds a value nested more than {READ_DEPTH} levels deep, "
+            "deeper than a runs file is read"
+        ) from None
+    return text
 
 
 def load_runs(path: str | Path) -> Iterator[Run]:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, OrderMode, Task
-from judgekit.jsonl import iter_json_lines
+from judgekit.jsonl import iter_json_lines, parse_json
 
 __all__ = ["NOTHING_ACCEPTABLE", "bfcl_run", "bfcl_task", "language_of", "load_bfcl"]
 
@@ -254,7 +254,7 @@ def _decode_calls(raw: Any) -> list[ToolCall] | None:
     """The calls of a raw model result, or None when it is not a list of calls."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = parse_json(raw)
         except json.JSONDecodeError:
             return None
     if not isinstance(raw, list) or not all(_is_call_item(item) for item in raw):
@@ -278,7 +278,7 @@ def _tool_call(name: str, arguments: Any) -> ToolCall:
             arguments_error=f"arguments are a {type(arguments).__name__}, not a JSON object",
         )
     try:
-        parsed = json.loads(arguments)
+        parsed = parse_json(arguments)
     except json.JSONDecodeError as exc:
         return ToolCall(
             name=name,

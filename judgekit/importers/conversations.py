@@ -28,7 +28,8 @@ from typing import Any
 
 from judgekit.errors import DataError
 from judgekit.importers.locations import Location, as_object, describe_json, required_string
-from judgekit.jsonl import iter_lines, open_text
+from judgekit.input_paths import read_error
+from judgekit.jsonl import iter_lines, open_text, parse_json
 
 CARRIED_FIELDS = (
     "run_id",
@@ -127,14 +128,14 @@ def iter_conversations(
 
 def _parse_or_marker(text: str) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError:
         return _NOT_JSON
 
 
 def _parse_line(text: str, path: Path, number: int) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise DataError(
             f"malformed JSON at column {exc.colno}: {exc.msg} "
@@ -150,10 +151,12 @@ def _load_document(path: Path) -> Any:
             text = fh.read()
         except UnicodeDecodeError as exc:
             raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
-        except (OSError, EOFError) as exc:
+        except OSError as exc:
+            raise read_error(exc, path) from None
+        except EOFError as exc:  # a .gz file cut short
             raise DataError(f"cannot read: {exc}", path=path) from None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise DataError(
             f"malformed JSON at column {exc.colno}: {exc.msg} "

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.conversations import Conversation, has_text
 from judgekit.importers.locations import Location, as_object, describe_json
-from judgekit.jsonl import validation_error_to_data_error
+from judgekit.jsonl import parse_json, validation_error_to_data_error
 
 MAX_ERROR_CHARS = 500
 NO_ERROR_TEXT = "the tool reported an error"
@@ -54,7 +54,7 @@ def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str | None, str | 
     if not isinstance(arguments, str):
         return {}, json.dumps(arguments), f"arguments are {_json_kind(arguments)}, not an object"
     try:
-        parsed = json.loads(arguments)
+        parsed = parse_json(arguments)
     except json.JSONDecodeError as exc:
         return {}, arguments, f"not valid JSON: {exc}"
     if not isinstance(parsed, dict):
@@ -81,7 +81,7 @@ def parse_result(text: str | None) -> Any:
     if text is None or not text.lstrip().startswith(("{", "[")):
         return text
     try:
-        return json.loads(text)  # text starting with { or [ parses to an object or a list
+        return parse_json(text)  # text starting with { or [ parses to an object or a list
     except json.JSONDecodeError:
         return text
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -28,6 +29,7 @@ from typing import Final
 
 from judgekit.errors import StoreError
 from judgekit.home import judgekit_home
+from judgekit.input_paths import os_reason
 from judgekit.providers.chat import ChatRequest, ChatResponse
 from judgekit.sqlite_wal import switch_to_wal
 
@@ -91,6 +93,9 @@ class JudgeCache:
         self._misses = 0
         with self._errors():
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            # SQLite would say only "unable to open database file" about a path that loops.
+            with suppress(FileNotFoundError):
+                os.stat(self.path)
             # isolation_level=None: autocommit, so each put is durable as soon as it returns.
             self._db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
@@ -211,8 +216,10 @@ class JudgeCache:
                 f"judge cache {self.path}: {exc}; delete the file to start an empty cache "
                 "(it holds only judge answers, which are then asked for again)"
             ) from exc
-        except (sqlite3.Error, OSError) as exc:
+        except sqlite3.Error as exc:
             raise StoreError(f"judge cache {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"judge cache {self.path}: {os_reason(exc)}") from exc
 
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judgekit.errors import DataError
 from judgekit.formats.numbers import NonNegativeFloat
 from judgekit.home import judgekit_home
+from judgekit.input_paths import exists, reading
 from judgekit.yamlfile import load_yaml
 
 PRICES_FILE = "prices.yaml"
@@ -59,7 +60,7 @@ class PriceTable:
         """The defaults, overridden by ``JUDGEKIT_HOME/prices.yaml`` when there is one (no
         file there is the usual case, and fine)."""
         path = judgekit_home() / PRICES_FILE
-        return cls.from_file(path) if path.exists() else cls()
+        return cls.from_file(path) if exists(path) else cls()
 
     @classmethod
     def from_file(cls, path: str | Path | None) -> PriceTable:
@@ -71,7 +72,8 @@ class PriceTable:
         """
         if path is None:
             return cls()
-        data, lines = load_yaml(path)
+        with reading(path):
+            data, lines = load_yaml(path)
         if not isinstance(data, dict):
             raise DataError("a price file maps provider/model to {input, output}", path=path)
         overrides = {}

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Literal
 
 from judgekit.formats.rubric import Rubric
+from judgekit.input_paths import is_file, os_reason
+from judgekit.jsonl import parse_json
 from judgekit.judging.rubrics import rubric_version
 
 RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
@@ -38,15 +40,19 @@ def rubric_status(
     or draft (neither)."""
     path = promotion_record_path(rubric, rubrics_dir)
     labels = (labels_dir or default_labels_dir(rubrics_dir)) / f"{rubric.id}.jsonl"
-    labelled = labels.is_file()
-    if not path.exists():
+    labelled = is_file(labels)
+    try:
+        record = parse_json(path.read_bytes())
+    except FileNotFoundError:
         if labelled:
             return "calibrating", f"hand labels in {labels}, not promoted yet"
         return "draft", "not calibrated yet"
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        return "draft", f"unreadable promotion record {path}: {os_reason(exc)}"
+    except ValueError as exc:  # malformed JSON, or not UTF-8
         return "draft", f"unreadable promotion record {path}: {exc}"
+    if not isinstance(record, dict):
+        return "draft", f"unreadable promotion record {path}: not a JSON object"
     version = rubric_version(rubric)
     stale = record.get("stale")
     if isinstance(stale, dict) and record.get("rubric_version") == version:

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from judgekit.errors import DataError
 from judgekit.formats.verdict import Verdict
+from judgekit.input_paths import exists
 from judgekit.jsonl import atomic_writer, validation_error_to_data_error
 
 __all__ = ["VERDICTS_FILE", "VerdictsFile"]
@@ -47,7 +48,7 @@ class VerdictsFile:
         self.kept: dict[str, Verdict] = {}
         self._stale = False  # the file holds lines that the new file will not
         self._fh: IO[str] | None = None
-        if self.path.exists():
+        if exists(self.path):  # a path that loops is an error, not "no verdicts yet"
             for verdict in self._read_existing():
                 same_judge = (verdict.rubric_version, verdict.model) == (rubric_version, model)
                 if resume and same_judge and verdict.run_id in run_ids:

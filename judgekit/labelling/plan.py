@@ -14,7 +14,8 @@ from pathlib import Path
 
 from judgekit.formats.label import Label
 from judgekit.formats.run import Run, iter_unique_runs
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.jsonl import iter_models
 from judgekit.judging.verdict_scores import ScaleCheck
@@ -54,7 +55,7 @@ def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str
     when no runs are given (staleness then goes unchecked)."""
     if not runs_files:
         return None
-    tasks = load_tasks(tasks_path) if tasks_path is not None else None
+    tasks = load_task_files(tasks_path) if tasks_path is not None else None
     hashes: dict[str, str] = {}
     for runs in runs_files:
         hashes.update({item.run.run_id: item.hash for item in runs_file_items(runs, tasks)})

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from judgekit.errors import DataError, OutputError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
-from judgekit.jsonl import validation_error_to_data_error
+from judgekit.jsonl import parse_json, validation_error_to_data_error
 
 __all__ = ["LabelLog", "LabelWriter", "item_hash", "labels_path", "read_labels"]
 
@@ -114,7 +114,7 @@ def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
 
 def _is_json(raw: bytes) -> bool:
     try:
-        json.loads(raw)
+        parse_json(raw)
     except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
         return False
     return True
@@ -122,7 +122,7 @@ def _is_json(raw: bytes) -> bool:
 
 def _parse_line(raw: bytes, path: Path, number: int, rubric: Rubric) -> Label:
     try:
-        value: Any = json.loads(raw)
+        value: Any = parse_json(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
         raise DataError(f"malformed JSON: {reason}", path=path, line=number) from None

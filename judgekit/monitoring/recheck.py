@@ -32,7 +32,8 @@ from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.jsonl import atomic_writer
+from judgekit.input_paths import is_file, read_bytes
+from judgekit.jsonl import atomic_writer, parse_json
 from judgekit.stats import Z_95
 
 if TYPE_CHECKING:
@@ -79,12 +80,14 @@ class RecheckResult:
 def read_promotion(path: Path) -> dict[str, Any]:
     """The promotion record at ``path``; a missing, unreadable or failing one is an error,
     since only a promoted rubric has a figure to compare with."""
-    if not path.is_file():
+    if not is_file(path):
         raise DataError("no promotion record: only a promoted rubric can be rechecked", path=path)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        record = parse_json(read_bytes(path))
+    except ValueError as exc:  # malformed JSON, or not UTF-8
         raise DataError(f"not a readable promotion record: {exc}", path=path) from None
+    if not isinstance(record, dict):
+        raise DataError("not a readable promotion record: not a JSON object", path=path)
     for name in ("kappa", "kappa_ci", "n", "rubric_version"):
         if record.get(name) is None:
             raise DataError(

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 
 from judgekit.formats.grade import Grade, GraderResult
-from judgekit.jsonl import atomic_writer
+from judgekit.jsonl import atomic_files
 
 CSV_COLUMNS = [
     "run_id",
@@ -67,19 +66,27 @@ def csv_row(grade: Grade) -> list[object]:
     ]
 
 
-def write_results(grades: Iterable[Grade], out_dir: str | Path) -> Iterator[Grade]:
-    """Write each grade to ``out_dir/results.jsonl`` and ``results.csv`` as it passes through.
+def write_results(
+    grades: Iterable[Grade], out_dir: str | Path, *, baseline: str | Path | None = None
+) -> Iterator[Grade]:
+    """Write each grade to ``out_dir/results.jsonl`` and ``results.csv`` (and the same
+    lines as results.jsonl to ``baseline``, when given) as it passes through.
 
-    A generator: iterate it to the end and both files are renamed into place; stop early
-    or raise and neither file is touched.
+    A generator: iterate it to the end and the files are renamed into place together, once
+    all are written whole (:func:`judgekit.jsonl.atomic_files`); stop early or raise and no
+    file is touched. The files are opened before the first grade is asked for, so a folder
+    that cannot take one stops the command before any input is read.
     """
     out = Path(out_dir)
-    with ExitStack() as stack:
-        jsonl = stack.enter_context(atomic_writer(out / "results.jsonl"))
-        table = csv.writer(stack.enter_context(atomic_writer(out / "results.csv")))
+    with atomic_files() as files:
+        jsonl = files.text(out / "results.jsonl")
+        table = csv.writer(files.text(out / "results.csv"))
+        copy = files.text(baseline) if baseline is not None else None
         table.writerow(CSV_COLUMNS)
         for grade in grades:
-            jsonl.write(grade.model_dump_json())
-            jsonl.write("\n")
+            line = grade.model_dump_json() + "\n"
+            jsonl.write(line)
+            if copy is not None:
+                copy.write(line)
             table.writerow(csv_row(grade))
             yield grade

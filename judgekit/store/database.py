@@ -9,6 +9,7 @@ password.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from judgekit.errors import StoreError
 from judgekit.home import judgekit_home
+from judgekit.input_paths import os_reason
 from judgekit.sqlite_wal import switch_to_wal
 from judgekit.store.migrations import apply_migrations
 
@@ -98,11 +100,27 @@ def _create_engine(url: URL) -> Engine:
         raise StoreError(f"{where}: {exc}") from None
     if engine.dialect.name == "sqlite":
         if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+            _check_database_file(url, Path(url.database))
             with store_errors(url):
                 Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         event.listen(engine, "connect", _configure_sqlite_connection)
         event.listen(engine, "begin", _begin_sqlite_transaction)
     return engine
+
+
+def _check_database_file(url: URL, path: Path) -> None:
+    """Refuse a database file the system will not open, with its reason (SQLite would say
+    only "unable to open database file"): a symbolic link that loops, a folder, a path
+    that cannot be searched. An absent file is fine: it is created."""
+    where = url.render_as_string(hide_password=True)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{where}: {os_reason(exc)}") from None
+    if stat.S_ISDIR(mode):
+        raise StoreError(f"{where}: {path} is a folder, not a database file")
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, connection_record: Any) -> None:
@@ -138,4 +156,7 @@ def store_errors(url: URL) -> Iterator[None]:
         reason = getattr(exc, "orig", None) or exc
         raise StoreError(f"{url.render_as_string(hide_password=True)}: {reason}") from exc
     except OSError as exc:
-        raise StoreError(f"{url.render_as_string(hide_password=True)}: {exc}") from exc
+        where = url.render_as_string(hide_password=True)
+        if exc.filename is not None:
+            where = f"{where}: {exc.filename}"
+        raise StoreError(f"{where}: {os_reason(exc)}") from exc

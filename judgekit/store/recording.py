@@ -21,6 +21,7 @@ from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import load_runs
 from judgekit.formats.verdict import Verdict
+from judgekit.input_paths import is_file
 from judgekit.jsonl import iter_models
 from judgekit.store import schema
 from judgekit.store.database import open_store, store_errors
@@ -123,7 +124,7 @@ def record_results_file(store: Store, path: str | Path, *, provenance: Provenanc
     grades lie beside it (`judgekit run` writes both in one folder), in their batch, so
     importing what a run already recorded adds nothing."""
     runs = Path(path).parent / "runs.jsonl"
-    key = runs_batch_key(runs) if runs.is_file() else import_batch_key(path)
+    key = runs_batch_key(runs) if is_file(runs) else import_batch_key(path)
     batch_id = open_batch(store, key, source="import", provenance=provenance)
     grades = store.record_grades(iter_grades(path), batch_id)
     return Recorded(url=store.url, batch_id=batch_id, grades=grades)

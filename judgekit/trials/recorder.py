@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from judgekit.errors import ConfigError, DataError, OutputError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run, RunIdLines
-from judgekit.jsonl import atomic_writer, make_folders, validation_error_to_data_error
+from judgekit.formats.run import Run, RunIdLines, run_json
+from judgekit.input_paths import exists, os_reason, read_bytes
+from judgekit.jsonl import atomic_files, make_folders, validation_error_to_data_error
 from judgekit.report.results_files import CSV_COLUMNS, csv_row
 
 RUNS = "runs.jsonl"
@@ -34,9 +35,9 @@ def read_finished_runs(path: Path) -> list[Run]:
     """The runs of an interrupted ``runs.jsonl``; a torn last line (the trial in flight
     when the process died) is cut off the file, once the rest is read and checked (a run
     id seen twice is refused)."""
-    if not path.exists():
+    if not exists(path):
         return []
-    whole = path.read_bytes()
+    whole = read_bytes(path)
     data = whole[: whole.rfind(b"\n") + 1]
     runs = []
     seen = RunIdLines(path)  # a trial twice would count twice in every rate
@@ -56,8 +57,11 @@ def read_finished_runs(path: Path) -> list[Run]:
             ) from None
     if len(data) < len(whole):
         # Checked first, cut then: a file that cannot be resumed is left as it was.
-        with path.open("r+b") as fh:
-            fh.truncate(len(data))
+        try:
+            with path.open("r+b") as fh:
+                fh.truncate(len(data))
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {os_reason(exc)}") from None
     return runs
 
 
@@ -67,16 +71,17 @@ class TrialRecorder:
     def __init__(self, out_dir: Path, *, resume: bool, previous: list[tuple[Run, Grade]]) -> None:
         self.out_dir = out_dir
         make_folders(out_dir)
-        if not resume and (out_dir / RUNS).exists():
+        if not resume and exists(out_dir / RUNS):
             raise ConfigError(
                 f"{out_dir / RUNS} exists: pass --resume to complete it, or choose another --out"
             )
         # Results are derived from runs: rewrite them whole from the runs kept so far, so a
         # crash between writing a run and its grade leaves nothing out of step.
-        with atomic_writer(out_dir / RESULTS) as fh:
-            fh.writelines(grade.model_dump_json() + "\n" for _, grade in previous)
-        with atomic_writer(out_dir / RESULTS_CSV) as fh:
-            table = csv.writer(fh)
+        with atomic_files() as files:
+            files.text(out_dir / RESULTS).writelines(
+                grade.model_dump_json() + "\n" for _, grade in previous
+            )
+            table = csv.writer(files.text(out_dir / RESULTS_CSV))
             table.writerow(CSV_COLUMNS)
             table.writerows(csv_row(grade) for _, grade in previous)
         self._open: dict[str, IO[str]] = {}
@@ -99,7 +104,11 @@ class TrialRecorder:
 
     def record(self, run: Run, grade: Grade) -> None:
         # The run first: a results line without its run would be dropped on resume anyway.
-        lines = {RUNS: run.model_dump_json() + "\n", RESULTS: grade.model_dump_json() + "\n"}
+        try:
+            line = run_json(run)
+        except DataError as exc:  # the agent's data, too deep to read back: nothing written
+            raise DataError(exc.message, path=self.out_dir / RUNS) from None
+        lines = {RUNS: line + "\n", RESULTS: grade.model_dump_json() + "\n"}
         for name, line in lines.items():
             with self._writing(name):
                 self._open[name].write(line)
