@@ -35,6 +35,7 @@ import time
 from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError
+from judgekit.providers.answers import AnthropicMessage, read_answer
 from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
 from judgekit.providers.errors import map_provider_error
 
@@ -82,22 +83,25 @@ class AnthropicProvider(ChatProvider):
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         import anthropic
-        from anthropic.types import TextBlock
 
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         started = time.perf_counter()
         try:
-            message = await self._client.messages.create(
+            # The raw body, checked by read_answer: the SDK would build its objects unchecked.
+            response = await self._client.messages.with_raw_response.create(
                 model=request.model,
                 max_tokens=request.max_tokens,
                 system=system or anthropic.omit,
                 messages=[_anthropic_message(m) for m in request.messages if m.role != "system"],
             )
+            raw = await response.read()
         except (anthropic.AnthropicError, json.JSONDecodeError, OSError) as exc:
             raise map_provider_error(exc, provider=self.name) from exc
         latency_s = time.perf_counter() - started
+        url = f"{self.endpoint.rstrip('/')}/v1/messages"
+        message = read_answer(raw, AnthropicMessage, provider=self.name, url=url)
         return ChatResponse(
-            text="".join(block.text for block in message.content if isinstance(block, TextBlock)),
+            text=message.text,
             model=message.model or request.model,
             input_tokens=message.usage.input_tokens,
             output_tokens=message.usage.output_tokens,

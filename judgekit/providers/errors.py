@@ -36,7 +36,7 @@ from typing import Literal
 
 from judgekit.errors import ProviderError
 
-__all__ = ["map_provider_error"]
+__all__ = ["map_provider_error", "provider_label"]
 
 _Kind = Literal["status", "timeout", "connection", "credentials", "malformed", "retryable", "other"]
 
@@ -73,9 +73,19 @@ def map_provider_error(exc: BaseException, *, provider: str) -> ProviderError:
     return _decide(failure or _Failure("other", _describe(exc)), provider)
 
 
+def provider_label(provider: str) -> str:
+    """How ``provider`` begins a message: "OpenAI", "Anthropic", "The OpenAI-compatible server".
+
+    >>> provider_label("local")
+    'The OpenAI-compatible server'
+    """
+    name = _LABELS.get(provider, provider)
+    return name[:1].upper() + name[1:]
+
+
 def _decide(failure: _Failure, provider: str) -> ProviderError:
     name = _LABELS.get(provider, provider)
-    label = name[:1].upper() + name[1:]  # messages mostly begin with it
+    label = provider_label(provider)
     key_fix = _KEY_FIXES.get(provider, f"set {provider.upper()}_API_KEY (or pass --api-key-env)")
     detail = failure.detail
     if failure.kind == "status" and failure.status is not None:

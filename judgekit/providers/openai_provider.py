@@ -29,6 +29,7 @@ import time
 from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError, ProviderError
+from judgekit.providers.answers import OpenAICompletion, read_answer
 from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
 from judgekit.providers.errors import map_provider_error
 
@@ -98,31 +99,31 @@ class OpenAIProvider(ChatProvider):
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         import openai
-        from openai.types.chat import ChatCompletion
 
         started = time.perf_counter()
         try:
-            # The SDK's own HTTP client, errors and response types, but posting a plain JSON
-            # body: the typed `chat.completions.create` spends milliseconds per request
-            # walking its parameter types, which at judge concurrency costs more than the wait.
-            completion = await self._client.post(
+            # The SDK's own HTTP client and errors, but posting a plain JSON body (the typed
+            # `chat.completions.create` spends milliseconds per request walking its parameter
+            # types, which at judge concurrency costs more than the wait) and taking the raw
+            # body, checked by read_answer: the SDK would build its objects unchecked.
+            raw = await self._client.post(
                 "/chat/completions",
-                cast_to=ChatCompletion,
+                cast_to=bytes,
                 body=self._body(request),
             )
         except (openai.OpenAIError, json.JSONDecodeError, OSError) as exc:
             raise map_provider_error(exc, provider=self.name) from exc
         latency_s = time.perf_counter() - started
+        url = f"{self.endpoint.rstrip('/')}/chat/completions"
+        completion = read_answer(raw, OpenAICompletion, provider=self.name, url=url)
         if not completion.choices:
-            raise ProviderError(f"{self.name} answered {request.model!r} with no choices")
+            raise ProviderError(f"{self.name} answered {request.model!r} with no choices ({url})")
         usage = completion.usage
         return ChatResponse(
-            # None when the model refused or called a tool: an empty answer, which the judge
-            # then reports as unparseable rather than this layer guessing.
             text=completion.choices[0].message.content or "",
             model=completion.model or request.model,
-            input_tokens=usage.prompt_tokens if usage else 0,
-            output_tokens=usage.completion_tokens if usage else 0,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
             latency_s=latency_s,
         )
 
