@@ -289,6 +289,28 @@ def test_an_output_folder_that_loops_is_named_with_its_cause(tmp_path: Path) -> 
     assert listing(tmp_path) == ["out"]
 
 
+def test_an_earlier_output_that_loops_is_named_not_taken_for_absent(tmp_path: Path) -> None:
+    """A runs.jsonl or verdicts.jsonl in --out that loops read as "nothing yet": run went on
+    to write beside it and judge to replace it."""
+    runs_out, verdicts_out = tmp_path / "run", tmp_path / "judge"
+    runs_out.mkdir()
+    verdicts_out.mkdir()
+    runs, verdicts = loop(runs_out / "runs.jsonl"), loop(verdicts_out / "verdicts.jsonl")
+    for resume in ([], ["--resume"]):
+        code, _, err = invoke(
+            "run", "--tasks", SHOP_TASKS, "--agent", "examples.shop:agent", "--out", runs_out,
+            "--no-store", "--json", *resume,
+        )  # fmt: skip
+        assert (code, err) == (2, f"judgekit: error: {runs}: cannot read: {LOOP}\n")
+    code, _, err = invoke(
+        "judge", SHOP_RUNS, "--rubric", RUBRIC, "--out", verdicts_out, *NO_KEY, "--json"
+    )
+    assert (code, err) == (2, f"judgekit: error: {verdicts}: cannot read: {LOOP}\n")
+    assert [path.is_symlink() for path in (runs, verdicts)] == [True, True]
+    assert listing(runs_out) == [".judgekit.lock", "runs.jsonl"]
+    assert listing(verdicts_out) == [".judgekit.lock", "verdicts.jsonl"]
+
+
 def test_a_store_file_that_loops_is_named_with_its_cause(tmp_path: Path) -> None:
     """SQLite said only "unable to open database file"; a loop in its folder said "File
     exists"."""
