@@ -12,6 +12,15 @@ class UnresolvedReference(ValueError):
     """A ``module:name`` reference cannot be resolved; the message says why."""
 
 
+def split_reference(reference: str, *, what: str) -> tuple[str, str]:
+    """``("module", "name")`` for ``"module:name"``, importing nothing; a reference of
+    another form raises :class:`UnresolvedReference`."""
+    module_name, sep, attribute = reference.partition(":")
+    if not sep or not module_name or not attribute:
+        raise UnresolvedReference(f"{what} must be 'module:name', got {reference!r}")
+    return module_name, attribute
+
+
 def resolve_reference(reference: str, *, what: str) -> Any:
     """The object ``name`` of module ``module`` for ``"module:name"``.
 
@@ -22,9 +31,7 @@ def resolve_reference(reference: str, *, what: str) -> Any:
     >>> resolve_reference("json:dumps", what="agent").__name__
     'dumps'
     """
-    module_name, sep, attribute = reference.partition(":")
-    if not sep or not module_name or not attribute:
-        raise UnresolvedReference(f"{what} must be 'module:name', got {reference!r}")
+    module_name, attribute = split_reference(reference, what=what)
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     try:

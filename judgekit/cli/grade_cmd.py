@@ -58,6 +58,9 @@ def grade_command(
     --out, then records the runs and grades in the store (--no-store: not). Exit 2 on bad
     input, with nothing written.
 
+    A suite that names code is code, like a conftest.py: grading imports the modules its
+    $custom matchers name and runs them. Grade only suites you trust.
+
     \b
     Example:
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons

@@ -29,6 +29,7 @@ from judgekit.judging.pricing import PriceTable
 from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.judging.verdicts_file import VERDICTS_FILE
 from judgekit.providers.registry import make_provider, parse_model_name
+from judgekit.terminal_text import visible
 
 if TYPE_CHECKING:
     from judgekit.store import Store
@@ -177,7 +178,7 @@ def judge_command(
     rubric = effective_rubric(load_rubric(rubric_ref), model)
     provider_name, _ = parse_model_name(rubric.judge.model)
     # Every input is read and checked before anything is written or asked.
-    tasks: TaskSet | None = load_tasks(tasks_path) if tasks_path is not None else None
+    tasks: TaskSet | None = load_tasks(tasks_path, resolve_code=False) if tasks_path else None
     price_table = PriceTable.from_file(prices) if prices else PriceTable.from_home()
     run_ids = runs_file_ids(runs)
     provider = make_provider(
@@ -272,7 +273,8 @@ def _say_not_judged(tally: JudgeTally, model: str, endpoint: str) -> None:
         err=True,
     )
     for reason, count in tally.not_judged_reasons.most_common():
-        click.echo(f"  {count} × {reason}", err=True)
+        # A reason may quote what the server said: shown, never interpreted by the terminal.
+        click.echo(f"  {count} × {visible(reason, one_line=True)}", err=True)
 
 
 def _keep(verdict: Verdict, sink: _StoreSink | None, bar: _Bar) -> None:

@@ -85,7 +85,10 @@ def label_command(
       judgekit label runs.jsonl --rubric goal_completion --labeler ana --strategy stratified --limit 40
     """
     rubric = load_rubric(rubric_ref)
-    tasks: TaskSet | None = load_task_files(tasks_path) if tasks_path is not None else None
+    # Labelling shows a task's input: the suite is read as data, importing nothing.
+    tasks: TaskSet | None = (
+        load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
+    )
     items = runs_file_items(runs, tasks)
     path = labels_path(labels_dir, rubric.id)
     log = read_labels(path, rubric)

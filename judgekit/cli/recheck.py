@@ -80,7 +80,8 @@ def run_recheck(
             "pass the runs with --runs FILE",
             path=labels_file,
         )
-    tasks = load_task_files(tasks_path) if tasks_path is not None else None
+    # The judge needs only the reference answers: the suite is read as data, importing nothing.
+    tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
     verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
     result = compare_kappas(record, report, alpha=alpha)

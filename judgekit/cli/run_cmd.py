@@ -122,6 +122,9 @@ def run_command(
     --resume completes it. A crash, a timeout or a cap fails that trial, never the run.
     At the end, the runs and grades are recorded in the store (--no-store: not).
 
+    A suite that names code is code, like a conftest.py: run imports its tools: module and
+    the modules its $custom matchers name, and runs them. Run only suites you trust.
+
     \b
     Example:
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out

@@ -87,8 +87,10 @@ def store_import_command(
       judgekit store import examples/runs/shop.jsonl --tasks tasks/shop.yaml --branch main
       judgekit store import results/results.jsonl verdicts.jsonl --tag model=gpt-4o-mini
     """
-    tasks = load_task_files(tasks_path) if tasks_path is not None else None
     plan = [(path, kind or detect_kind(path)) for path in files]
+    # Only runs files are graded: for results and verdicts the suite is read as data.
+    grades = any(file_kind == "runs" for _, file_kind in plan)
+    tasks = load_task_files(tasks_path, resolve_code=grades) if tasks_path is not None else None
     scales = None
     if rubric_refs or any(file_kind == "verdicts" for _, file_kind in plan):
         # A verdict's rubric version names no file: the rubrics at hand are matched by version.

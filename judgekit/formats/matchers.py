@@ -17,16 +17,19 @@ are never numbers; ``"3"`` equals ``3`` only under ``$coerce: true``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from judgekit.bipartite import maximum_matching
-from judgekit.references import UnresolvedReference, resolve_reference
+from judgekit.errors import ConfigError
+from judgekit.references import UnresolvedReference, resolve_reference, split_reference
 
 __all__ = [
     "OPERATORS",
@@ -477,13 +480,19 @@ class TypeIs(Matcher):
 
 class Custom(Matcher):
     """``$custom: "module:function"``; the function takes the value and returns a bool,
-    or ``(bool, reason)``."""
+    or ``(bool, reason)``. ``function`` is None when the task was loaded without its code
+    (``resolve_code=False``): such a matcher describes itself but cannot check."""
 
-    def __init__(self, reference: str, function: Callable[[Any], Any]) -> None:
+    def __init__(self, reference: str, function: Callable[[Any], Any] | None) -> None:
         self.reference = reference
         self.function = function
 
     def check(self, actual: Any) -> Mismatch | None:
+        if self.function is None:
+            raise ConfigError(
+                f"$custom {self.reference!r} was not imported: its task was loaded without "
+                "code (resolve_code=False); load the tasks with resolve_code=True to grade"
+            )
         outcome = self.function(actual)
         reason = None
         if isinstance(outcome, tuple):
@@ -546,14 +555,45 @@ class AllOf(Matcher):
         return " and ".join(part.describe() for part in self.parts)
 
 
-def _import_custom(reference: str, where: Where) -> Callable[[Any], Any]:
+def _import_custom(reference: str, where: Where, here: Where) -> Callable[[Any], Any]:
     try:
         function = resolve_reference(reference, what="$custom")
     except UnresolvedReference as exc:
         raise MatcherSpecError(str(exc), where) from None
-    if not callable(function):
-        raise MatcherSpecError(f"$custom: {reference!r} is not a function", where)
+    kind = _not_own_function(function)
+    if kind is not None:
+        raise MatcherSpecError(
+            f"{reference!r} is {kind}; $custom names a Python function defined in your own "
+            "source (module:function)",
+            here,
+        )
     return function  # type: ignore[no-any-return]
+
+
+def _not_own_function(obj: Any) -> str | None:
+    """What ``obj`` is when it is not a Python function of the user's own source, else None.
+
+    A suite is the user's code, but a ``$custom`` that names ``os:system``,
+    ``builtins:eval`` or ``subprocess:call`` hands the agent's argument to the system: no
+    checker is written that way, so the name is refused rather than called. Built-in and C
+    functions, classes, callable objects and the standard library's functions are refused;
+    a function defined in Python source outside the standard library (yours, or a
+    package's) is taken.
+    """
+    if inspect.ismethod(obj):
+        obj = obj.__func__  # a bound method: judged by its function
+    if inspect.isfunction(obj):
+        module = str(getattr(obj, "__module__", None) or "")
+        if module.partition(".")[0] in sys.stdlib_module_names:
+            return "a standard-library function"
+        return None
+    if inspect.isbuiltin(obj) or inspect.ismethoddescriptor(obj):
+        return "a built-in function"
+    if inspect.isclass(obj):
+        return "a class"
+    if callable(obj):
+        return f"a callable {type(obj).__name__} object, not a function"
+    return "not a function"
 
 
 def _is_operator_mapping(spec: Any) -> bool:
@@ -575,12 +615,15 @@ def compile_matcher(
     coerce: bool = False,
     allow_extra_keys: bool = False,
     noun: str = "key",
+    resolve_code: bool = True,
 ) -> Matcher:
     """Compile a matcher spec (a plain value, or a ``$``-operator mapping) into a Matcher.
 
     ``allow_extra_keys`` lets dicts at any depth hold keys the spec does not list (a task's
     ``extra_args: allow``); ``$eq`` still compares its value exactly. ``noun`` names the keys
     of the top-level dict in reasons ("argument" for a tool call's arguments).
+    ``resolve_code=False`` imports nothing: a ``$custom`` matcher keeps its reference
+    unresolved, and checking a value with it raises :class:`ConfigError`.
 
     >>> compile_matcher({"$one_of": ["Denver", "Denver, CO"]}).check("Denver") is None
     True
@@ -597,13 +640,16 @@ def compile_matcher(
                 where,
             )
         if _is_operator_mapping(spec):
-            return _compile_operators(spec, where=where, coerce=coerce, lenient=allow_extra_keys)
+            return _compile_operators(
+                spec, where=where, coerce=coerce, lenient=allow_extra_keys, code=resolve_code
+            )
         children = {
             str(key): compile_matcher(
                 value,
                 where=_join(where, str(key)),
                 coerce=coerce,
                 allow_extra_keys=allow_extra_keys,
+                resolve_code=resolve_code,
             )
             for key, value in spec.items()
         }
@@ -612,7 +658,11 @@ def compile_matcher(
         return ListOf(
             [
                 compile_matcher(
-                    item, where=_join(where, i), coerce=coerce, allow_extra_keys=allow_extra_keys
+                    item,
+                    where=_join(where, i),
+                    coerce=coerce,
+                    allow_extra_keys=allow_extra_keys,
+                    resolve_code=resolve_code,
                 )
                 for i, item in enumerate(spec)
             ]
@@ -637,7 +687,7 @@ def _number(spec: dict[str, Any], key: str, where: Where) -> float:
 
 
 def _compile_operators(
-    spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool
+    spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool, code: bool
 ) -> Matcher:
     unknown = [k for k in spec if k not in OPERATORS]
     if unknown:
@@ -652,7 +702,8 @@ def _compile_operators(
     coerce = coerce or bool(spec.get("$coerce", False))
     primaries = [k for k in spec if k in PRIMARY_OPERATORS]
     parts = [
-        _compile_primary(op, spec, where=where, coerce=coerce, lenient=lenient) for op in primaries
+        _compile_primary(op, spec, where=where, coerce=coerce, lenient=lenient, code=code)
+        for op in primaries
     ]
     if not parts:
         raise MatcherSpecError(
@@ -668,7 +719,7 @@ def _compile_operators(
 
 
 def _compile_primary(
-    op: str, spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool
+    op: str, spec: dict[str, Any], *, where: Where, coerce: bool, lenient: bool, code: bool
 ) -> Matcher:
     value = spec[op]
     here = _join(where, op)
@@ -689,7 +740,13 @@ def _compile_primary(
             raise MatcherSpecError("$one_of takes a non-empty list of acceptable values", where)
         return OneOf(
             [
-                compile_matcher(v, where=_join(here, i), coerce=coerce, allow_extra_keys=lenient)
+                compile_matcher(
+                    v,
+                    where=_join(here, i),
+                    coerce=coerce,
+                    allow_extra_keys=lenient,
+                    resolve_code=code,
+                )
                 for i, v in enumerate(value)
             ]
         )
@@ -718,13 +775,17 @@ def _compile_primary(
         return Contains(
             needles,
             [
-                compile_matcher(n, where=here, coerce=coerce, allow_extra_keys=lenient)
+                compile_matcher(
+                    n, where=here, coerce=coerce, allow_extra_keys=lenient, resolve_code=code
+                )
                 for n in needles
             ],
         )
     if op == "$subset":
         if isinstance(value, dict) and not _is_operator_mapping(value):
-            part = compile_matcher(value, where=here, coerce=coerce, allow_extra_keys=True)
+            part = compile_matcher(
+                value, where=here, coerce=coerce, allow_extra_keys=True, resolve_code=code
+            )
             assert isinstance(part, DictOf)
             return Subset(part, None)
         if isinstance(value, list):
@@ -732,7 +793,11 @@ def _compile_primary(
                 None,
                 [
                     compile_matcher(
-                        v, where=_join(here, i), coerce=coerce, allow_extra_keys=lenient
+                        v,
+                        where=_join(here, i),
+                        coerce=coerce,
+                        allow_extra_keys=lenient,
+                        resolve_code=code,
                     )
                     for i, v in enumerate(value)
                 ],
@@ -759,5 +824,11 @@ def _compile_primary(
     if op == "$custom":
         if not isinstance(value, str):
             raise MatcherSpecError(f"$custom takes 'module:function', got {value!r}", where)
-        return Custom(value, _import_custom(value, where))
+        if not code:
+            try:
+                split_reference(value, what="$custom")
+            except UnresolvedReference as exc:
+                raise MatcherSpecError(str(exc), where) from None
+            return Custom(value, None)
+        return Custom(value, _import_custom(value, where, here))
     raise AssertionError(f"operator {op} has no compiler")  # PRIMARY_OPERATORS is exhaustive

@@ -11,7 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from judgekit.errors import DataError
 from judgekit.formats.matchers import DictOf, Matcher, MatcherSpecError, compile_matcher
@@ -168,21 +176,27 @@ class Task(BaseModel):
     _base_dir: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
-    def _compile(self) -> Task:
+    def _compile(self, info: ValidationInfo) -> Task:
+        # Validated with context {"resolve_code": False}, no $custom function is imported.
+        code = not (isinstance(info.context, dict) and info.context.get("resolve_code") is False)
         self._subprocess_defaults()
         allow_extra = self.extra_args == "allow"
         self._call_matchers = []
         for index, call in enumerate(self.expect_tools or []):
             where: Location = ("expect_tools", index, "args")
             matcher = compile_matcher(
-                call.args, where=where, allow_extra_keys=allow_extra, noun="argument"
+                call.args,
+                where=where,
+                allow_extra_keys=allow_extra,
+                noun="argument",
+                resolve_code=code,
             )
             assert isinstance(matcher, DictOf)
             self._call_matchers.append(matcher)
         self._state_matchers = []
         for dotted, spec in (self.expect_state or {}).items():
             state_path = parse_state_path(dotted, where=("expect_state", dotted))
-            matcher = compile_matcher(spec, where=("expect_state", dotted))
+            matcher = compile_matcher(spec, where=("expect_state", dotted), resolve_code=code)
             self._state_matchers.append((state_path, matcher))
         self._allowed_changes = [
             parse_state_path(p, where=("only_changes", i))
@@ -423,8 +437,10 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError:
     )
 
 
-def load_suite(path: str | Path) -> tuple[Suite, LineMap]:
-    """Load and validate one suite file; errors name the file, line and field."""
+def load_suite(path: str | Path, *, resolve_code: bool = True) -> tuple[Suite, LineMap]:
+    """Load and validate one suite file; errors name the file, line and field.
+
+    ``resolve_code=False`` imports nothing the suite names (see :func:`load_tasks`)."""
     p = Path(path)
     raw, lines = load_yaml(p)
     if not isinstance(raw, dict):
@@ -433,7 +449,7 @@ def load_suite(path: str | Path) -> tuple[Suite, LineMap]:
         )
     raw = _apply_defaults(raw, p, lines)
     try:
-        suite = Suite.model_validate(raw)
+        suite = Suite.model_validate(raw, context={"resolve_code": resolve_code})
     except ValidationError as exc:
         raise _suite_error(exc, p, lines) from None
     base_dir = p.resolve().parent
@@ -456,8 +472,14 @@ def suite_files(path: str | Path) -> list[Path]:
     return [p]
 
 
-def load_tasks(path: str | Path) -> TaskSet:
+def load_tasks(path: str | Path, *, resolve_code: bool = True) -> TaskSet:
     """Load task suites from a YAML file or a folder of them.
+
+    A suite that names code (``$custom`` matchers, ``tools:``) is code, like a conftest.py:
+    loading it imports each ``$custom`` module. ``resolve_code=False`` reads the suite
+    without importing anything, for what needs only its data (a task's input or reference
+    answer): each ``$custom`` stays an unresolved reference, and grading with it raises
+    :class:`~judgekit.errors.ConfigError`. (``tools:`` is imported only by ``judgekit run``.)
 
     >>> tasks = load_tasks("tasks/shop.yaml")   # doctest: +SKIP
     >>> tasks.get("refund_full").expect_tools[0].name   # doctest: +SKIP
@@ -465,6 +487,6 @@ def load_tasks(path: str | Path) -> TaskSet:
     """
     task_set = TaskSet()
     for file in suite_files(path):
-        suite, lines = load_suite(file)
+        suite, lines = load_suite(file, resolve_code=resolve_code)
         task_set.add(suite, file, lines)
     return task_set

@@ -9,11 +9,12 @@ from judgekit.formats.task import TaskSet, load_tasks
 from judgekit.input_paths import is_dir, reading
 
 
-def load_task_files(path: str | Path) -> TaskSet:
+def load_task_files(path: str | Path, *, resolve_code: bool = True) -> TaskSet:
     """:func:`~judgekit.formats.task.load_tasks`, where a file or folder the system refuses
     (a symbolic link that loops, a suite nobody may read, a folder that cannot be listed)
     is a :class:`~judgekit.errors.DataError` naming it and the system's reason, rather
     than "no such file" or a traceback. An absent path keeps load_tasks' own message.
+    ``resolve_code=False`` imports nothing the suites name (see load_tasks).
 
     >>> load_task_files("tasks/shop.yaml").get("refund_full").id  # doctest: +SKIP
     'refund_full'
@@ -22,4 +23,4 @@ def load_task_files(path: str | Path) -> TaskSet:
         with reading(path):
             os.listdir(path)  # a folder that cannot be listed would look empty
     with reading(path):
-        return load_tasks(path)
+        return load_tasks(path, resolve_code=resolve_code)

@@ -55,7 +55,8 @@ def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str
     when no runs are given (staleness then goes unchecked)."""
     if not runs_files:
         return None
-    tasks = load_task_files(tasks_path) if tasks_path is not None else None
+    # A task's input is all an item needs: the suite is read as data, importing nothing.
+    tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
     hashes: dict[str, str] = {}
     for runs in runs_files:
         hashes.update({item.run.run_id: item.hash for item in runs_file_items(runs, tasks)})
