@@ -240,7 +240,7 @@ def test_max_cost_never_sends_a_request_that_could_pass_it(tmp_path: Path) -> No
         messages=tuple(ChatMessage.model_validate(m) for m in last.messages),
     )
     projected = Budget(1, prices=PriceTable(), model="openai/gpt-4o-mini").projected_cost(request)
-    assert report["cost_usd"] + projected > 0.0015
+    assert report["cost_usd"] + projected > 0.0015 - 1e-6  # its prompt may be a few bytes longer
 
 
 def test_anthropic_models_are_judged_through_the_anthropic_sdk(tmp_path: Path) -> None:
