@@ -19,7 +19,8 @@ from judgekit.cli.store_output import recorded_line, store_json, written_before_
 from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import runs_file_ids
-from judgekit.formats.task import TaskSet, load_tasks
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
@@ -80,7 +81,8 @@ def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, versio
 
 
 @click.command("judge")
-@click.argument("runs", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+# Not exists=True: reading the file says what is wrong with it in one line (a loop, no access).
+@click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
 @rubric_option
 @click.option("--model", help="provider/model, e.g. openai/gpt-4o-mini (default: the rubric's).")
 @click.option(
@@ -178,7 +180,7 @@ def judge_command(
     rubric = effective_rubric(load_rubric(rubric_ref), model)
     provider_name, _ = parse_model_name(rubric.judge.model)
     # Every input is read and checked before anything is written or asked.
-    tasks: TaskSet | None = load_tasks(tasks_path, resolve_code=False) if tasks_path else None
+    tasks: TaskSet | None = load_task_files(tasks_path, resolve_code=False) if tasks_path else None
     price_table = PriceTable.from_file(prices) if prices else PriceTable.from_home()
     run_ids = runs_file_ids(runs)
     provider = make_provider(
@@ -298,7 +300,9 @@ class _Bar:
 def _progress(total: int, *, show: bool) -> Iterator[_Bar]:
     columns = (TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console = Console(stderr=True)
-    with Progress(*columns, console=console, transient=True, disable=not show) as progress:
+    # Off when stderr is not a terminal: a log gets no bar and no blank line.
+    shown = show and console.is_terminal
+    with Progress(*columns, console=console, transient=True, disable=not shown) as progress:
         yield _Bar(progress, total)
 
 

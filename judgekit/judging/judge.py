@@ -165,19 +165,18 @@ class Judge:
                 return
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             pending -= done
-            stop: JudgingStopped | None = None
+            stop: BaseException | None = None
             for finished in done:  # every one, so no task's outcome goes unread
-                try:
-                    verdict = finished.result()
-                except ProviderError as exc:
-                    stop = stop or self._not_judged(exc)
-                    continue
-                except OverBudget:
+                error = finished.exception()
+                if isinstance(error, ProviderError):
+                    stop = stop or self._not_judged(error)
+                elif isinstance(error, OverBudget):
                     self.tally.over_budget += 1
                     self.tally.stopped_by_budget = True
-                    continue
-                if on_verdict is not None:
-                    on_verdict(verdict)
+                elif error is not None:
+                    stop = stop or error  # bad data (a missing reference) or a bug
+                elif on_verdict is not None:
+                    on_verdict(finished.result())
             if stop is not None:
                 raise stop
 

@@ -90,4 +90,3 @@ class PriceTable:
                     field=field,
                 ) from None
         return cls(overrides)
-

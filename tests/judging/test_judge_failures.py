@@ -255,3 +255,46 @@ def test_a_duplicate_run_id_is_refused_before_anything_is_asked(tmp_path: Path) 
         "each run id must appear once\n"
     )
     assert not (tmp_path / "out" / "verdicts.jsonl").exists()
+
+
+def test_a_runs_file_that_loops_or_a_suite_that_loops_is_one_line(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    suite = tmp_path / "loop.yaml"
+    suite.symlink_to(suite)
+    with FakeLLMServer() as server:
+        runs_loop = judge(server.openai_base_url, tmp_path / "a", runs=loop)
+        result = CliRunner().invoke(
+            main,
+            [
+                *("judge", str(SHOP_RUNS), "--rubric", str(RUBRIC), "--tasks", str(suite)),
+                *("--base-url", server.openai_base_url, "--out", str(tmp_path / "b")),
+            ],
+        )
+        assert server.calls == 0
+    assert runs_loop.exit_code == result.exit_code == 2
+    assert runs_loop.stderr == (
+        f"judgekit: error: {loop}: cannot read: Too many levels of symbolic links\n"
+    )
+    assert result.stderr == (
+        f"judgekit: error: {suite}: cannot read: Too many levels of symbolic links\n"
+    )
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_missing_reference_stops_with_one_line_and_no_stray_traceback(tmp_path: Path) -> None:
+    rubric = tmp_path / "goal_completion.yaml"
+    rubric.write_text(RUBRIC.read_text().replace("{final_answer}", "{final_answer} {reference}"))
+    with FakeLLMServer() as server:
+        result = CliRunner().invoke(
+            main,
+            [
+                *("judge", str(SHOP_RUNS), "--rubric", str(rubric)),
+                *("--base-url", server.openai_base_url, "--out", str(tmp_path / "out")),
+            ],
+        )
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("judgekit: error: run ")
+    assert "uses {reference}, but no task was given" in line
+    assert not (tmp_path / "out" / "verdicts.jsonl").exists()
