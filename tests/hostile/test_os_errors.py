@@ -136,7 +136,7 @@ LOOP_CASES: dict[str, LoopCase] = {
             *NO_KEY,
         ],
         tmp / "suites" / "zz.yaml",
-        False,  # the command line's last resort: judge loads the suites itself
+        True,
     ),
     "label RUNS": lambda tmp, out: (
         [
