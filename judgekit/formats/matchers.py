@@ -674,9 +674,7 @@ def compile_matcher(
 
 def _finite_number(value: Any) -> bool:
     """An int or a float other than NaN and infinities (which no value matches sensibly)."""
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    )
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _number(spec: dict[str, Any], key: str, where: Where) -> float:

@@ -111,15 +111,13 @@ def print_grade_table(
     for task in tasks:
         for run_id, reason in task.failures:
             console.print(
-                f"[bold]{visible_markup(run_id)}[/bold] "
-                f"{visible_markup(reason)}",
+                f"[bold]{visible_markup(run_id)}[/bold] {visible_markup(reason)}",
                 highlight=False,
                 soft_wrap=True,
                 emoji=False,
             )
         if task.failures_not_kept:
             console.print(
-                f"{visible_markup(task.task_id)}: and {task.failures_not_kept} "
-                "more failing runs",
+                f"{visible_markup(task.task_id)}: and {task.failures_not_kept} more failing runs",
                 emoji=False,
             )
