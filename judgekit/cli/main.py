@@ -45,6 +45,15 @@ class JudgekitGroup(click.Group):
         except JudgekitError as exc:
             click.echo(f"judgekit: error: {visible(redact(str(exc)), one_line=True)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # not an error: click shows the help
+        except click.UsageError as exc:
+            # A bad option (a file where a folder is expected, an unknown command) is one
+            # line too, with where to look, instead of click's usage block.
+            where = exc.ctx.command_path if exc.ctx is not None else "judgekit"
+            message = visible(exc.format_message(), one_line=True)
+            click.echo(f"judgekit: error: {message} (see {where} --help)", err=True)
+            sys.exit(exc.exit_code)
 
 
 @click.group(cls=JudgekitGroup, context_settings={"help_option_names": ["-h", "--help"]})
