@@ -170,5 +170,5 @@ def test_rubrics_need_batches_on_both_sides(rubrics: dict[str, str], tmp_path: P
     assert err.endswith(
         f"--rubric compares verdicts between two batches of the store, and {results} has none: "
         "give batch:ID or latest:BRANCH, or a results folder whose runs.jsonl was judged with "
-        "the store on\n"
+        "the store on (see judgekit gate --help)\n"
     )

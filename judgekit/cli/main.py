@@ -50,10 +50,18 @@ class JudgekitGroup(click.Group):
         except click.UsageError as exc:
             # A bad option (a file where a folder is expected, an unknown command) is one
             # line too, with where to look, instead of click's usage block.
-            where = exc.ctx.command_path if exc.ctx is not None else "judgekit"
             message = visible(exc.format_message(), one_line=True)
-            click.echo(f"judgekit: error: {message} (see {where} --help)", err=True)
+            click.echo(f"judgekit: error: {message} (see {_help_command(exc.ctx)})", err=True)
             sys.exit(exc.exit_code)
+
+
+def _help_command(ctx: click.Context | None) -> str:
+    """``judgekit grade --help``: the command's own help, named as it is typed."""
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["judgekit", *reversed(names), "--help"])
 
 
 @click.group(cls=JudgekitGroup, context_settings={"help_option_names": ["-h", "--help"]})

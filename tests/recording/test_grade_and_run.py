@@ -101,8 +101,9 @@ def test_a_malformed_tag_is_a_usage_error(tmp_path: Path, tag: str) -> None:
         "grade", SHOP_RUNS, "--tasks", SHOP_TASKS, "--out", tmp_path, "--tag", tag
     )
     assert code == 2
-    assert err.splitlines()[-1] == (
-        f"Error: Invalid value for '--tag': expected KEY=VALUE, got {tag!r}"
+    assert err == (
+        f"judgekit: error: Invalid value for '--tag': expected KEY=VALUE, got {tag!r} "
+        "(see judgekit grade --help)\n"
     )
     assert not (tmp_path / "results.jsonl").exists()
 
