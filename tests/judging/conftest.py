@@ -31,11 +31,14 @@ def verdict_json(score: Any, reason: str = "checked") -> str:
 
 
 def judge_command(runs: Path, base_url: str, out: Path, *extra: str) -> list[str]:
-    """`python -m judgekit judge …` with the goal_completion rubric and the example tasks."""
+    """`python -m judgekit judge …`, for a subprocess: see :func:`judge_args`."""
+    return [sys.executable, "-m", "judgekit", *judge_args(runs, base_url, out, *extra)]
+
+
+def judge_args(runs: Path, base_url: str, out: Path, *extra: str) -> list[str]:
+    """`judge RUNS` with the goal_completion rubric and the example tasks, into ``out``,
+    printing JSON."""
     return [
-        sys.executable,
-        "-m",
-        "judgekit",
         "judge",
         str(runs),
         "--rubric",

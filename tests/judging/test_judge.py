@@ -19,7 +19,15 @@ from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer, FaultPlan
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
-from tests.judging.conftest import RUBRIC, SECRET, SHOP_RUNS, TASKS, judge_command, verdict_json
+from tests.judging.conftest import (
+    RUBRIC,
+    SECRET,
+    SHOP_RUNS,
+    TASKS,
+    judge_args,
+    judge_command,
+    verdict_json,
+)
 
 
 def by_answer(request: FakeRequest) -> str:
@@ -34,23 +42,7 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def judge(server: FakeLLMServer, out: Path, *extra: str, runs: Path = SHOP_RUNS) -> dict[str, Any]:
-    result = CliRunner().invoke(
-        main,
-        [
-            "judge",
-            str(runs),
-            "--rubric",
-            str(RUBRIC),
-            "--tasks",
-            str(TASKS),
-            "--base-url",
-            server.openai_base_url,
-            "--out",
-            str(out),
-            "--json",
-            *extra,
-        ],
-    )
+    result = CliRunner().invoke(main, judge_args(runs, server.openai_base_url, out, *extra))
     assert result.exit_code == 0, (result.output, result.exception)
     report: dict[str, Any] = json.loads(result.stdout)
     return report

@@ -23,29 +23,18 @@ from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
-from tests.judging.conftest import RUBRIC, SECRET, SHOP_RUNS, TASKS, judge_command, verdict_json
+from tests.judging.conftest import (
+    RUBRIC,
+    SECRET,
+    SHOP_RUNS,
+    judge_args,
+    judge_command,
+    verdict_json,
+)
 
 
 def judge(base_url: str, out: Path, *extra: str, runs: Path = SHOP_RUNS) -> Result:
-    return CliRunner().invoke(
-        main,
-        [
-            "judge",
-            str(runs),
-            "--rubric",
-            str(RUBRIC),
-            "--tasks",
-            str(TASKS),
-            "--base-url",
-            base_url,
-            "--out",
-            str(out),
-            "--max-attempts",
-            "2",
-            "--json",
-            *extra,
-        ],
-    )
+    return CliRunner().invoke(main, judge_args(runs, base_url, out, "--max-attempts", "2", *extra))
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
