@@ -10,7 +10,6 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line
 from judgekit.errors import DataError, StoreError
@@ -19,7 +18,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
 from judgekit.input_paths import is_file
 from judgekit.jsonl import atomic_bytes_writer, iter_models
-from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.rubrics import effective_rubric, load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.store import labels_path, read_labels
 from judgekit.terminal_text import visible

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -17,67 +16,24 @@ from judgekit.cli.api_key import api_key_from_env
 from judgekit.cli.options import StoreChoice, rubric_option, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.folder_lock import output_folder_lock
-from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import runs_file_ids
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
+from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.judging.rubrics import effective_rubric, load_rubric, rubric_version
 from judgekit.judging.verdicts_file import VERDICTS_FILE
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.terminal_text import visible
 
 if TYPE_CHECKING:
-    from judgekit.store import Store
-    from judgekit.store.recording import Recorded
+    from judgekit.store.verdict_sink import VerdictSink
 
-STORE_BATCH = 50  # verdicts per store transaction: durable without a commit per verdict
 EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finish
-
-
-def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
-    """The rubric as it will be judged: ``--model`` replaces the rubric's judge model, and so
-    changes the rubric version (the model is part of what a verdict depends on)."""
-    if model is None or model == rubric.judge.model:
-        return rubric
-    return rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})
-
-
-def print_summary(tally: JudgeTally, console: Console, *, rubric: Rubric, version: str) -> None:
-    scored = tally.verdicts - tally.unscored
-    scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
-    unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
-    cost = "unknown (no price for this model)" if tally.unknown_cost else f"${tally.cost_usd:.4f}"
-    console.print(
-        f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
-        f"{scored} scored ({scores}), {tally.unscored} unscored ({unscored_rate:.1%})",
-        highlight=False,
-        soft_wrap=True,
-    )
-    console.print(
-        f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
-        f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
-        highlight=False,
-        soft_wrap=True,
-    )
-    if tally.kept:
-        console.print(
-            f"{tally.kept} of the verdicts were already in the output folder: not asked again",
-            highlight=False,
-        )
-    if tally.stopped_by_budget:
-        console.print(
-            f"stopped at the --max-cost budget: {tally.over_budget} runs not judged, since "
-            "their next request could have passed it; the verdicts that finished are kept "
-            "(rerun with a higher --max-cost to finish)",
-            highlight=False,
-            soft_wrap=True,
-        )
 
 
 @click.command("judge")
@@ -225,61 +181,30 @@ def judge_command(
     recorded = sink.recorded() if sink is not None else None
     version = rubric_version(rubric)
     if as_json:
-        click.echo(json.dumps(_report(tally, rubric, version, provider.endpoint, out, recorded)))
+        report = summary_json(
+            tally,
+            rubric,
+            version,
+            endpoint=provider.endpoint,
+            verdicts_file=out,
+            store=store_json(recorded),
+        )
+        click.echo(json.dumps(report))
     else:
-        print_summary(tally, Console(), rubric=rubric, version=version)
+        console = Console()
+        for line in summary_lines(tally, rubric, version):
+            console.print(line, highlight=False, soft_wrap=True)
         click.echo(f"wrote {out}")
         if recorded is not None:
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
     if tally.not_judged:
-        _say_not_judged(tally, rubric.judge.model, provider.endpoint)
+        # A reason may quote what the server said: shown, never interpreted by the terminal.
+        for line in not_judged_lines(tally, rubric.judge.model, provider.endpoint):
+            click.echo(visible(line, one_line=True), err=True)
         raise SystemExit(EXIT_NOT_JUDGED)
 
 
-def _report(
-    tally: JudgeTally,
-    rubric: Rubric,
-    version: str,
-    endpoint: str,
-    out: Path,
-    recorded: Recorded | None,
-) -> dict[str, Any]:
-    return {
-        "rubric_id": rubric.id,
-        "rubric_version": version,
-        "model": rubric.judge.model,
-        "endpoint": endpoint or None,
-        "verdicts": tally.verdicts,
-        "kept": tally.kept,
-        "unscored": tally.unscored,
-        "scores": dict(tally.scores),
-        "not_judged": tally.not_judged,
-        "not_judged_reasons": dict(tally.not_judged_reasons),
-        "api_calls": tally.api_calls,
-        "cache_hits": tally.cache_hits,
-        "input_tokens": tally.input_tokens,
-        "output_tokens": tally.output_tokens,
-        "cost_usd": None if tally.unknown_cost else tally.cost_usd,
-        "stopped_by_budget": tally.stopped_by_budget,
-        "over_budget": tally.over_budget,
-        "verdicts_file": str(out),
-        "store": store_json(recorded),
-    }
-
-
-def _say_not_judged(tally: JudgeTally, model: str, endpoint: str) -> None:
-    where = f" at {endpoint}" if endpoint else ""
-    click.echo(
-        f"{tally.not_judged} runs not judged: {model}{where} gave no answer after retries; "
-        "rerun to finish (it asks only for those)",
-        err=True,
-    )
-    for reason, count in tally.not_judged_reasons.most_common():
-        # A reason may quote what the server said: shown, never interpreted by the terminal.
-        click.echo(f"  {count} × {visible(reason, one_line=True)}", err=True)
-
-
-def _keep(verdict: Verdict, sink: _StoreSink | None, bar: _Bar) -> None:
+def _keep(verdict: Verdict, sink: VerdictSink | None, bar: _Bar) -> None:
     bar.advance()
     if sink is not None:
         sink.add(verdict)
@@ -306,31 +231,7 @@ def _progress(total: int, *, show: bool) -> Iterator[_Bar]:
         yield _Bar(progress, total)
 
 
-class _StoreSink:
-    """Verdicts on their way to the store's batch of the runs file, STORE_BATCH per
-    transaction: a crash loses at most one transaction's worth, never the file's."""
-
-    def __init__(self, store: Store, runs: Recorded) -> None:
-        self._store = store
-        self._runs = runs
-        self._pending: list[Verdict] = []
-        self._written = 0
-
-    def add(self, verdict: Verdict) -> None:
-        self._pending.append(verdict)
-        if len(self._pending) >= STORE_BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._pending:
-            self._written += self._store.record_verdicts(self._pending, self._runs.batch_id)
-            self._pending.clear()
-
-    def recorded(self) -> Recorded:
-        return replace(self._runs, verdicts=self._written)
-
-
-def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> _StoreSink | None:
+def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> VerdictSink | None:
     """Open the store and record the runs once, first: the verdicts join their batch, and
     `judgekit monitor --recheck` can later ask a judge about the same runs."""
     if not choice.enabled:
@@ -338,7 +239,8 @@ def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> _StoreSink 
     # SQLAlchemy loads only when judging records.
     from judgekit.store import open_store
     from judgekit.store.recording import record_runs_file
+    from judgekit.store.verdict_sink import VerdictSink
 
     store = stack.enter_context(open_store())
     recorded = record_runs_file(store, runs, source="judge", provenance=choice.provenance())
-    return _StoreSink(store, recorded)
+    return VerdictSink(store, recorded)

@@ -9,12 +9,11 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from judgekit.cli.judge_cmd import effective_rubric
 from judgekit.cli.options import labels_dir_option, rubric_option
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric
+from judgekit.judging.rubrics import effective_rubric, load_rubric
 from judgekit.judging.verdict_scores import ScaleCheck
 from judgekit.labelling.answers import TerminalAnswers, answers_from_stdin
 from judgekit.labelling.keys import scale_keys

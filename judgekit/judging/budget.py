@@ -21,15 +21,22 @@ room while others were in flight may find it then).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
 from judgekit.errors import ConfigError
 from judgekit.judging.pricing import PriceTable
-from judgekit.providers.chat import ChatRequest
+from judgekit.providers.chat import ChatRequest, ChatResponse
 
-__all__ = ["TOKENS_PER_MESSAGE", "Budget"]
+__all__ = ["TOKENS_PER_MESSAGE", "Budget", "OverBudget"]
 
 # A chat format's own tokens around each message (role markers, separators): a generous
 # bound for the OpenAI and Anthropic formats.
 TOKENS_PER_MESSAGE = 8
+
+
+class OverBudget(Exception):
+    """A request was not sent: what it could cost might take the spending past --max-cost."""
 
 
 class Budget:
@@ -48,6 +55,7 @@ class Budget:
         self._prices = prices
         self._model = model
         self._reserved = 0.0
+        self._settled: asyncio.Condition | None = None  # made inside the event loop
 
     def projected_cost(self, request: ChatRequest) -> float:
         """The most ``request`` can cost."""
@@ -78,3 +86,27 @@ class Budget:
         self._reserved -= reserved
         cost = self._prices.cost(self._model, input_tokens, output_tokens)
         self.spent_usd += cost or 0.0
+
+    async def call(
+        self, request: ChatRequest, send: Callable[[ChatRequest], Awaitable[ChatResponse]]
+    ) -> ChatResponse:
+        """``send(request)`` once its most possible cost fits, waiting for requests in flight
+        to settle while they hold the room; :class:`OverBudget` when none are left to."""
+        if self._settled is None:
+            self._settled = asyncio.Condition()
+        settled = self._settled
+        async with settled:
+            while (reserved := self.reserve(request)) is None:
+                if not self.in_flight:
+                    self.refused = True
+                    raise OverBudget(self.projected_cost(request))
+                await settled.wait()
+        input_tokens = output_tokens = 0  # no answer, nothing billed
+        try:
+            response = await send(request)
+            input_tokens, output_tokens = response.input_tokens, response.output_tokens
+        finally:
+            self.settle(reserved, input_tokens, output_tokens)
+            async with settled:
+                settled.notify_all()
+        return response

@@ -29,7 +29,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
-from judgekit.judging.budget import Budget
+from judgekit.judging.budget import Budget, OverBudget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt
@@ -40,10 +40,6 @@ from judgekit.providers.client import ChatClient
 from judgekit.redaction import redact
 
 _SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
-
-
-class OverBudget(Exception):
-    """A request was not sent: what it could cost might take the spending past --max-cost."""
 
 
 class JudgingStopped(ProviderError):
@@ -101,7 +97,6 @@ class Judge:
     ) -> None:
         self.endpoint = client.provider.endpoint
         self.budget = budget
-        self._budget_settled: asyncio.Condition | None = None  # made inside the event loop
         self.rubric = rubric
         self.client = client
         self.provider_name, _, self.model_name = model.partition("/")
@@ -297,35 +292,13 @@ class Judge:
         if self.budget is None:
             response = await self.client.complete(request)
         else:
-            response = await self._call_within_budget(self.budget, request)
+            response = await self.budget.call(request, self.client.complete)
         self._reached = True
         self.tally.api_calls += 1
         answer.cached = False
         answer.input_tokens += response.input_tokens
         answer.output_tokens += response.output_tokens
         answer.latency_s += response.latency_s
-        return response
-
-    async def _call_within_budget(self, budget: Budget, request: ChatRequest) -> ChatResponse:
-        """Send ``request`` once its most possible cost fits the budget, waiting for requests
-        in flight to settle if they hold the room; give up when none are left to."""
-        if self._budget_settled is None:
-            self._budget_settled = asyncio.Condition()
-        settled = self._budget_settled
-        async with settled:
-            while (reserved := budget.reserve(request)) is None:
-                if not budget.in_flight:
-                    budget.refused = True
-                    raise OverBudget(budget.projected_cost(request))
-                await settled.wait()
-        input_tokens = output_tokens = 0  # no answer, nothing billed
-        try:
-            response = await self.client.complete(request)
-            input_tokens, output_tokens = response.input_tokens, response.output_tokens
-        finally:
-            budget.settle(reserved, input_tokens, output_tokens)
-            async with settled:
-                settled.notify_all()
         return response
 
     def _verdict(self, run: Run, answers: list[_Answer]) -> Verdict:

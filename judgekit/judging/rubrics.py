@@ -228,3 +228,11 @@ def _rubric_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError
         line=line or lines.line_of(location),
         field=_render_location(location) or None,
     )
+
+
+def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
+    """The rubric as it will be judged: ``--model`` replaces the rubric's judge model, and so
+    changes the rubric version (the model is part of what a verdict depends on)."""
+    if model is None or model == rubric.judge.model:
+        return rubric
+    return rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})

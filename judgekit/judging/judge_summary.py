@@ -1,0 +1,82 @@
+"""What ``judgekit judge`` reports of a session: summary lines, the runs not judged, and the
+``--json`` object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from judgekit.formats.rubric import Rubric
+from judgekit.judging.judge import JudgeTally
+
+__all__ = ["not_judged_lines", "summary_json", "summary_lines"]
+
+
+def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
+    """Verdicts and scores, calls and cost, then what was kept or left for the budget."""
+    scored = tally.verdicts - tally.unscored
+    scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
+    unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
+    cost = "unknown (no price for this model)" if tally.unknown_cost else f"${tally.cost_usd:.4f}"
+    lines = [
+        f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
+        f"{scored} scored ({scores}), {tally.unscored} unscored ({unscored_rate:.1%})",
+        f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
+        f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
+    ]
+    if tally.kept:
+        lines.append(
+            f"{tally.kept} of the verdicts were already in the output folder: not asked again"
+        )
+    if tally.stopped_by_budget:
+        lines.append(
+            f"stopped at the --max-cost budget: {tally.over_budget} runs not judged, since "
+            "their next request could have passed it; the verdicts that finished are kept "
+            "(rerun with a higher --max-cost to finish)"
+        )
+    return lines
+
+
+def not_judged_lines(tally: JudgeTally, model: str, endpoint: str) -> list[str]:
+    """How many runs got no answer, from where, and each reason with its count (reasons may
+    quote a server: show them through :func:`judgekit.terminal_text.visible`)."""
+    where = f" at {endpoint}" if endpoint else ""
+    head = (
+        f"{tally.not_judged} runs not judged: {model}{where} gave no answer after retries; "
+        "rerun to finish (it asks only for those)"
+    )
+    reasons = [f"  {n} × {reason}" for reason, n in tally.not_judged_reasons.most_common()]
+    return [head, *reasons]
+
+
+def summary_json(
+    tally: JudgeTally,
+    rubric: Rubric,
+    version: str,
+    *,
+    endpoint: str,
+    verdicts_file: Path,
+    store: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The ``--json`` object of a judging session."""
+    return {
+        "rubric_id": rubric.id,
+        "rubric_version": version,
+        "model": rubric.judge.model,
+        "endpoint": endpoint or None,
+        "verdicts": tally.verdicts,
+        "kept": tally.kept,
+        "unscored": tally.unscored,
+        "scores": dict(tally.scores),
+        "not_judged": tally.not_judged,
+        "not_judged_reasons": dict(tally.not_judged_reasons),
+        "api_calls": tally.api_calls,
+        "cache_hits": tally.cache_hits,
+        "input_tokens": tally.input_tokens,
+        "output_tokens": tally.output_tokens,
+        "cost_usd": None if tally.unknown_cost else tally.cost_usd,
+        "stopped_by_budget": tally.stopped_by_budget,
+        "over_budget": tally.over_budget,
+        "verdicts_file": str(verdicts_file),
+        "store": store,
+    }

@@ -1,0 +1,42 @@
+"""Verdicts recorded in the store as a judge hands them over, a transaction per batch of them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
+
+from judgekit.formats.verdict import Verdict
+
+if TYPE_CHECKING:
+    from judgekit.store import Store
+    from judgekit.store.recording import Recorded
+
+__all__ = ["STORE_BATCH", "VerdictSink"]
+
+STORE_BATCH: Final = 50  # verdicts per store transaction: durable without a commit per verdict
+
+
+class VerdictSink:
+    """Verdicts on their way to the store's batch of a runs file, :data:`STORE_BATCH` per
+    transaction: a crash loses at most one transaction's worth, never the file's (a rerun
+    records them again from verdicts.jsonl). Call :meth:`flush` at the end."""
+
+    def __init__(self, store: Store, runs: Recorded) -> None:
+        self._store = store
+        self._runs = runs
+        self._pending: list[Verdict] = []
+        self._written = 0
+
+    def add(self, verdict: Verdict) -> None:
+        self._pending.append(verdict)
+        if len(self._pending) >= STORE_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self._written += self._store.record_verdicts(self._pending, self._runs.batch_id)
+            self._pending.clear()
+
+    def recorded(self) -> Recorded:
+        """What was recorded: the runs' batch, with the verdicts written so far."""
+        return replace(self._runs, verdicts=self._written)
