@@ -336,27 +336,27 @@ class Judge:
 
     def count_kept(self, verdict: Verdict) -> None:
         """Count a verdict an earlier session wrote (resumed, so nothing is spent on it)."""
-        tally = self.tally
-        tally.verdicts += 1
-        tally.kept += 1
-        tally.unscored += verdict.status == "unscored"
-        if verdict.status == "scored":
-            tally.scores[str(verdict.score)] += 1
+        self.tally.kept += 1
+        self._count(verdict)
 
     def _record(self, verdict: Verdict) -> Verdict:
         verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)
         tally = self.tally
-        tally.verdicts += 1
-        tally.unscored += verdict.status == "unscored"
         tally.input_tokens += verdict.input_tokens
         tally.output_tokens += verdict.output_tokens
         if verdict.cost_usd is None:
             tally.unknown_cost = tally.unknown_cost or not verdict.cached
         else:
             tally.cost_usd += verdict.cost_usd
+        self._count(verdict)
+        return verdict
+
+    def _count(self, verdict: Verdict) -> None:
+        tally = self.tally
+        tally.verdicts += 1
+        tally.unscored += verdict.status == "unscored"
         if verdict.status == "scored":
             tally.scores[str(verdict.score)] += 1
-        return verdict
 
 
 def _add_costs(verdict: Verdict, answers: list[_Answer]) -> None:
