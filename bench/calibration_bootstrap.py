@@ -32,9 +32,9 @@ from collections import Counter
 
 import numpy as np
 
-from judgekit.calibration import cohen_kappa_score, kappa_interval
-from judgekit.calibration._common import encode_pairs
-from judgekit.calibration.agreement import (
+from judgekit.stats import cohen_kappa_score, kappa_interval
+from judgekit.stats._validation import encode_pairs
+from judgekit.stats.agreement import (
     _bootstrap_tables_by_index,
     _disagreement_weights,
     _kappas,

@@ -8,7 +8,7 @@ It generates N realistic runs of about five tool calls each (seeded, so every in
 grades the same bytes) for a generated four-task suite, then measures, each configuration in
 a fresh child process pinned to one core:
 
-* ``streaming``: ``judgekit.grading.grade_file`` end to end (read JSONL, validate with
+* ``streaming``: ``judgekit.graders.grade_file.grade_file`` end to end (read JSONL, validate with
   pydantic, grade with Truth/Path/State, write results.jsonl + results.csv atomically), at N
   runs and at N/10 runs, so that a peak RSS that does not grow with the file shows;
 * ``naive``: the obvious in-memory approach (read the whole file, ``json.loads`` every line
@@ -56,18 +56,18 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judgekit._util.jsonl import iter_lines
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, iter_runs_with_lines
 from judgekit.formats.task import Task, TaskSet, load_tasks
 from judgekit.graders.claims import claims_success
 from judgekit.graders.grade import grade_run
+from judgekit.graders.grade_file import grade_file
 from judgekit.graders.path import grade_path
+from judgekit.graders.results_files import CSV_COLUMNS, csv_row
 from judgekit.graders.state import grade_state
+from judgekit.graders.summary import GradeSummary
 from judgekit.graders.truth import grade_truth
-from judgekit.grading import grade_file
-from judgekit.jsonl import iter_lines
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report.results_files import CSV_COLUMNS, csv_row
 
 TARGET_RUNS_PER_S = 20_000
 DEFAULT_SEED = 20240614

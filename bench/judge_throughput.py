@@ -21,11 +21,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import Run
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider
 from judgekit.testing import FakeLLMServer

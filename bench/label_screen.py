@@ -21,9 +21,9 @@ from rich.console import Console
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run, ToolCall
 from judgekit.labelling.keys import scale_keys
+from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.screen import LabelScreen, make_item
 from judgekit.labelling.session import label_items
-from judgekit.labelling.store import LabelWriter
 
 RUNS = 60
 TARGET_MS = 50.0

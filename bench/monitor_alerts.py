@@ -19,7 +19,7 @@ import numpy as np
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
 from judgekit.monitoring.model import Series
 from judgekit.monitoring.points import proportion_point
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 

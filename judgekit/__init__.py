@@ -24,19 +24,19 @@ from judgekit.errors import (
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.matchers import Matcher, MatcherSpecError, Mismatch, compile_matcher
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, ToolCall, Usage, load_runs
 from judgekit.formats.schema import json_schema
 from judgekit.formats.task import ExpectedCall, Suite, Task, TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
-from judgekit.gate import GateReport, compare_results, load_results
+from judgekit.gate.compare import GateReport, compare_results, load_results
 from judgekit.graders.grade import grade_run, grade_runs
+from judgekit.graders.grade_file import grade_file
 from judgekit.graders.path import grade_path
 from judgekit.graders.state import grade_state
 from judgekit.graders.truth import grade_truth
-from judgekit.grading import grade_file
 from judgekit.importers import import_anthropic, import_openai
 from judgekit.judging.judge import Judge
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.trials.runner import TrialLimits, in_process_trials, run_trials
 from judgekit.trials.world import ToolError, World
 

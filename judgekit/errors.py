@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgekit.redaction import redact
+from judgekit._util.redaction import redact
 
 
 class JudgekitError(Exception):

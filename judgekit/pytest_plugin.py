@@ -21,7 +21,7 @@ Options:
     a task's test passes when passes / N ≥ R (default 1.0: every trial must pass).
 ``--judgekit-baseline FILE``
     a ``results.jsonl`` (or a folder holding one); adds the test ``judgekit[regression]``,
-    which fails when :func:`judgekit.gate.compare_results` fails the candidate against it:
+    which fails when :func:`judgekit.gate.compare.compare_results` fails the candidate against it:
     a task's pass rate significantly lower (one-sided two-proportion test, alpha 0.05), its
     mean cost or turns up by more than 20% at a flat pass rate, or a baseline task missing.
     It is the verdict ``judgekit gate`` gives, so the two never disagree.
@@ -66,14 +66,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from judgekit._util.references import UnresolvedReference, resolve_reference
+from judgekit._util.terminal_text import visible
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import Task, TaskSet
 from judgekit.formats.task_files import load_task_files
-from judgekit.gate import GateReport, compare_results, load_results, results_path
-from judgekit.references import UnresolvedReference, resolve_reference
-from judgekit.terminal_text import visible
+from judgekit.gate.compare import GateReport, compare_results, load_results, results_path
 from judgekit.trials.in_process import Agent, run_in_process_trial
 from judgekit.trials.recorder import RUNS
 from judgekit.trials.runner import (
@@ -290,7 +290,7 @@ class SuiteRun:
     def _run_recorded(self, out_dir: Path) -> None:
         """Every task through ``run_trials``, so the files match ``judgekit run``'s, holding
         the folder's lock as ``judgekit run`` does."""
-        from judgekit.folder_lock import output_folder_lock
+        from judgekit._util.folder_lock import output_folder_lock
 
         collected: dict[str, list[Grade]] = {task.id: [] for task in self.tasks}
         with output_folder_lock(out_dir):

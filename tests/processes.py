@@ -18,7 +18,7 @@ from tests.conftest import REPO
 # Holds the folder's lock until a line arrives on stdin; says "locked" once it holds it.
 HOLD_LOCK = """
 import sys
-from judgekit.folder_lock import output_folder_lock
+from judgekit._util.folder_lock import output_folder_lock
 with output_folder_lock(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.readline()

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from judgekit.assignment import min_cost_assignment
-from judgekit.bipartite import maximum_matching
+from judgekit._util.assignment import min_cost_assignment
+from judgekit._util.matching import maximum_matching
 
 matrices = st.integers(1, 6).flatmap(
     lambda rows: st.integers(1, 6).flatmap(

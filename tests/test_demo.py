@@ -21,12 +21,12 @@ from judgekit.demo import CAREFUL, JUDGES, SLOPPY, SimulatedJudge
 from judgekit.demo.common import SUITES, repo_root
 from judgekit.demo.labels import bundled_labels_path, demo_labels, labels_text
 from judgekit.errors import ConfigError
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import load_tasks
-from judgekit.judging.rubrics import load_rubric
 from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.plots import WIDTH_PX, series_height_px
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from judgekit.store import Store, open_store, schema
 from judgekit.store.recording import runs_batch_key
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from judgekit._util.folder_lock import LOCK_FILE, PID_FILE, output_folder_lock, parent_folder_lock
 from judgekit.errors import FolderInUseError, JudgekitError, OutputError
-from judgekit.folder_lock import LOCK_FILE, PID_FILE, output_folder_lock, parent_folder_lock
 from tests.conftest import REPO
 from tests.processes import env, judgekit, listing, lock_held, read_only
 
@@ -22,7 +22,7 @@ SHOP_TASKS = REPO / "tasks" / "shop.yaml"
 TRY_LOCK = """
 import sys
 from judgekit.errors import FolderInUseError
-from judgekit.folder_lock import output_folder_lock
+from judgekit._util.folder_lock import output_folder_lock
 try:
     with output_folder_lock(sys.argv[1]):
         print("acquired")

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from judgekit.cli import main
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
-from judgekit.gate import GateReport, compare_results
+from judgekit.gate.compare import GateReport, compare_results
 
 
 def grades(

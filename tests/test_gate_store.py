@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from judgekit.cli import main
 from judgekit.formats.grade import Grade
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.store import Store, open_store
 from tests.conftest import REPO
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from judgekit import Task, World
-from judgekit.folder_lock import LOCK_FILE, PID_FILE
+from judgekit._util.folder_lock import LOCK_FILE, PID_FILE
 from judgekit.formats.task import load_tasks
 from judgekit.store import open_store, schema
 from judgekit.store.recording import table_counts

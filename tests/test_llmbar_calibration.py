@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score as sklearn_kappa  # type: ignore[import-untyped]
 
-from judgekit.calibration import cohen_kappa_score
 from judgekit.cli import main
-from judgekit.stats import wilson_interval
+from judgekit.stats import cohen_kappa_score
+from judgekit.stats.proportions import wilson_interval
 from tests.conftest import REPO, shared_data_path
 
 GROUP = ("Processed/MT-Bench", "GPT-4", "Vanilla_NoRules")

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from judgekit import ConfigError, Grade, Task, World, load_tasks
-from judgekit.folder_lock import LOCK_FILE
-from judgekit.gate import load_results
+from judgekit._util.folder_lock import LOCK_FILE
+from judgekit.gate.compare import load_results
 from judgekit.graders.grade import grade_run
 from judgekit.pytest_plugin import TaskFailed, assert_task_passes, task_cases
-from judgekit.stats import two_proportion_test
+from judgekit.stats.proportions import two_proportion_test
 from judgekit.trials.in_process import run_in_process_trial
 from judgekit.trials.runner import in_process_trials, load_agent, load_tools, run_trials
 from tests.conftest import REPO

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from judgekit.stats import (
+from judgekit.stats.proportions import (
     UndefinedStatisticWarning,
     pass_at_k,
     pass_hat_k,

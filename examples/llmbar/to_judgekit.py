@@ -34,9 +34,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judgekit.calibration import cohen_kappa_score
 from judgekit.cli.judge_cmd import effective_rubric
-from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.stats import cohen_kappa_score
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "llmbar"

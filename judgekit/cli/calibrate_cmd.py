@@ -10,21 +10,21 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from judgekit._util.folder_lock import parent_folder_lock
+from judgekit._util.input_paths import is_file
+from judgekit._util.jsonl import atomic_bytes_writer, iter_models
+from judgekit._util.terminal_text import visible
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line
 from judgekit.errors import DataError, StoreError
-from judgekit.folder_lock import parent_folder_lock
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import effective_rubric, load_rubric
 from judgekit.formats.verdict import Verdict
-from judgekit.input_paths import is_file
-from judgekit.jsonl import atomic_bytes_writer, iter_models
-from judgekit.judging.rubrics import effective_rubric, load_rubric
-from judgekit.judging.verdict_scores import ScaleCheck
-from judgekit.labelling.store import labels_path, read_labels
-from judgekit.terminal_text import visible
+from judgekit.formats.verdict_scores import ScaleCheck
+from judgekit.labelling.labels_file import labels_path, read_labels
 
 if TYPE_CHECKING:
-    from judgekit.calibration_report import CalibrationReport, IntervalMethod
+    from judgekit.calibration import CalibrationReport, IntervalMethod
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,7 +90,7 @@ def load_report(
     """Read the verdicts (file or store) and labels of ``rubric`` and build the report; with
     ``against``, also compare the two judges (the report's ``comparison``)."""
     # numpy loads only when calibrating
-    from judgekit.calibration_report import build_comparison, build_report
+    from judgekit.calibration import build_comparison, build_report
 
     path = labels_file or labels_path("labels", rubric.id)
     if not is_file(path):
@@ -229,7 +229,7 @@ def calibrate_command(
             record_calibration(report.as_dict())
         if plot is not None:
             plot[0].write(plot[1])
-    from judgekit.calibration_report import render_markdown, render_text
+    from judgekit.calibration import render_markdown, render_text
 
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))

@@ -33,8 +33,8 @@ def demo_command(out_dir: Path) -> None:
     Example:
       judgekit demo --out judgekit-demo
     """
+    from judgekit._util.folder_lock import output_folder_lock
     from judgekit.demo import run_demo  # the demo's imports load only when it runs
-    from judgekit.folder_lock import output_folder_lock
 
     started = time.monotonic()
     console = Console(emoji=False)

@@ -15,9 +15,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.formats.grade import Grade
 from judgekit.formats.rubric import Rubric
-from judgekit.gate import (
+from judgekit.formats.rubric_file import load_rubric, load_rubrics
+from judgekit.gate.compare import (
     Comparison,
     GateReport,
     SideSummary,
@@ -26,12 +29,9 @@ from judgekit.gate import (
     load_results,
     results_path,
 )
-from judgekit.input_paths import is_dir, is_file
-from judgekit.judging.rubrics import load_rubric, load_rubrics
-from judgekit.terminal_text import visible_markup, visible_text
 
 if TYPE_CHECKING:
-    from judgekit.gate_rubrics import RubricResult
+    from judgekit.gate.rubrics import RubricResult
     from judgekit.store import Store
 
 EXIT_GATE_SAYS_NO = 1
@@ -142,7 +142,7 @@ def print_gate_report(
     """The table, each task's reasons and notes, the rubrics, then the verdict line.
 
     Messages are never wrapped, so a CI log can be searched for them. Task ids and reasons
-    are data, shown visibly on one line each (:mod:`judgekit.terminal_text`).
+    are data, shown visibly on one line each (:mod:`judgekit._util.terminal_text`).
     """
     console.print(_table(report))
     for task in report.tasks:
@@ -311,7 +311,7 @@ def _compare_rubrics(
             f"{' and '.join(missing)} has none: give batch:ID or latest:BRANCH, or a results "
             "folder whose runs.jsonl was judged with the store on"
         )
-    from judgekit.gate_rubrics import compare_rubrics
+    from judgekit.gate.rubrics import compare_rubrics
 
     assert base.batch_id is not None and cand.batch_id is not None
     return compare_rubrics(

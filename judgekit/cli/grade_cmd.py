@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit._util.folder_lock import output_folder_lock
 from judgekit.cli.options import (
     StoreChoice,
     json_option,
@@ -18,10 +19,9 @@ from judgekit.cli.options import (
     tasks_option,
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.task_files import load_task_files
-from judgekit.grading import grade_file
-from judgekit.report.grade_table import print_grade_table
+from judgekit.graders.grade_file import grade_file
+from judgekit.graders.table import print_grade_table
 
 
 @click.command("grade")

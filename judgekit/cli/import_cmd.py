@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
+from judgekit._util.jsonl import atomic_writer
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, run_json
 from judgekit.importers.unique_ids import UniqueRunIds
-from judgekit.jsonl import atomic_writer
 
 # Past this many repeated ids, the rest are summed up in one line.
 RENAMED_SHOWN = 10

@@ -12,10 +12,12 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judgekit._util.folder_lock import output_folder_lock
+from judgekit._util.terminal_text import visible
 from judgekit.cli.api_key import api_key_from_env
 from judgekit.cli.options import StoreChoice, rubric_option, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.folder_lock import output_folder_lock
+from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.formats.run import runs_file_ids
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
@@ -25,10 +27,8 @@ from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
 from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import effective_rubric, load_rubric, rubric_version
 from judgekit.judging.verdicts_file import VERDICTS_FILE
 from judgekit.providers.registry import make_provider, parse_model_name
-from judgekit.terminal_text import visible
 
 if TYPE_CHECKING:
     from judgekit.store.verdict_sink import VerdictSink

@@ -9,14 +9,16 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible
 from judgekit.cli.options import labels_dir_option, rubric_option
+from judgekit.formats.rubric_file import effective_rubric, load_rubric
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import effective_rubric, load_rubric
-from judgekit.judging.verdict_scores import ScaleCheck
+from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.labelling.answers import TerminalAnswers, answers_from_stdin
 from judgekit.labelling.keys import scale_keys
+from judgekit.labelling.labels_file import LabelWriter, labels_path, read_labels
 from judgekit.labelling.plan import (
     latest_verdicts,
     plan_session,
@@ -26,8 +28,6 @@ from judgekit.labelling.plan import (
 from judgekit.labelling.sampling import STRATEGIES, Strategy
 from judgekit.labelling.screen import LabelScreen
 from judgekit.labelling.session import label_items
-from judgekit.labelling.store import LabelWriter, labels_path, read_labels
-from judgekit.terminal_text import visible
 
 
 @click.command("label")

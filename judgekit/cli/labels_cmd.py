@@ -10,13 +10,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.input_paths import is_file
+from judgekit._util.terminal_text import visible, visible_text
 from judgekit.cli.options import json_option, labels_dir_option, rubric_option
 from judgekit.errors import DataError
-from judgekit.input_paths import is_file
-from judgekit.judging.rubrics import load_rubric
+from judgekit.formats.rubric_file import load_rubric
+from judgekit.labelling.labels_file import labels_path, read_labels
 from judgekit.labelling.plan import item_hashes
-from judgekit.labelling.store import labels_path, read_labels
-from judgekit.terminal_text import visible, visible_text
 
 if TYPE_CHECKING:
     from judgekit.labelling.summary import LabelSummary

@@ -8,6 +8,9 @@ from typing import Any
 import click
 
 from judgekit import __version__
+from judgekit._util.input_paths import named_path_errors
+from judgekit._util.redaction import redact
+from judgekit._util.terminal_text import visible
 from judgekit.cli.calibrate_cmd import calibrate_command
 from judgekit.cli.demo_cmd import demo_command
 from judgekit.cli.gate_cmd import gate_command
@@ -24,9 +27,6 @@ from judgekit.cli.run_cmd import run_command
 from judgekit.cli.schema_cmd import schema_command
 from judgekit.cli.store_cmd import store_group
 from judgekit.errors import JudgekitError
-from judgekit.input_paths import named_path_errors
-from judgekit.redaction import redact
-from judgekit.terminal_text import visible
 
 EXIT_BAD_INPUT = 2
 

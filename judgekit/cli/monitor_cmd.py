@@ -14,6 +14,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.input_paths import is_dir
+from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.cli.options import (
     by_option,
     labels_beside_rubrics_option,
@@ -21,11 +23,9 @@ from judgekit.cli.options import (
     since_option,
 )
 from judgekit.formats.rubric import Rubric
-from judgekit.input_paths import is_dir
-from judgekit.judging.rubrics import load_rubric, load_rubrics
+from judgekit.formats.rubric_file import load_rubric, load_rubrics
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.model import Point, Series
-from judgekit.terminal_text import visible_markup, visible_text
 
 if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the command runs
     from judgekit.monitoring.monitor import MonitorReport
@@ -170,7 +170,7 @@ def write_plots(report: MonitorReport, path: Path) -> list[Path]:
 
     Both files are written before either is renamed into place, so a folder that cannot
     take them leaves the old pair as it was."""
-    from judgekit.jsonl import atomic_files
+    from judgekit._util.jsonl import atomic_files
 
     spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
     with atomic_files() as files:
@@ -295,7 +295,7 @@ def monitor_command(
 
     if recheck_ref is not None:
         from judgekit.cli.api_key import api_key_from_env
-        from judgekit.cli.recheck import run_recheck
+        from judgekit.monitoring.recheck_run import run_recheck
 
         with open_store() as store:
             result = run_recheck(
@@ -333,7 +333,7 @@ def monitor_command(
         )
     written: list[Path] = []
     if plot_path is not None:
-        from judgekit.folder_lock import parent_folder_lock
+        from judgekit._util.folder_lock import parent_folder_lock
 
         # Both figures by one process: never one monitor's scores beside another's costs.
         with parent_folder_lock(plot_path):

@@ -11,8 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from judgekit.input_paths import exists
-from judgekit.jsonl import atomic_writer
+from judgekit._util.input_paths import exists
+from judgekit._util.jsonl import atomic_writer
 
 if TYPE_CHECKING:
     from judgekit.store.provenance import Provenance

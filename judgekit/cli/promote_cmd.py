@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgekit._util.jsonl import atomic_writer
+from judgekit.calibration.promotion import promotion_record_path
 from judgekit.cli.calibrate_cmd import calibration_options, load_report
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import written_before_store
-from judgekit.jsonl import atomic_writer
-from judgekit.judging.rubrics import load_rubric
-from judgekit.judging.status import promotion_record_path
+from judgekit.formats.rubric_file import load_rubric
 
 if TYPE_CHECKING:
-    from judgekit.calibration_report import IntervalMethod
+    from judgekit.calibration import IntervalMethod
 
 EXIT_PROMOTION_SAYS_NO = 1
 
@@ -58,7 +58,7 @@ def promote_command(
         tasks_path=tasks_path,
         interval_method=interval_method,
     )
-    from judgekit.calibration_report import failure_lines, labels_needed_line, promotion_record
+    from judgekit.calibration import failure_lines, labels_needed_line, promotion_record
 
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     path = promotion_record_path(rubric, folder)

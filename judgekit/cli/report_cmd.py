@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
+from judgekit._util.folder_lock import parent_folder_lock
+from judgekit._util.terminal_text import visible_markup
 from judgekit.cli.monitor_cmd import parse_since, rubrics_from
 from judgekit.cli.options import (
     by_option,
@@ -16,9 +18,7 @@ from judgekit.cli.options import (
     rubric_refs_option,
     since_option,
 )
-from judgekit.folder_lock import parent_folder_lock
-from judgekit.gate import load_results
-from judgekit.terminal_text import visible_markup
+from judgekit.gate.compare import load_results
 
 if TYPE_CHECKING:
     from judgekit.monitoring.series import Window
@@ -72,8 +72,8 @@ def report_command(
       judgekit report --out report.html --batch latest:main
     """
     from judgekit.errors import StoreError
-    from judgekit.monitoring.report import build_report_content
-    from judgekit.report_html import write_report
+    from judgekit.report import write_report
+    from judgekit.report.gather import build_report_content
     from judgekit.store import open_store
 
     grades = list(load_results(results)) if results is not None else None

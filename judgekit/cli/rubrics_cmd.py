@@ -10,10 +10,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit.calibration.promotion import rubric_status
 from judgekit.formats.rubric import scale_kind
-from judgekit.judging.rubrics import load_rubrics, rubric_version
-from judgekit.judging.status import rubric_status
-from judgekit.terminal_text import visible_markup, visible_text
+from judgekit.formats.rubric_file import load_rubrics, rubric_version
 
 
 @click.command("rubrics")

@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judgekit._util.folder_lock import output_folder_lock
+from judgekit._util.jsonl import copy_lines
 from judgekit.cli.options import (
     StoreChoice,
     baseline_writer,
@@ -21,14 +23,12 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.errors import ConfigError
-from judgekit.folder_lock import output_folder_lock
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
-from judgekit.jsonl import copy_lines
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report.grade_table import print_grade_table
+from judgekit.graders.summary import GradeSummary
+from judgekit.graders.table import print_grade_table
 from judgekit.trials.recorder import RESULTS, RUNS
 from judgekit.trials.runner import (
     TrialFunction,

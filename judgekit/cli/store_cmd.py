@@ -12,12 +12,12 @@ import click
 from judgekit.cli.monitor_cmd import rubrics_from
 from judgekit.cli.options import StoreChoice, json_option, provenance_options
 from judgekit.cli.store_files import KINDS, Kind, check_file, detect_kind
+from judgekit.formats.rubric_file import effective_rubric
 from judgekit.formats.run import iter_runs_with_lines
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
+from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.graders.grade import grade_runs
-from judgekit.judging.rubrics import effective_rubric
-from judgekit.judging.verdict_scores import ScaleCheck
 
 if TYPE_CHECKING:
     from judgekit.store import Batch, Store

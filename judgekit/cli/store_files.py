@@ -8,14 +8,14 @@ from typing import Final, Literal
 
 from pydantic import BaseModel
 
+from judgekit._util.jsonl import iter_json_lines, iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, RunIdLines, iter_runs_with_lines
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
+from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.graders.grade import grade_runs
-from judgekit.jsonl import iter_json_lines, iter_models
-from judgekit.judging.verdict_scores import ScaleCheck
 
 Kind = Literal["runs", "results", "verdicts"]
 KINDS: Final[tuple[Kind, ...]] = ("runs", "results", "verdicts")

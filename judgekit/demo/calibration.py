@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.jsonl import atomic_writer
+from judgekit._util.terminal_text import visible_markup
+from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say
 from judgekit.demo.judges import JUDGES, SimulatedJudge
 from judgekit.formats.rubric import Rubric
-from judgekit.jsonl import atomic_writer
-from judgekit.judging.rubrics import load_rubric
-from judgekit.judging.status import promotion_record_path
+from judgekit.formats.rubric_file import load_rubric
+from judgekit.labelling.labels_file import labels_path, read_labels
 from judgekit.labelling.plan import item_hashes
-from judgekit.labelling.store import labels_path, read_labels
-from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
-    from judgekit.calibration_report import CalibrationReport
+    from judgekit.calibration import CalibrationReport
     from judgekit.store import Store
 
 
@@ -49,7 +49,7 @@ def calibrate_and_promote(
     console: Console,
 ) -> list[JudgeOutcome]:
     """Calibrate every judge, promote those that clear the policy, record both."""
-    from judgekit.calibration_report import failure_lines
+    from judgekit.calibration import failure_lines
 
     outcomes: list[JudgeOutcome] = []
     for judge in JUDGES:
@@ -73,7 +73,7 @@ def _calibrate(
 ) -> CalibrationReport:
     """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes, reading the verdicts
     from this store (not from whichever one JUDGEKIT_DB names)."""
-    from judgekit.calibration_report import build_report
+    from judgekit.calibration import build_report
 
     path = labels_path(labels_dir, rubric.id)
     return build_report(
@@ -88,7 +88,7 @@ def _calibrate(
 
 def _promote(rubric: Rubric, report: CalibrationReport, store: Store) -> Path:
     """Write the promotion record beside the rubric file, as ``judgekit promote`` does."""
-    from judgekit.calibration_report import promotion_record
+    from judgekit.calibration import promotion_record
 
     record = promotion_record(report)
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, SHOP, say
-from judgekit.terminal_text import visible_markup
 
 
 def next_steps(root: Path, out: Path) -> list[tuple[str, list[str]]]:

@@ -10,8 +10,8 @@ from typing import Final
 from rich.console import Console
 
 import judgekit
+from judgekit._util.terminal_text import visible_markup
 from judgekit.errors import ConfigError
-from judgekit.terminal_text import visible_markup
 
 TRIALS: Final = 40
 K: Final = 5  # of pass@k and pass^k

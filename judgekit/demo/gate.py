@@ -18,7 +18,7 @@ from judgekit.cli.gate_cmd import print_gate_report
 from judgekit.demo.common import SHOP, DemoSuite, say
 from judgekit.demo.storage import record_suite
 from judgekit.demo.trials import SuiteRun, run_suite
-from judgekit.gate import GateReport, compare_results, load_results
+from judgekit.gate.compare import GateReport, compare_results, load_results
 from judgekit.store import Store
 
 CANDIDATE: Final = DemoSuite(SHOP.name, "examples.shop:regressed_agent")

@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING, Final
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.jsonl import atomic_writer
+from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.errors import ConfigError
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
-from judgekit.jsonl import atomic_writer
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider
-from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.store import Store

@@ -18,17 +18,17 @@ from typing import Final
 
 from rich.console import Console
 
+from judgekit._util.jsonl import atomic_writer
+from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.demo.judges import SimulatedJudge
 from judgekit.errors import ConfigError
 from judgekit.formats.label import Label
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
-from judgekit.jsonl import atomic_writer
-from judgekit.judging.rubrics import load_rubric
+from judgekit.labelling.labels_file import labels_path, read_labels
 from judgekit.labelling.plan import item_hashes, items_for
-from judgekit.labelling.store import labels_path, read_labels
-from judgekit.terminal_text import visible_markup
 
 LABELS: Final = 80  # the sample: half passing runs, half failing
 LABELER: Final = "demo-truth"
@@ -70,7 +70,7 @@ def demo_labels(runs: Iterable[Run], truth: Mapping[str, bool], tasks: TaskSet) 
 
 
 def labels_text(labels: Iterable[Label]) -> str:
-    """Label lines as :class:`~judgekit.labelling.store.LabelWriter` writes them."""
+    """Label lines as :class:`~judgekit.labelling.labels_file.LabelWriter` writes them."""
     return "".join(label.model_dump_json(exclude_none=True) + "\n" for label in labels)
 
 

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible_markup
 from judgekit.cli.monitor_cmd import parse_since, print_monitor_report, write_plots
 from judgekit.demo.common import K, say
-from judgekit.judging.rubrics import load_rubric
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.store.recording import table_counts
-from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.monitoring.monitor import MonitorReport
@@ -42,8 +42,8 @@ def monitor_and_report(
 ) -> Written:
     """Write ``out/report.html`` and ``out/scores.png`` (with ``scores.cost_turns.png``);
     the report's task table holds the grades of every batch in ``batch_ids``."""
-    from judgekit.monitoring.report import build_report_content
-    from judgekit.report_html import write_report
+    from judgekit.report import write_report
+    from judgekit.report.gather import build_report_content
 
     counts = ", ".join(f"{table} {n}" for table, n in table_counts(store).items())
     say(console, f"the store holds: {counts}")

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import say
 from judgekit.store.database import DB_ENV
 from judgekit.store.provenance import detect_provenance
 from judgekit.store.recording import iter_grades, runs_batch_key
-from judgekit.terminal_text import visible_markup
 
 if TYPE_CHECKING:
     from judgekit.demo.trials import SuiteRun

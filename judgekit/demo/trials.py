@@ -10,14 +10,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import TRIALS, DemoSuite, K, say
 from judgekit.errors import ConfigError
 from judgekit.formats.run import Run, load_runs
 from judgekit.formats.task import TaskSet, load_tasks
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report.grade_table import print_grade_table
-from judgekit.stats import wilson_interval
-from judgekit.terminal_text import visible_markup
+from judgekit.graders.summary import GradeSummary
+from judgekit.graders.table import print_grade_table
+from judgekit.stats.proportions import wilson_interval
 from judgekit.trials.runner import TrialLimits, in_process_trials, load_agent, run_trials
 
 CONFIDENCE = 0.95

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.jsonl import parse_json
 from judgekit.formats.matchers import render_path
 from judgekit.formats.numbers import NonNegativeFloat
 from judgekit.formats.run import ToolCall
-from judgekit.jsonl import parse_json
 
 USAGE_FILE = Path(".judgekit") / "usage.json"
 

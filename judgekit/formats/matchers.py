@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from judgekit.bipartite import maximum_matching
+from judgekit._util.matching import maximum_matching
+from judgekit._util.references import UnresolvedReference, resolve_reference, split_reference
 from judgekit.errors import ConfigError
-from judgekit.references import UnresolvedReference, resolve_reference, split_reference
 
 __all__ = [
     "OPERATORS",

@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from judgekit.yamlfile import LineMap, Location
+from judgekit._util.yamlfile import LineMap, Location
 
 __all__ = [
     "PAIRWISE_PLACEHOLDERS",
@@ -46,6 +46,7 @@ __all__ = [
     "Scale",
     "ScaleKind",
     "Score",
+    "describe_scores",
     "fill_template",
     "likert_bounds",
     "normalise_score",
@@ -244,6 +245,24 @@ def scale_values(scale: Scale) -> tuple[Score, ...]:
         return tuple(scale.choices)
     low, high = likert_bounds(scale)
     return tuple(range(low, high + 1))
+
+
+# A likert scale with more points than this is described by its bounds, not listed.
+_MAX_LISTED = 11
+
+
+def describe_scores(scale: Scale) -> str:
+    """The scores of ``scale`` in a few words, as the judge and error messages say them.
+
+    >>> from judgekit.formats.rubric import LikertScale
+    >>> describe_scores("binary"), describe_scores(LikertScale(likert=(0, 100)))
+    ('one of: "pass", "fail"', 'a whole number from 0 to 100')
+    """
+    values = scale_values(scale)
+    if scale_kind(scale) == "likert" and len(values) > _MAX_LISTED:
+        low, high = likert_bounds(scale)
+        return f"a whole number from {low} to {high}"
+    return "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
 
 
 def _is_int(value: Any) -> bool:

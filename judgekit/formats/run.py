@@ -9,9 +9,9 @@ from typing import Any, Literal
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
-from judgekit.jsonl import iter_models
 
 StopReason = Literal["completed", "max_turns", "max_tool_calls", "max_cost", "timeout", "error"]
 

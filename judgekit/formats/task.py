@@ -21,10 +21,10 @@ from pydantic import (
     model_validator,
 )
 
+from judgekit._util.yamlfile import LineMap, Location, load_yaml
 from judgekit.errors import DataError
 from judgekit.formats.matchers import DictOf, Matcher, MatcherSpecError, compile_matcher
 from judgekit.formats.numbers import Count
-from judgekit.yamlfile import LineMap, Location, load_yaml
 
 OrderMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
 StatePath = tuple[str, ...]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from judgekit._util.input_paths import is_dir, reading
 from judgekit.formats.task import TaskSet, load_tasks
-from judgekit.input_paths import is_dir, reading
 
 
 def load_task_files(path: str | Path, *, resolve_code: bool = True) -> TaskSet:

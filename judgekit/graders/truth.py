@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgekit.assignment import min_cost_assignment
-from judgekit.bipartite import maximum_matching
+from judgekit._util.assignment import min_cost_assignment
+from judgekit._util.matching import maximum_matching
 from judgekit.formats.grade import GraderResult
 from judgekit.formats.matchers import DictOf, Mismatch
 from judgekit.formats.run import Run, ToolCall

@@ -31,10 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from judgekit._util.jsonl import iter_json_lines, parse_json
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, OrderMode, Task
-from judgekit.jsonl import iter_json_lines, parse_json
 
 __all__ = ["NOTHING_ACCEPTABLE", "bfcl_run", "bfcl_task", "language_of", "load_bfcl"]
 

@@ -26,10 +26,10 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from judgekit._util.input_paths import read_error
+from judgekit._util.jsonl import iter_lines, open_text, parse_json
 from judgekit.errors import DataError
 from judgekit.importers.locations import Location, as_object, describe_json, required_string
-from judgekit.input_paths import read_error
-from judgekit.jsonl import iter_lines, open_text, parse_json
 
 CARRIED_FIELDS = (
     "run_id",

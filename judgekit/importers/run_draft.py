@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.conversations import Conversation, has_text
 from judgekit.importers.locations import Location, as_object, describe_json
-from judgekit.jsonl import parse_json, validation_error_to_data_error
 
 MAX_ERROR_CHARS = 500
 NO_ERROR_TEXT = "the tool reported an error"

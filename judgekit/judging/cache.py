@@ -27,11 +27,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from judgekit._util.home import judgekit_home
+from judgekit._util.input_paths import os_reason
+from judgekit._util.sqlite_wal import switch_to_wal
 from judgekit.errors import StoreError
-from judgekit.home import judgekit_home
-from judgekit.input_paths import os_reason
 from judgekit.providers.chat import ChatRequest, ChatResponse
-from judgekit.sqlite_wal import switch_to_wal
 
 # Bump when the key's canonical form changes, so old entries miss instead of colliding.
 KEY_FORMAT: Final = 2
@@ -64,7 +64,7 @@ class CacheStats:
 class JudgeCache:
     """A SQLite key → :class:`ChatResponse` store, safe to share between threads and processes.
 
-    ``path`` defaults to ``cache.sqlite`` in :func:`judgekit.home.judgekit_home`. Every ``put``
+    ``path`` defaults to ``cache.sqlite`` in :func:`judgekit._util.home.judgekit_home`. Every ``put``
     is committed at once, so a crash loses at most the answer in flight.
 
     >>> from judgekit.providers.chat import ChatMessage

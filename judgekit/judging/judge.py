@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from judgekit._util.redaction import redact
 from judgekit.errors import DataError, JudgeOutputError, ProviderError
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
@@ -33,11 +35,9 @@ from judgekit.judging.budget import Budget, OverBudget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt
-from judgekit.judging.rubrics import rubric_version
 from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
-from judgekit.redaction import redact
 
 _SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run, load_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
@@ -21,7 +22,6 @@ from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import rubric_version
 from judgekit.judging.verdicts_file import VerdictsFile
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.client import ChatClient

@@ -39,7 +39,7 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
 
 def not_judged_lines(tally: JudgeTally, model: str, endpoint: str) -> list[str]:
     """How many runs got no answer, from where, and each reason with its count (reasons may
-    quote a server: show them through :func:`judgekit.terminal_text.visible`)."""
+    quote a server: show them through :func:`judgekit._util.terminal_text.visible`)."""
     where = f" at {endpoint}" if endpoint else ""
     head = (
         f"{tally.not_judged} runs not judged: {model}{where} gave no answer after retries; "

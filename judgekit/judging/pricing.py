@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.home import judgekit_home
+from judgekit._util.input_paths import exists, reading
+from judgekit._util.yamlfile import load_yaml
 from judgekit.errors import DataError
 from judgekit.formats.numbers import NonNegativeFloat
-from judgekit.home import judgekit_home
-from judgekit.input_paths import exists, reading
-from judgekit.yamlfile import load_yaml
 
 PRICES_FILE = "prices.yaml"
 

@@ -19,17 +19,14 @@ from judgekit.errors import JudgeOutputError
 from judgekit.formats.rubric import (
     Scale,
     Score,
-    likert_bounds,
+    describe_scores,
     normalise_score,
-    scale_kind,
-    scale_values,
 )
 from judgekit.providers.chat import ChatMessage
 
 __all__ = ["ParsedVerdict", "answer_format", "describe_scores", "parse_verdict", "repair_messages"]
 
 # Past this many points a likert scale is described by its bounds, not listed.
-_MAX_LISTED = 11
 
 
 class ParsedVerdict(BaseModel):
@@ -67,20 +64,6 @@ def answer_format(scale: Scale) -> str:
         '{"reason": "<why, in one to three sentences>", "score": <score>}\n'
         f"where <score> is {describe_scores(scale)}"
     )
-
-
-def describe_scores(scale: Scale) -> str:
-    """The scores of ``scale`` in a few words, as the judge and error messages say them.
-
-    >>> from judgekit.formats.rubric import LikertScale
-    >>> describe_scores("binary"), describe_scores(LikertScale(likert=(0, 100)))
-    ('one of: "pass", "fail"', 'a whole number from 0 to 100')
-    """
-    values = scale_values(scale)
-    if scale_kind(scale) == "likert" and len(values) > _MAX_LISTED:
-        low, high = likert_bounds(scale)
-        return f"a whole number from {low} to {high}"
-    return "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
 
 
 def parse_verdict(text: str, scale: Scale) -> ParsedVerdict:

@@ -18,10 +18,10 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from judgekit._util.input_paths import exists
+from judgekit._util.jsonl import atomic_writer, validation_error_to_data_error
 from judgekit.errors import DataError
 from judgekit.formats.verdict import Verdict
-from judgekit.input_paths import exists
-from judgekit.jsonl import atomic_writer, validation_error_to_data_error
 
 __all__ = ["VERDICTS_FILE", "VerdictsFile"]
 

@@ -9,10 +9,16 @@
 from __future__ import annotations
 
 from judgekit.labelling.keys import ScaleKeys, scale_keys
+from judgekit.labelling.labels_file import (
+    LabelLog,
+    LabelWriter,
+    item_hash,
+    labels_path,
+    read_labels,
+)
 from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, LabelScreen, item_text, make_item
 from judgekit.labelling.session import SessionOutcome, label_items
-from judgekit.labelling.store import LabelLog, LabelWriter, item_hash, labels_path, read_labels
 
 __all__ = [
     "STRATEGIES",

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgekit._util.jsonl import iter_models
 from judgekit.formats.label import Label
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
-from judgekit.jsonl import iter_models
-from judgekit.judging.verdict_scores import ScaleCheck
+from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, make_item
 

@@ -5,7 +5,7 @@ The text of a run (:func:`item_text`) is what is shown, and its sha256 is the la
 rubric's question and keys are drawn around it but are not part of it, so rewording a
 rubric's description does not make every label stale.
 
-The text is drawn through :func:`~judgekit.terminal_text.visible` (as is every id, name,
+The text is drawn through :func:`~judgekit._util.terminal_text.visible` (as is every id, name,
 note and reason on the screen): an answer's escape sequences, control characters and bidi
 overrides show as ``␛[2J``, ``\\x9b``, ``\\u202e``, never obeyed by the terminal. The hash is
 of the text itself, so showing it visibly leaves every label as fresh as it was.
@@ -20,14 +20,14 @@ from rich.console import Console, Group
 from rich.rule import Rule
 from rich.text import Text
 
+from judgekit._util.terminal_text import visible, visible_text
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.prompts import render_transcript
 from judgekit.labelling.keys import ScaleKeys
-from judgekit.labelling.store import item_hash
-from judgekit.terminal_text import visible, visible_text
+from judgekit.labelling.labels_file import item_hash
 
 __all__ = ["Item", "LabelScreen", "item_text", "make_item"]
 

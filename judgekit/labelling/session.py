@@ -16,8 +16,8 @@ from judgekit.formats.rubric import Score, scale_values
 from judgekit.formats.verdict import Verdict
 from judgekit.labelling.answers import Answers
 from judgekit.labelling.keys import COMMANDS
+from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.screen import Item, LabelScreen
-from judgekit.labelling.store import LabelWriter
 
 __all__ = ["SessionOutcome", "label_items"]
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from judgekit.calibration import cohen_kappa_score, krippendorff_alpha
 from judgekit.formats.rubric import Rubric, Score, scale_values
-from judgekit.labelling.store import LabelLog
+from judgekit.labelling.labels_file import LabelLog
+from judgekit.stats import cohen_kappa_score, krippendorff_alpha
 
 __all__ = ["LabelSummary", "summarise_labels"]
 

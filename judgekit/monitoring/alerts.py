@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Literal
 
-from judgekit.gate import holm_rejections
+from judgekit.gate.compare import holm_rejections
 from judgekit.monitoring.model import Alert, Point, Series
 from judgekit.monitoring.points import mean_point, proportion_point
-from judgekit.stats import two_proportion_test
+from judgekit.stats.proportions import two_proportion_test
 
 # Metrics where a rise, not a drop, is the regression.
 HIGHER_IS_WORSE = frozenset({"cost_usd", "turns"})

@@ -16,9 +16,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgekit.calibration.promotion import judged_model, rubric_status
 from judgekit.formats.rubric import Rubric, scale_kind
-from judgekit.judging.rubrics import rubric_version
-from judgekit.judging.status import judged_model, rubric_status
+from judgekit.formats.rubric_file import rubric_version
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
 from judgekit.monitoring.model import Alert, Series
 from judgekit.monitoring.series import (

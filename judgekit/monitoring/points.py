@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from judgekit.monitoring.model import Point
-from judgekit.stats import Z_95, wilson_interval
+from judgekit.stats.proportions import Z_95, wilson_interval
 
 
 def proportion_point(label: str, at: datetime, n: Any, successes: Any) -> Point:

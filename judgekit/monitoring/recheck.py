@@ -27,17 +27,17 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from judgekit._util.input_paths import is_file, read_bytes
+from judgekit._util.jsonl import atomic_writer, parse_json
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.input_paths import is_file, read_bytes
-from judgekit.jsonl import atomic_writer, parse_json
-from judgekit.stats import Z_95
+from judgekit.stats.proportions import Z_95
 
 if TYPE_CHECKING:
-    from judgekit.calibration_report import CalibrationReport
+    from judgekit.calibration import CalibrationReport
 
 _WIDTH_95 = 2 * Z_95  # a 95% interval is this many standard errors wide
 
@@ -166,7 +166,7 @@ def recheck_report(
     rubric: Rubric, verdicts: Sequence[Verdict], labels: Mapping[tuple[str, str], Label]
 ) -> CalibrationReport:
     """The calibration report of the fresh verdicts (as ``judgekit calibrate`` builds it)."""
-    from judgekit.calibration_report import build_report
+    from judgekit.calibration import build_report
 
     try:
         return build_report(rubric, verdicts, labels, sources={"verdicts": "recheck"})

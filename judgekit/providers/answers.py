@@ -24,8 +24,8 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from judgekit._util.jsonl import parse_json
 from judgekit.errors import ProviderError
-from judgekit.jsonl import parse_json
 from judgekit.providers.errors import provider_label
 
 __all__ = ["AnthropicMessage", "OpenAICompletion", "read_answer"]

@@ -31,9 +31,9 @@ import os
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
+from judgekit._util.redaction import add_secret
 from judgekit.errors import ConfigError
 from judgekit.providers.chat import ChatProvider
-from judgekit.redaction import add_secret
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Final
 from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from judgekit._util.home import judgekit_home
+from judgekit._util.input_paths import os_reason
+from judgekit._util.sqlite_wal import switch_to_wal
 from judgekit.errors import StoreError
-from judgekit.home import judgekit_home
-from judgekit.input_paths import os_reason
-from judgekit.sqlite_wal import switch_to_wal
 from judgekit.store.migrations import apply_migrations
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _CHUNK: Final = 500
 
 
 def home_store_url() -> URL:
-    """The SQLite store in :func:`judgekit.home.judgekit_home`, whatever ``$JUDGEKIT_DB`` says.
+    """The SQLite store in :func:`judgekit._util.home.judgekit_home`, whatever ``$JUDGEKIT_DB`` says.
 
     Built, not parsed: a folder name with "?" or "#" must not read as URL syntax.
     """

@@ -17,12 +17,12 @@ from typing import Any, Final, Literal
 
 from sqlalchemy import select
 
+from judgekit._util.input_paths import is_file
+from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import load_runs
 from judgekit.formats.verdict import Verdict
-from judgekit.input_paths import is_file
-from judgekit.jsonl import iter_models
 from judgekit.store import schema
 from judgekit.store.database import open_store, store_errors
 from judgekit.store.provenance import Provenance

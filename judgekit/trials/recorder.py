@@ -18,12 +18,12 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from judgekit._util.input_paths import exists, os_reason, read_bytes
+from judgekit._util.jsonl import atomic_files, make_folders, validation_error_to_data_error
 from judgekit.errors import ConfigError, DataError, OutputError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, RunIdLines, run_json
-from judgekit.input_paths import exists, os_reason, read_bytes
-from judgekit.jsonl import atomic_files, make_folders, validation_error_to_data_error
-from judgekit.report.results_files import CSV_COLUMNS, csv_row
+from judgekit.graders.results_files import CSV_COLUMNS, csv_row
 
 RUNS = "runs.jsonl"
 RESULTS = "results.jsonl"

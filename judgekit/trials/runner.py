@@ -7,13 +7,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgekit._util.references import UnresolvedReference, resolve_reference
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import Suite, Task, TaskSet
 from judgekit.graders.grade import grade_run
-from judgekit.references import UnresolvedReference, resolve_reference
-from judgekit.report.grade_summary import GradeSummary
+from judgekit.graders.summary import GradeSummary
 from judgekit.trials.in_process import Agent, run_in_process_trial
 from judgekit.trials.recorder import RUNS, TrialRecorder, read_finished_runs
 from judgekit.trials.world import Tool

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judgekit._util.terminal_text import visible
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.task import Task
 from judgekit.graders.grade import grade_run
-from judgekit.terminal_text import visible
 from judgekit.trials.runner import TrialFunction
 
 # A thousand failing trials would bury the verdict; the first ones show the pattern.

@@ -14,7 +14,8 @@ from sklearn.metrics import cohen_kappa_score as sk_kappa
 from sklearn.metrics import confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from judgekit.calibration import (
+from judgekit.errors import CalibrationError
+from judgekit.stats import (
     cohen_kappa_score,
     confusion,
     gwet_ac1_score,
@@ -23,15 +24,14 @@ from judgekit.calibration import (
     kappa_standard_error,
     percent_agreement,
 )
-from judgekit.calibration._common import encode_pairs
-from judgekit.calibration.agreement import (
+from judgekit.stats._validation import encode_pairs
+from judgekit.stats.agreement import (
     _bootstrap_tables,
     _bootstrap_tables_by_index,
     _disagreement_weights,
     _kappas,
 )
-from judgekit.errors import CalibrationError
-from judgekit.stats import UndefinedStatisticWarning
+from judgekit.stats.proportions import UndefinedStatisticWarning
 from tests.calibration.conftest import label_pairs
 
 WEIGHTS = [None, "linear", "quadratic"]

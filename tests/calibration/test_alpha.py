@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from judgekit.calibration import cohen_kappa_score, krippendorff_alpha
-from judgekit.stats import UndefinedStatisticWarning
+from judgekit.stats import cohen_kappa_score, krippendorff_alpha
+from judgekit.stats.proportions import UndefinedStatisticWarning
 
 LEVELS = ["nominal", "ordinal", "interval"]
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from statsmodels.stats.proportion import proportion_confint
 
-from judgekit.calibration import judge_error_rates, rogan_gladen
-from judgekit.stats import UndefinedStatisticWarning
+from judgekit.stats import judge_error_rates, rogan_gladen
+from judgekit.stats.proportions import UndefinedStatisticWarning
 
 
 def test_hand_worked() -> None:

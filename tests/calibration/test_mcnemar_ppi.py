@@ -11,8 +11,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.contingency_tables import mcnemar
 
-from judgekit.calibration import mcnemar_test, ppi_mean_interval
-from judgekit.stats import UndefinedStatisticWarning
+from judgekit.stats import mcnemar_test, ppi_mean_interval
+from judgekit.stats.proportions import UndefinedStatisticWarning
 
 
 def _table(a: list[bool], b: list[bool]) -> list[list[int]]:

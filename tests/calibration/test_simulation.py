@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judgekit.calibration import (
+from judgekit.stats import (
     cohen_kappa_score,
     judge_error_rates,
     kappa_interval,

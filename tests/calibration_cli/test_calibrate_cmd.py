@@ -17,12 +17,12 @@ import pytest
 from click.testing import CliRunner, Result
 from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
-from judgekit.calibration import kappa_sample_size, kappa_standard_error
 from judgekit.cli import main
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import load_runs
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.labelling.plan import items_for
+from judgekit.stats import kappa_sample_size, kappa_standard_error
 from tests.conftest import REPO
 
 MODEL = "openai/gpt-4o-mini"

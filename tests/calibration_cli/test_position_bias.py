@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from judgekit.calibration_report import build_report, render_text
+from judgekit.calibration import build_report, render_text
 from judgekit.formats.label import Label
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from tests.conftest import REPO
 
 AT = datetime(2026, 11, 29, tzinfo=UTC)

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
-from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from tests.conftest import REPO
 
 SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"

@@ -141,7 +141,7 @@ def test_bad_runs_exit_2_and_write_nothing(tmp_path: Path, line: str, message: s
     assert code == 2
     assert err == f"judgekit: error: {runs}:3: {message}\n"
     # the earlier results file is untouched and no partial file appears (the folder's lock
-    # file stays, empty: see judgekit/folder_lock.py)
+    # file stays, empty: see judgekit/_util/folder_lock.py)
     assert sorted(p.name for p in out_dir.iterdir()) == [".judgekit.lock", "results.csv"]
     assert (out_dir / ".judgekit.lock").read_bytes() == b""
     assert (out_dir / "results.csv").read_text(encoding="utf-8") == "previous\n"

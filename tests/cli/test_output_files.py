@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from judgekit import Task, World
-from judgekit.folder_lock import LOCK_FILE, PID_FILE
+from judgekit._util.folder_lock import LOCK_FILE, PID_FILE
 from judgekit.formats.task import load_tasks
 from judgekit.store import open_store
 from judgekit.store.recording import table_counts

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import check_runs_file, iter_unique_runs, runs_file_ids
 from judgekit.formats.task import load_tasks
 from judgekit.formats.verdict import Verdict
-from judgekit.jsonl import iter_models
 from judgekit.judging.pricing import PriceTable
 from tests.conftest import REPO
 

@@ -18,16 +18,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible, visible_markup, visible_text
 from judgekit.cli import main
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.label import Label
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.labelling.keys import scale_keys
 from judgekit.labelling.screen import LabelScreen, make_item
 from judgekit.store import open_store
-from judgekit.terminal_text import visible, visible_markup, visible_text
 from judgekit.trials.task_outcome import TaskOutcome
 from tests.conftest import REPO
 from tests.labelling.conftest import TIMEOUT, child_env

@@ -20,8 +20,8 @@ from click.testing import CliRunner, Result
 
 from judgekit import ConfigError, DataError, grade_run, load_tasks
 from judgekit.cli import main
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.testing import FakeLLMServer
 from tests.conftest import REPO
 

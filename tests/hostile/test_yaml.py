@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from judgekit import DataError, load_tasks, yamlcompose
+from judgekit import DataError, load_tasks
+from judgekit._util import yamlcompose
+from judgekit._util.yamlfile import load_yaml
 from judgekit.cli import main
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric
-from judgekit.yamlfile import load_yaml
 from tests.conftest import REPO
 
 LAUGHS = "".join(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judgekit.folder_lock import PID_FILE
+from judgekit._util.folder_lock import PID_FILE
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from tests.conftest import REPO

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import Task
 from judgekit.judging.prompts import (
@@ -24,7 +25,6 @@ from judgekit.judging.prompts import (
     render_tool_calls,
     render_transcript,
 )
-from judgekit.judging.rubrics import load_rubric
 from judgekit.providers.chat import ChatMessage
 from tests.conftest import REPO
 

@@ -8,7 +8,7 @@ import pytest
 
 from judgekit.errors import DataError
 from judgekit.formats.rubric import LikertScale, Rubric, RubricSpecError
-from judgekit.judging.rubrics import load_rubric, load_rubrics, rubric_version
+from judgekit.formats.rubric_file import load_rubric, load_rubrics, rubric_version
 from tests.conftest import REPO
 
 BASE = (

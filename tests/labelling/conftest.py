@@ -12,9 +12,9 @@ from pathlib import Path
 import pexpect
 
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.task import load_tasks
-from judgekit.judging.rubrics import load_rubric
 from judgekit.labelling.plan import items_for
 from judgekit.labelling.sampling import order_for_labelling
 from judgekit.labelling.screen import Item

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from judgekit.judging.rubrics import load_rubric
-from judgekit.labelling.store import read_labels
+from judgekit.formats.rubric_file import load_rubric
+from judgekit.labelling.labels_file import read_labels
 from tests.conftest import REPO
 from tests.processes import env
 
@@ -23,7 +23,7 @@ import sys, time
 from datetime import UTC, datetime
 from pathlib import Path
 from judgekit.formats.label import Label
-from judgekit.labelling.store import LabelWriter
+from judgekit.labelling.labels_file import LabelWriter
 
 path, who, count, go, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), *map(Path, sys.argv[4:])
 
@@ -47,7 +47,7 @@ CRASHING = """
 import os, signal, sys
 from datetime import UTC, datetime
 from judgekit.formats.label import Label
-from judgekit.labelling.store import LabelWriter
+from judgekit.labelling.labels_file import LabelWriter
 
 class DiesHalfway:
     def __init__(self, fh):

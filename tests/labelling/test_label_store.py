@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from judgekit.cli import main
 from judgekit.errors import DataError
 from judgekit.formats.label import Label
-from judgekit.labelling.store import LabelWriter, item_hash, read_labels
+from judgekit.labelling.labels_file import LabelWriter, item_hash, read_labels
 from tests.labelling.conftest import (
     RUBRIC,
     SHOP_RUNS,

@@ -14,10 +14,10 @@ from matplotlib.colors import to_rgb
 from matplotlib.image import imread
 from numpy.typing import NDArray
 
-from judgekit.calibration_report import build_report
+from judgekit.calibration import build_report
 from judgekit.formats.label import Label
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.monitoring.model import Alert, Point, Series
 from judgekit.monitoring.plots import (
     ALERT_COLOR,
@@ -29,7 +29,7 @@ from judgekit.monitoring.plots import (
     series_height_px,
     write_png,
 )
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from tests.conftest import REPO
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from judgekit.formats.grade import Grade, GraderResult
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
 from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.series import RubricScope, grade_series, rubric_series
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from judgekit.store import Store
 from tests.conftest import REPO
 

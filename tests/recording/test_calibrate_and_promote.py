@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.store import open_store, schema
 from tests.conftest import REPO
 from tests.recording.conftest import counts, invoke, rows, store_file

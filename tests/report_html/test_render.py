@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from judgekit import Grade, GraderResult, grade_run, load_runs, load_tasks
-from judgekit.calibration_report import CalibrationReport, build_report
+from judgekit.calibration import CalibrationReport, build_report
 from judgekit.formats.label import Label
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import load_rubric, rubric_version
+from judgekit.graders.summary import GradeSummary
 from judgekit.monitoring.model import Alert, Point, Series
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report_html import (
+from judgekit.report import (
     MAX_DISAGREEMENTS,
     ReportContent,
     RubricLine,

@@ -11,7 +11,7 @@ import pytest
 
 from examples.shop import DESIGNED_PASS_RATES, REGRESSED_PASS_RATES
 from judgekit import ConfigError, Task, ToolError, World, load_tasks
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from judgekit.trials.runner import TrialLimits, in_process_trials, load_agent, run_trials
 from tests.conftest import REPO
 

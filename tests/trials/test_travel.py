@@ -6,7 +6,7 @@ from pathlib import Path
 
 from examples.travel import DESIGNED_PASS_RATES
 from judgekit import load_tasks
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 from judgekit.trials.runner import TrialLimits, in_process_trials, load_agent, run_trials
 from tests.conftest import REPO
 

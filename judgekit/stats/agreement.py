@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from judgekit.calibration._common import (
+from judgekit.stats._validation import (
     CalibrationInputError,
     FloatArray,
     IntArray,

@@ -21,8 +21,8 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from judgekit._util.input_paths import read_error, reading
 from judgekit.errors import DataError, OutputError
-from judgekit.input_paths import read_error, reading
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -387,7 +387,7 @@ def remove_empty_folders(folders: list[Path]) -> None:
 def remove_stale_temporaries(folder: str | Path) -> list[Path]:
     """Remove the temporary files that killed judgekit processes left in ``folder``: those
     whose writer (the pid in their name) no longer runs. Call it only holding the folder's
-    lock (:mod:`judgekit.folder_lock`), so no writer can start meanwhile."""
+    lock (:mod:`judgekit._util.folder_lock`), so no writer can start meanwhile."""
     removed: list[Path] = []
     try:
         names = os.listdir(folder)

@@ -12,12 +12,12 @@ from sqlalchemy import select
 
 from judgekit.formats.grade import Grade
 from judgekit.formats.rubric import Rubric
+from judgekit.graders.summary import GradeSummary
 from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
 from judgekit.monitoring.plots import SPEND_METRICS, plot_confusion
 from judgekit.monitoring.series import Window
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report_html import ReportContent
+from judgekit.report import ReportContent
 from judgekit.store import Batch, Store, schema
 from judgekit.store.database import store_errors
 

@@ -14,7 +14,7 @@ from judgekit.monitoring.model import Alert, Series
 class RubricLine:
     """One rubric's status line: ``judgekit rubrics`` in a row.
 
-    ``status`` is a :data:`~judgekit.judging.status.RubricStatus` (promoted, calibrating,
+    ``status`` is a :data:`~judgekit.calibration.promotion.RubricStatus` (promoted, calibrating,
     draft, stale), or "unknown" for a rubric seen in the store without its file; version
     and model are None when unknown.
     """

@@ -6,8 +6,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from judgekit.report.grade_summary import GraderTally, GradeSummary, reliability
-from judgekit.terminal_text import visible_markup, visible_text
+from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit.graders.summary import GraderTally, GradeSummary, reliability
 
 
 def _fraction(tally: GraderTally) -> str:
@@ -44,7 +44,7 @@ def print_grade_table(
     turns, cost, tool errors and stop reasons; then the suite headline and failing tasks.
 
     Task ids, run ids and reasons (which quote the agent's arguments) are data: shown
-    visibly (:mod:`judgekit.terminal_text`), one line each, never as markup or emoji codes."""
+    visibly (:mod:`judgekit._util.terminal_text`), one line each, never as markup or emoji codes."""
     chosen = k if k is not None else summary.default_k()
     tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
     rates = _table(

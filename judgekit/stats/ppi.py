@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgekit.calibration._common import (
+from judgekit.stats._validation import (
     CalibrationInputError,
     FloatArray,
     check_same_length,

@@ -1,9 +1,9 @@
 """Shared input handling: pairing two label sequences, encoding them, counting the table.
 
-Conventions follow :mod:`judgekit.stats`: options are keyword-only; impossible input raises
+Conventions follow :mod:`judgekit.stats.proportions`: options are keyword-only; impossible input raises
 :class:`CalibrationInputError` (a ``ValueError``, and a :class:`~judgekit.errors.CalibrationError`
 so the CLI reports it in one line); a value the data cannot define is ``nan`` with an
-:class:`~judgekit.stats.UndefinedStatisticWarning`.
+:class:`~judgekit.stats.proportions.UndefinedStatisticWarning`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judgekit.errors import CalibrationError
-from judgekit.stats import UndefinedStatisticWarning
+from judgekit.stats.proportions import UndefinedStatisticWarning
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

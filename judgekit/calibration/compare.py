@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from judgekit.calibration import cohen_kappa_score, mcnemar_test
-from judgekit.calibration_report.report import _majority, _verdict_score, select_verdicts
+from judgekit.calibration.report import _majority, _verdict_score, select_verdicts
 from judgekit.errors import CalibrationError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score, scale_values
+from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import rubric_version
+from judgekit.stats import cohen_kappa_score, mcnemar_test
 
 __all__ = ["build_comparison", "paired_kappa_differences"]
 

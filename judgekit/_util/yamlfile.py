@@ -6,7 +6,7 @@ the strings they were written as (``2024-05-20`` stays a string), since agents p
 to tools as strings.
 
 Every YAML file judgekit reads comes through :func:`load_yaml`, which reads it within
-bounds (:mod:`judgekit.yamlcompose`): alias bombs, deep nesting, duplicate keys and
+bounds (:mod:`judgekit._util.yamlcompose`): alias bombs, deep nesting, duplicate keys and
 unreadable scalars are one-line errors naming the file and line.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
+from judgekit._util.yamlcompose import LineNode, read_yaml
 from judgekit.errors import DataError
-from judgekit.yamlcompose import LineNode, read_yaml
 
 Location = tuple[str | int, ...]
 
@@ -47,7 +47,7 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
     """Parse a YAML file; return its data and the line of every key and item.
 
     A syntax error becomes a :class:`DataError` naming the file and line, as does YAML
-    beyond judgekit's bounds (see :mod:`judgekit.yamlcompose`).
+    beyond judgekit's bounds (see :mod:`judgekit._util.yamlcompose`).
     """
     p = Path(path)
     try:

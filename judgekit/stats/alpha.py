@@ -8,7 +8,7 @@ from typing import Literal
 
 import numpy as np
 
-from judgekit.calibration._common import CalibrationInputError, ordered_labels, undefined
+from judgekit.stats._validation import CalibrationInputError, ordered_labels, undefined
 
 __all__ = ["krippendorff_alpha"]
 

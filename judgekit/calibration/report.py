@@ -29,7 +29,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from judgekit.calibration import (
+from judgekit.errors import CalibrationError
+from judgekit.formats.label import Label
+from judgekit.formats.rubric import PromotionPolicy, Rubric, Score, normalise_score, scale_values
+from judgekit.formats.rubric_file import rubric_version
+from judgekit.formats.verdict import Verdict
+from judgekit.stats import (
     cohen_kappa_score,
     confusion,
     gwet_ac1_score,
@@ -41,12 +46,7 @@ from judgekit.calibration import (
     ppi_mean_interval,
     rogan_gladen,
 )
-from judgekit.errors import CalibrationError
-from judgekit.formats.label import Label
-from judgekit.formats.rubric import PromotionPolicy, Rubric, Score, normalise_score, scale_values
-from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import rubric_version
-from judgekit.stats import wilson_interval
+from judgekit.stats.proportions import wilson_interval
 
 __all__ = [
     "CalibrationReport",

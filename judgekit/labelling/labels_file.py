@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError, OutputError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
-from judgekit.jsonl import parse_json, validation_error_to_data_error
 
 __all__ = ["LabelLog", "LabelWriter", "item_hash", "labels_path", "read_labels"]
 

@@ -1,14 +1,14 @@
 """The calibration report as text for a terminal, and as Markdown for a pull-request comment.
 
 Labeller names, notes, run ids and the judge's reasons are data: each is shown through
-:func:`~judgekit.terminal_text.visible` on one line, so none can move the cursor, clear the
+:func:`~judgekit._util.terminal_text.visible` on one line, so none can move the cursor, clear the
 screen or forge a line of the report.
 """
 
 from __future__ import annotations
 
-from judgekit.calibration_report.report import CalibrationReport, Criterion
-from judgekit.terminal_text import visible
+from judgekit._util.terminal_text import visible
+from judgekit.calibration.report import CalibrationReport, Criterion
 
 __all__ = ["failure_lines", "labels_needed_line", "render_markdown", "render_text"]
 

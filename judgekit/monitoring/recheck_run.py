@@ -12,17 +12,18 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit._util.terminal_text import visible_markup
+from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.judge import Judge
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.rubrics import load_rubric, rubric_version
-from judgekit.judging.status import default_labels_dir, promotion_record_path
-from judgekit.labelling.store import labels_path, read_labels
+from judgekit.labelling.labels_file import labels_path, read_labels
 from judgekit.monitoring.recheck import (
     RecheckResult,
     compare_kappas,
@@ -34,7 +35,6 @@ from judgekit.monitoring.recheck import (
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
-from judgekit.terminal_text import visible_markup
 
 
 def run_recheck(

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from judgekit.errors import DataError
-from judgekit.formats.rubric import Rubric, normalise_score
+from judgekit.formats.rubric import Rubric, describe_scores, normalise_score
+from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.rubrics import rubric_version
-from judgekit.judging.verdict_parsing import describe_scores
 
 __all__ = ["ScaleCheck"]
 

@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import Literal
 
+from judgekit._util.input_paths import is_file, os_reason
+from judgekit._util.jsonl import parse_json
 from judgekit.formats.rubric import Rubric
-from judgekit.input_paths import is_file, os_reason
-from judgekit.jsonl import parse_json
-from judgekit.judging.rubrics import rubric_version
+from judgekit.formats.rubric_file import rubric_version
 
 RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
 

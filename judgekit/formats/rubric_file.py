@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from judgekit._util.input_paths import is_dir, is_file, read_text, reading
+from judgekit._util.yamlfile import LineMap, Location, load_yaml
 from judgekit.errors import DataError
 from judgekit.formats.rubric import (
     ChoicesScale,
@@ -31,8 +33,6 @@ from judgekit.formats.rubric import (
     scale_kind,
     scale_values,
 )
-from judgekit.input_paths import is_dir, is_file, read_text, reading
-from judgekit.yamlfile import LineMap, Location, load_yaml
 
 __all__ = ["load_rubric", "load_rubrics", "rubric_version"]
 

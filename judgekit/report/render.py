@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judgekit.jsonl import atomic_writer
+from judgekit._util.jsonl import atomic_writer
 from judgekit.monitoring.model import Alert, MetricKind, Point, Series
-from judgekit.report_html.content import ReportContent, RubricRow
+from judgekit.report.content import ReportContent, RubricRow
 
 __all__ = ["MAX_DISAGREEMENTS", "render_report", "write_report"]
 

@@ -62,12 +62,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import RunIdLines
-from judgekit.input_paths import is_dir, is_file
-from judgekit.jsonl import iter_models
-from judgekit.stats import two_proportion_test
+from judgekit.stats.proportions import two_proportion_test
 
 __all__ = [
     "Comparison",

@@ -6,8 +6,8 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from judgekit.calibration._common import CalibrationInputError, check_same_length, undefined
-from judgekit.stats import wilson_interval
+from judgekit.stats._validation import CalibrationInputError, check_same_length, undefined
+from judgekit.stats.proportions import wilson_interval
 
 __all__ = ["JudgeErrorRates", "Rate", "judge_error_rates", "rogan_gladen"]
 

@@ -18,11 +18,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, select
 
+from judgekit.calibration.promotion import RubricStatus, judged_model, rubric_status
 from judgekit.formats.rubric import Rubric, scale_kind
-from judgekit.gate import holm_rejections
-from judgekit.judging.rubrics import rubric_version
-from judgekit.judging.status import RubricStatus, judged_model, rubric_status
-from judgekit.stats import two_proportion_test
+from judgekit.formats.rubric_file import rubric_version
+from judgekit.gate.compare import holm_rejections
+from judgekit.stats.proportions import two_proportion_test
 from judgekit.store import Store, schema
 from judgekit.store.database import store_errors
 

@@ -8,8 +8,8 @@ from judgekit.formats.run import iter_unique_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_runs
-from judgekit.report.grade_summary import GradeSummary
-from judgekit.report.results_files import write_results
+from judgekit.graders.results_files import write_results
+from judgekit.graders.summary import GradeSummary
 
 
 def grade_file(

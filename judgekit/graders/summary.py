@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judgekit.formats.grade import Grade, GraderResult
-from judgekit.stats import UndefinedStatisticWarning, pass_at_k, pass_hat_k, wilson_interval
+from judgekit.stats.proportions import (
+    UndefinedStatisticWarning,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
 
 GRADERS = ("truth", "path", "state")
 

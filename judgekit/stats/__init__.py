@@ -1,0 +1,70 @@
+"""Statistics: rates over trials, and whether an LLM judge agrees with humans.
+
+Rates over repeated trials (:func:`pass_at_k`, :func:`pass_hat_k`, :func:`wilson_interval`,
+:func:`two_proportion_test`); agreement (:func:`percent_agreement`, :func:`cohen_kappa_score` and its
+:func:`kappa_interval`, :func:`gwet_ac1_score`, :func:`krippendorff_alpha`), how a judge errs
+(:func:`confusion`, :func:`judge_error_rates`), correcting judged rates
+(:func:`rogan_gladen`, :func:`ppi_mean_interval`), comparing two graders
+(:func:`mcnemar_test`) and planning (:func:`kappa_sample_size`).
+
+Conventions: options are keyword-only; impossible input raises
+:class:`CalibrationInputError` (both a ``ValueError`` and a
+:class:`~judgekit.errors.CalibrationError`); an undefined value is nan with an
+:class:`UndefinedStatisticWarning`.
+"""
+
+from __future__ import annotations
+
+from judgekit.stats._validation import CalibrationInputError
+from judgekit.stats.agreement import (
+    cohen_kappa_score,
+    confusion,
+    gwet_ac1_score,
+    kappa_interval,
+    kappa_sample_size,
+    kappa_standard_error,
+    percent_agreement,
+)
+from judgekit.stats.alpha import krippendorff_alpha
+from judgekit.stats.judge_errors import (
+    JudgeErrorRates,
+    Rate,
+    judge_error_rates,
+    rogan_gladen,
+)
+from judgekit.stats.mcnemar import mcnemar_test
+from judgekit.stats.ppi import ppi_mean_interval
+from judgekit.stats.proportions import (
+    Z_95,
+    TwoProportionTest,
+    UndefinedStatisticWarning,
+    pass_at_k,
+    pass_hat_k,
+    two_proportion_test,
+    wilson_interval,
+)
+
+__all__ = [
+    "Z_95",
+    "CalibrationInputError",
+    "JudgeErrorRates",
+    "Rate",
+    "TwoProportionTest",
+    "UndefinedStatisticWarning",
+    "cohen_kappa_score",
+    "confusion",
+    "gwet_ac1_score",
+    "judge_error_rates",
+    "kappa_interval",
+    "kappa_sample_size",
+    "kappa_standard_error",
+    "krippendorff_alpha",
+    "mcnemar_test",
+    "pass_at_k",
+    "pass_hat_k",
+    "percent_agreement",
+    "ppi_mean_interval",
+    "rogan_gladen",
+    "two_proportion_test",
+    "wilson_interval",
+]
