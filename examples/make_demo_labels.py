@@ -3,7 +3,7 @@
 The labels are the deterministic outcome of a stratified sample of the demo's shop runs
 (labeller ``demo-truth``), each with the hash of the text a labeller would see. The runs
 are seeded by suite, task and trial, so the file keeps matching them until the shop's stub
-agent or tasks change; tests/test_demo.py then reports it stale. Write it again with:
+agent or tasks change; tests/demo/test_demo.py then reports it stale. Write it again with:
 
     python examples/make_demo_labels.py
 """

@@ -6,7 +6,7 @@ anywhere, after changing a file format:
 
     python schemas/regenerate.py
 
-tests/test_schema_files.py fails while a file is out of date.
+tests/formats/test_schema_files.py fails while a file is out of date.
 """
 
 from __future__ import annotations

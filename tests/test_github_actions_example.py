@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.cli.test_help import assert_parses, judgekit_args, split_simple_commands
 from tests.conftest import REPO
-from tests.test_cli_help import assert_parses, judgekit_args, split_simple_commands
 
 EXAMPLES = REPO / "examples" / "github-actions"
 WITH_STORE = EXAMPLES / "judgekit.yml"

@@ -5,7 +5,7 @@ runs: the run's deterministic outcome, labeller ``demo-truth``, with the hash of
 ``judgekit label`` would show. The demo's runs are deterministic (each trial's rng is
 seeded by suite, task and trial), so labels written once keep matching them; after a change
 to the shop's stub agent or tasks, write them again with ``python
-examples/make_demo_labels.py`` (tests/test_demo.py says when).
+examples/make_demo_labels.py`` (tests/demo/test_demo.py says when).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ equal n), the Wilson rule raises false alarms on 11.1% of stable tasks at p = 0.
 stays at 5.2%, 5.1% and 5.2%. One-sided, because the gate asks one question (did it get
 worse?) and spends all of alpha on it.
 
-Measured by simulation (``tests/test_gate.py``: 2,000 stable tasks per case, seeded, run
+Measured by simulation (``tests/gate/test_compare.py``: 2,000 stable tasks per case, seeded, run
 through :func:`compare_results` itself), the false-alarm rate of the pass-rate rule at
 alpha = 0.05 with a true rate of 0.7 on both sides is 6.2% at n = 20 runs per side and 5.5%
 at n = 100 (simulation error ±0.5 points); the exact rates are 5.23% and 5.14%, slightly

@@ -16,7 +16,7 @@ from judgekit.store import open_store
 from judgekit.store.recording import table_counts
 from tests.conftest import REPO
 from tests.processes import judgekit, listing, lock_held, read_only, start_judgekit
-from tests.recording.test_calibrate_and_promote import workspace
+from tests.store.recording.test_calibrate_and_promote import workspace
 
 SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
 SHOP_TASKS = REPO / "tasks" / "shop.yaml"

@@ -10,7 +10,7 @@ import pytest
 
 from judgekit.store import open_store
 from judgekit.store.recording import runs_batch_key
-from tests.recording.conftest import (
+from tests.store.recording.conftest import (
     BRANCH,
     SHA,
     SHOP_RUNS,

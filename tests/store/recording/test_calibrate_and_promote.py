@@ -12,7 +12,7 @@ from sqlalchemy import select
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.store import open_store, schema
 from tests.conftest import REPO
-from tests.recording.conftest import counts, invoke, rows, store_file
+from tests.store.recording.conftest import counts, invoke, rows, store_file
 
 MODEL = "openai/gpt-4o-mini"
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)

@@ -16,7 +16,7 @@ from judgekit.store.recording import runs_batch_key
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
-from tests.recording.conftest import (
+from tests.store.recording.conftest import (
     SHOP_RUNS,
     SHOP_TASKS,
     counts,

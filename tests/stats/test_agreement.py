@@ -32,7 +32,7 @@ from judgekit.stats.agreement import (
     _kappas,
 )
 from judgekit.stats.proportions import UndefinedStatisticWarning
-from tests.calibration.conftest import label_pairs
+from tests.stats.conftest import label_pairs
 
 WEIGHTS = [None, "linear", "quadratic"]
 
