@@ -20,7 +20,7 @@ two different files of the same name. A folder the command created and left empt
 failed before writing anything) is removed again, lock file and all.
 
 Taking the lock also removes the temporary files of atomic writes that a killed judgekit
-process left in the folder (:func:`judgekit._util.jsonl.remove_stale_temporaries`).
+process left in the folder (:func:`judgekit._util.atomic_files.remove_stale_temporaries`).
 """
 
 from __future__ import annotations
@@ -32,12 +32,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Final
 
-from judgekit._util.jsonl import (
-    make_folders,
-    process_is_running,
-    remove_empty_folders,
-    remove_stale_temporaries,
-)
+from judgekit._util.atomic_files import make_folders, remove_empty_folders, remove_stale_temporaries
+from judgekit._util.processes import process_is_running
 from judgekit.errors import FolderInUseError, OutputError
 
 __all__ = ["LOCK_FILE", "PID_FILE", "output_folder_lock", "parent_folder_lock"]

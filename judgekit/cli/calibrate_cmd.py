@@ -10,9 +10,10 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.folder_lock import parent_folder_lock
 from judgekit._util.input_paths import is_file
-from judgekit._util.jsonl import atomic_bytes_writer, iter_models
+from judgekit._util.jsonl import iter_models
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line

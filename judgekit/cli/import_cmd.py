@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, run_json
 from judgekit.importers.unique_ids import UniqueRunIds

@@ -170,7 +170,7 @@ def write_plots(report: MonitorReport, path: Path) -> list[Path]:
 
     Both files are written before either is renamed into place, so a folder that cannot
     take them leaves the old pair as it was."""
-    from judgekit._util.jsonl import atomic_files
+    from judgekit._util.atomic_files import atomic_files
 
     spend = path.with_name(f"{path.stem}.cost_turns{path.suffix or '.png'}")
     with atomic_files() as files:
@@ -294,7 +294,7 @@ def monitor_command(
     from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
 
     if recheck_ref is not None:
-        from judgekit.cli.api_key import api_key_from_env
+        from judgekit.judging.api_key import api_key_from_env
         from judgekit.monitoring.recheck_run import run_recheck
 
         with open_store() as store:

@@ -11,8 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import exists
-from judgekit._util.jsonl import atomic_writer
 
 if TYPE_CHECKING:
     from judgekit.store.provenance import Provenance
@@ -58,9 +58,40 @@ def baseline_writer(path: Path | None) -> Iterator[IO[str] | None]:
 reasons_option = click.option(
     "--reasons", is_flag=True, help="Print the first failing reason of each failing run."
 )
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object instead of the tables."
-)
+
+
+def json_instead_of(what: str) -> Callable[[F], F]:
+    """``--json``, printing one JSON object instead of ``what``."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help=f"Print one JSON object instead of {what}."
+    )
+
+
+json_option = json_instead_of("the tables")
+
+
+def suites_option(help: str) -> Callable[[F], F]:
+    """An optional ``--tasks``, for commands that read suites only for what they say."""
+    return click.option("--tasks", "tasks_path", type=click.Path(path_type=Path), help=help)
+
+
+def out_dir_option(default: str, help: str) -> Callable[[F], F]:
+    """``--out``, the folder a command writes its files to (created if needed)."""
+    return click.option(
+        "--out",
+        "out_dir",
+        default=default,
+        show_default=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help=help,
+    )
+
+
+def concurrency_option(default: int, help: str) -> Callable[[F], F]:
+    """``--concurrency``, how many things at once (at least one)."""
+    return click.option(
+        "--concurrency", default=default, show_default=True, type=click.IntRange(min=1), help=help
+    )
 
 
 def k_option(default_text: str) -> Callable[[F], F]:

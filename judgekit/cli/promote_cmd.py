@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.cli.calibrate_cmd import calibration_options, load_report
 from judgekit.cli.options import json_option, no_store_option

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.terminal_text import visible_markup
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say

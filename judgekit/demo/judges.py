@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.errors import ConfigError

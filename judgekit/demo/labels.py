@@ -18,7 +18,7 @@ from typing import Final
 
 from rich.console import Console
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.demo.judges import SimulatedJudge

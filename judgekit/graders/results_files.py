@@ -10,7 +10,7 @@ import csv
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from judgekit._util.jsonl import atomic_files
+from judgekit._util.atomic_files import atomic_files
 from judgekit.formats.grade import Grade, GraderResult
 
 CSV_COLUMNS = [
@@ -73,9 +73,9 @@ def write_results(
     lines as results.jsonl to ``baseline``, when given) as it passes through.
 
     A generator: iterate it to the end and the files are renamed into place together, once
-    all are written whole (:func:`judgekit._util.jsonl.atomic_files`); stop early or raise and no
-    file is touched. The files are opened before the first grade is asked for, so a folder
-    that cannot take one stops the command before any input is read.
+    all are written whole (:func:`judgekit._util.atomic_files.atomic_files`); stop early or
+    raise and no file is touched. The files are opened before the first grade is asked for,
+    so a folder that cannot take one stops the command before any input is read.
     """
     out = Path(out_dir)
     with atomic_files() as files:

@@ -18,8 +18,9 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import exists
-from judgekit._util.jsonl import atomic_writer, validation_error_to_data_error
+from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.errors import DataError
 from judgekit.formats.verdict import Verdict
 

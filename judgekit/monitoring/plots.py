@@ -24,7 +24,7 @@ from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
-from judgekit._util.jsonl import write_bytes_atomically
+from judgekit._util.atomic_files import write_bytes_atomically
 from judgekit.monitoring.model import Point, Series
 
 __all__ = [

@@ -27,8 +27,9 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import is_file, read_bytes
-from judgekit._util.jsonl import atomic_writer, parse_json
+from judgekit._util.jsonl import parse_json
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.jsonl import atomic_writer
+from judgekit._util.atomic_files import atomic_writer
 from judgekit.monitoring.model import Alert, MetricKind, Point, Series
 from judgekit.report.content import ReportContent, RubricRow
 

@@ -18,8 +18,9 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from judgekit._util.atomic_files import atomic_files, make_folders
 from judgekit._util.input_paths import exists, os_reason, read_bytes
-from judgekit._util.jsonl import atomic_files, make_folders, validation_error_to_data_error
+from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.errors import ConfigError, DataError, OutputError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, RunIdLines, run_json

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judgekit._util.jsonl import atomic_writer, write_bytes_atomically
+from judgekit._util.atomic_files import atomic_writer, write_bytes_atomically
 
 
 @pytest.fixture

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from judgekit._util.atomic_files import TEMPORARY_SUFFIX, atomic_files
 from judgekit._util.input_paths import exists, is_dir, is_file, read_text, reading
-from judgekit._util.jsonl import TEMPORARY_SUFFIX, atomic_files, parse_json
+from judgekit._util.jsonl import parse_json
 from judgekit.cli import main
 from judgekit.errors import DataError, OutputError
 from tests.conftest import REPO
