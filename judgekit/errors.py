@@ -5,12 +5,19 @@
     JudgekitError                 anything judgekit reports to a user (the CLI prints one line, exit 2)
     ├── DataError                 a file's content is wrong: carries path, line and field
     ├── ConfigError               a setting or option is wrong (not tied to a file line)
+    │   └── SpecError             a matcher, rubric or reference spec is wrong; also a ValueError
+    │       ├── MatcherSpecError      a task's matcher (formats/matchers)
+    │       ├── RubricSpecError       a rubric's field (formats/rubric.py)
+    │       └── UnresolvedReference   a module:name that cannot be imported (_util/references.py)
     ├── ProviderError             a model provider failed (retryable or not)
     ├── JudgeOutputError          a judge answered something that is not a valid verdict
     ├── CalibrationError          calibration cannot be computed from what was given
     ├── StoreError                the store could not be read or written
     └── OutputError               an output file or folder cannot be written
         └── FolderInUseError      another judgekit process is writing the same output folder
+
+Errors defined beside the code that raises them subclass one of these (the three spec
+errors above; judging's ``JudgingStopped`` is a ``ProviderError``).
 
 The CLI catches ``JudgekitError`` only, so a bug still shows its traceback.
 """
@@ -57,6 +64,14 @@ class DataError(JudgekitError):
 
 class ConfigError(JudgekitError):
     """An option, setting or reference (module:function, provider name) is wrong."""
+
+
+class SpecError(ConfigError, ValueError):
+    """A matcher, rubric or reference spec is wrong.
+
+    Also a ``ValueError``: specs are checked inside pydantic validators, which turn a
+    ``ValueError`` into a field error of the file being loaded.
+    """
 
 
 class ProviderError(JudgekitError):

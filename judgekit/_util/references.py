@@ -7,8 +7,10 @@ import os
 import sys
 from typing import Any
 
+from judgekit.errors import SpecError
 
-class UnresolvedReference(ValueError):
+
+class UnresolvedReference(SpecError):
     """A ``module:name`` reference cannot be resolved; the message says why."""
 
 
