@@ -12,7 +12,7 @@ import pytest
 
 from judgekit import ConfigError, Grade, Task, World, load_tasks
 from judgekit._util.folder_lock import LOCK_FILE
-from judgekit.gate.compare import load_results
+from judgekit.formats.grade import load_results
 from judgekit.graders.grade import grade_run
 from judgekit.pytest_plugin import TaskFailed, assert_task_passes, task_cases
 from judgekit.stats.proportions import two_proportion_test
