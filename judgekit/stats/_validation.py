@@ -1,41 +1,66 @@
-"""Shared input handling: pairing two label sequences, encoding them, counting the table.
+"""The contract every statistic keeps, and the input handling the agreement statistics share.
 
-Conventions follow :mod:`judgekit.stats.proportions`: options are keyword-only; impossible input raises
-:class:`CalibrationInputError` (a ``ValueError``, and a :class:`~judgekit.errors.CalibrationError`
-so the CLI reports it in one line); a value the data cannot define is ``nan`` with an
-:class:`~judgekit.stats.proportions.UndefinedStatisticWarning`.
+Impossible input raises :class:`StatisticsInputError` (a ``ValueError``, and a
+:class:`~judgekit.errors.CalibrationError` so the CLI reports it in one line). A value the
+data cannot define is ``nan`` with an :class:`UndefinedStatisticWarning`, unless the caller
+passes ``replace_undefined_by=``: then it is that value, and nothing is warned.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from judgekit.errors import CalibrationError
-from judgekit.stats.proportions import UndefinedStatisticWarning
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
+# What an undefined value becomes: "warn" (nan and a warning) or a number returned silently.
+ReplaceUndefined: TypeAlias = float | Literal["warn"]
 
-class CalibrationInputError(CalibrationError, ValueError):
-    """The input cannot be calibrated on at all (empty, unequal lengths, bad option)."""
+
+class StatisticsInputError(CalibrationError, ValueError):
+    """The input cannot be computed on at all (a negative count, unequal lengths, a bad option)."""
 
 
-def undefined(message: str) -> float:
-    warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
-    return math.nan
+# The name calibration code has long caught; the same class.
+CalibrationInputError = StatisticsInputError
+
+
+class UndefinedStatisticWarning(RuntimeWarning):
+    """A statistic is undefined for the data given; the value returned is nan."""
+
+
+def check_replacement(replace_undefined_by: ReplaceUndefined) -> None:
+    """Refuse a ``replace_undefined_by=`` that is neither ``"warn"`` nor a number."""
+    if replace_undefined_by == "warn":
+        return
+    if isinstance(replace_undefined_by, bool) or not isinstance(replace_undefined_by, numbers.Real):
+        raise StatisticsInputError(
+            f"replace_undefined_by must be 'warn' or a number, got {replace_undefined_by!r}"
+        )
+
+
+def undefined(message: str, replace_undefined_by: ReplaceUndefined = "warn") -> float:
+    """The value of a statistic the data cannot define: nan, warned, or the caller's stand-in."""
+    if isinstance(replace_undefined_by, str):
+        warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
+        return math.nan
+    return float(replace_undefined_by)
 
 
 def z_value(confidence: float) -> float:
     if not 0 < confidence < 1:
-        raise CalibrationInputError(f"confidence must be between 0 and 1, got {confidence!r}")
+        raise StatisticsInputError(f"confidence must be between 0 and 1, got {confidence!r}")
     return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
 
 
@@ -43,7 +68,7 @@ def check_same_length(
     name_1: str, seq_1: Sequence[object], name_2: str, seq_2: Sequence[object]
 ) -> None:
     if len(seq_1) != len(seq_2):
-        raise CalibrationInputError(
+        raise StatisticsInputError(
             f"{name_1} and {name_2} must have the same length, got {len(seq_1)} and {len(seq_2)}"
         )
 
@@ -54,7 +79,7 @@ def ordered_labels(values: Sequence[Hashable]) -> list[Hashable]:
     try:
         return sorted(distinct)  # type: ignore[type-var]
     except TypeError:
-        raise CalibrationInputError(
+        raise StatisticsInputError(
             f"labels of different kinds cannot be ordered ({sorted({type(v).__name__ for v in distinct})}); "
             "pass labels= to fix the order"
         ) from None
@@ -98,15 +123,15 @@ def encode_pairs(
     first, second = list(y1), list(y2)
     check_same_length(names[0], first, names[1], second)
     if not first:
-        raise CalibrationInputError(f"no pairs: {names[0]} and {names[1]} are empty")
+        raise StatisticsInputError(f"no pairs: {names[0]} and {names[1]} are empty")
     if labels is None:
         label_list = ordered_labels(first + second)
     else:
         label_list = list(labels)
         if not label_list:
-            raise CalibrationInputError("labels= is empty")
+            raise StatisticsInputError("labels= is empty")
         if len(set(label_list)) != len(label_list):
-            raise CalibrationInputError(f"labels= repeats a label: {label_list!r}")
+            raise StatisticsInputError(f"labels= repeats a label: {label_list!r}")
     index = {label: i for i, label in enumerate(label_list)}
     codes_1 = np.fromiter((index.get(v, -1) for v in first), dtype=np.int64, count=len(first))
     codes_2 = np.fromiter((index.get(v, -1) for v in second), dtype=np.int64, count=len(second))
@@ -114,7 +139,7 @@ def encode_pairs(
     if not keep.all():
         codes_1, codes_2 = codes_1[keep], codes_2[keep]
         if codes_1.size == 0:
-            raise CalibrationInputError(
+            raise StatisticsInputError(
                 f"no pairs: none of the {len(first)} pairs has both labels in labels={label_list!r}"
             )
     return Pairs(label_list, codes_1, codes_2)

@@ -3,7 +3,8 @@ its analytic and bootstrap intervals, Gwet's AC1, and the confusion table.
 
 Every function takes two equal-length sequences of hashable labels (str, int, bool). As in
 scikit-learn, ``labels=`` fixes the label set and order; without it the labels are the sorted
-distinct values, and a pair with a label outside ``labels`` is left out.
+distinct values, and a pair with a label outside ``labels`` is left out. Where kappa is
+undefined, ``replace_undefined_by=`` names the value to return instead of a warned nan.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import Literal
 import numpy as np
 
 from judgekit.stats._validation import (
-    CalibrationInputError,
     FloatArray,
     IntArray,
     Pairs,
+    ReplaceUndefined,
+    StatisticsInputError,
+    check_replacement,
     encode_pairs,
     undefined,
     z_value,
@@ -76,7 +79,7 @@ def _disagreement_weights(k: int, weights: Weights) -> IntArray:
         return np.abs(difference)
     if weights == "quadratic":
         return difference * difference
-    raise CalibrationInputError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+    raise StatisticsInputError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
 
 
 def _kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
@@ -96,13 +99,14 @@ def _kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
     return kappa
 
 
-def _kappa(pairs: Pairs, weights: Weights) -> float:
+def _kappa(pairs: Pairs, weights: Weights, replace_undefined_by: ReplaceUndefined) -> float:
     disagreement = _disagreement_weights(pairs.k, weights)
     value = float(_kappas(pairs.table()[None], disagreement)[0])
     if math.isnan(value):
         return undefined(
             "Cohen's kappa is undefined when chance agreement is total "
-            "(both raters used one and the same label throughout)"
+            "(both raters used one and the same label throughout)",
+            replace_undefined_by,
         )
     return value
 
@@ -113,20 +117,24 @@ def cohen_kappa_score(
     *,
     labels: Sequence[Hashable] | None = None,
     weights: Weights = None,
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> float:
     """Cohen's kappa, (p_o - p_e) / (1 - p_e): agreement beyond what the raters' label rates
     would give by chance. Same contract and values as ``sklearn.metrics.cohen_kappa_score``.
 
     ``weights="linear"`` or ``"quadratic"`` scores partial credit between ordered labels (the
     order of ``labels``, else sorted order). When both raters use one label throughout,
-    chance agreement is 1 and kappa is nan (warned); compare :func:`gwet_ac1_score`.
+    chance agreement is 1 and kappa is nan (warned), or ``replace_undefined_by`` (not
+    warned) when given; compare :func:`gwet_ac1_score`.
 
     >>> cohen_kappa_score(["a", "a", "b", "b"], ["a", "b", "b", "b"])
     0.5
     >>> round(cohen_kappa_score([1, 2, 3, 3], [1, 3, 3, 2], weights="quadratic"), 4)
     0.6364
     """
-    return _kappa(encode_pairs(y1, y2, labels=labels), weights)
+    pairs = encode_pairs(y1, y2, labels=labels)
+    check_replacement(replace_undefined_by)
+    return _kappa(pairs, weights, replace_undefined_by)
 
 
 def _standard_error(table: IntArray, disagreement: IntArray) -> tuple[float, float]:
@@ -163,19 +171,24 @@ def kappa_standard_error(
     *,
     labels: Sequence[Hashable] | None = None,
     weights: Weights = None,
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> float:
     """The large-sample standard error of Cohen's kappa (Fleiss, Cohen & Everitt 1969).
 
-    nan (warned) where kappa is undefined. Perfect agreement gives 0: the analytic interval
-    then has no width, however few the labels (use the bootstrap, or more labels).
+    nan (warned) where kappa is undefined, or ``replace_undefined_by`` (not warned) when
+    given. Perfect agreement gives 0: the analytic interval then has no width, however few
+    the labels (use the bootstrap, or more labels).
 
     >>> round(kappa_standard_error(["a"] * 6 + ["b"] * 4, ["a"] * 5 + ["b"] * 5), 4)
     0.1859
     """
     pairs = encode_pairs(y1, y2, labels=labels)
+    check_replacement(replace_undefined_by)
     kappa, se = _standard_error(pairs.table(), _disagreement_weights(pairs.k, weights))
     if math.isnan(kappa):
-        return undefined("the standard error of kappa is undefined where kappa is")
+        return undefined(
+            "the standard error of kappa is undefined where kappa is", replace_undefined_by
+        )
     return se
 
 
@@ -226,13 +239,15 @@ def kappa_interval(
     method: Literal["analytic", "bootstrap"] = "analytic",
     n_resamples: int = 2000,
     seed: int = 0,
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> tuple[float, float]:
     """A confidence interval for Cohen's kappa, clipped to [-1, 1].
 
     ``method="analytic"``: kappa ± z · the standard error of Fleiss, Cohen & Everitt (1969)
     (:func:`kappa_standard_error`). ``method="bootstrap"``: the percentile interval of
     ``n_resamples`` bootstrap resamples of the pairs, seeded by ``seed`` (resamples whose kappa
-    is undefined are left out). Undefined kappa gives ``(nan, nan)`` (warned).
+    is undefined are left out). Undefined kappa gives ``(nan, nan)`` (warned), or both bounds
+    ``replace_undefined_by`` (not warned) when given.
 
     >>> low, high = kappa_interval(["a"] * 6 + ["b"] * 4, ["a"] * 5 + ["b"] * 5)
     >>> round(low, 4), round(high, 4)
@@ -241,26 +256,29 @@ def kappa_interval(
     z = z_value(confidence)
     pairs = encode_pairs(y1, y2, labels=labels)
     disagreement = _disagreement_weights(pairs.k, weights)
+    check_replacement(replace_undefined_by)
     table = pairs.table()
     if method == "analytic":
         kappa, se = _standard_error(table, disagreement)
         if math.isnan(kappa):
-            undefined("kappa has no interval where kappa is undefined")
-            return math.nan, math.nan
+            bound = undefined(
+                "kappa has no interval where kappa is undefined", replace_undefined_by
+            )
+            return bound, bound
         return max(-1.0, kappa - z * se), min(1.0, kappa + z * se)
     if method != "bootstrap":
-        raise CalibrationInputError(f"method must be 'analytic' or 'bootstrap', got {method!r}")
+        raise StatisticsInputError(f"method must be 'analytic' or 'bootstrap', got {method!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise CalibrationInputError(f"n_resamples must be a whole number ≥ 1, got {n_resamples!r}")
+        raise StatisticsInputError(f"n_resamples must be a whole number ≥ 1, got {n_resamples!r}")
     if math.isnan(float(_kappas(table[None], disagreement)[0])):
-        undefined("kappa has no interval where kappa is undefined")
-        return math.nan, math.nan
+        bound = undefined("kappa has no interval where kappa is undefined", replace_undefined_by)
+        return bound, bound
     rng = np.random.default_rng(seed)
     kappas = _kappas(_bootstrap_tables(table, n_resamples, rng), disagreement)
     kappas = kappas[~np.isnan(kappas)]
     if kappas.size == 0:
-        undefined("kappa is undefined in every bootstrap resample")
-        return math.nan, math.nan
+        bound = undefined("kappa is undefined in every bootstrap resample", replace_undefined_by)
+        return bound, bound
     alpha = 1.0 - confidence
     low, high = np.quantile(kappas, [alpha / 2, 1.0 - alpha / 2])
     return max(-1.0, float(low)), min(1.0, float(high))
@@ -289,16 +307,16 @@ def kappa_sample_size(
     0
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise CalibrationInputError(f"n must be a whole number ≥ 1, got {n!r}")
+        raise StatisticsInputError(f"n must be a whole number ≥ 1, got {n!r}")
     if not -1.0 <= observed_kappa <= 1.0:
-        raise CalibrationInputError(f"observed_kappa must be in [-1, 1], got {observed_kappa!r}")
+        raise StatisticsInputError(f"observed_kappa must be in [-1, 1], got {observed_kappa!r}")
     if not -1.0 <= bar <= 1.0:
-        raise CalibrationInputError(f"bar must be in [-1, 1], got {bar!r}")
+        raise StatisticsInputError(f"bar must be in [-1, 1], got {bar!r}")
     z = z_value(confidence)
     if standard_error is None:
         standard_error = math.sqrt((1.0 - observed_kappa**2) / n)
     elif not standard_error >= 0 or math.isinf(standard_error):
-        raise CalibrationInputError(f"standard_error must be ≥ 0, got {standard_error!r}")
+        raise StatisticsInputError(f"standard_error must be ≥ 0, got {standard_error!r}")
     if observed_kappa <= bar:
         return None
     per_label = standard_error * math.sqrt(n)  # se at N labels is per_label / √N

@@ -8,15 +8,25 @@ from typing import Literal
 
 import numpy as np
 
-from judgekit.stats._validation import CalibrationInputError, ordered_labels, undefined
+from judgekit.stats._validation import (
+    FloatArray,
+    ReplaceUndefined,
+    StatisticsInputError,
+    check_replacement,
+    ordered_labels,
+    undefined,
+)
 
 __all__ = ["krippendorff_alpha"]
+
+Level = Literal["nominal", "ordinal", "interval"]
 
 
 def krippendorff_alpha(
     ratings: Sequence[Sequence[Hashable | None]],
     *,
-    level: Literal["nominal", "ordinal", "interval"] = "nominal",
+    level: Level = "nominal",
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> float:
     """Krippendorff's alpha, 1 - D_o / D_e, from the coincidence matrix of the labels.
 
@@ -25,7 +35,8 @@ def krippendorff_alpha(
     pairs and are left out. ``level`` picks the difference between two labels: ``nominal``
     (0 if equal, else 1), ``ordinal`` (by the ranks of the labels' sorted order, weighted by
     how often each label occurs) or ``interval`` (squared difference; numeric labels only).
-    nan (warned) when there are no pairable labels or only one distinct label.
+    nan (warned) when there are no pairable labels or only one distinct label, or
+    ``replace_undefined_by`` (not warned) when given.
 
     >>> krippendorff_alpha([["a", "a"], ["b", "b"], ["a", "b"]])
     0.4444444444444444
@@ -33,56 +44,85 @@ def krippendorff_alpha(
     0.8
     """
     if level not in ("nominal", "ordinal", "interval"):
-        raise CalibrationInputError(
+        raise StatisticsInputError(
             f"level must be 'nominal', 'ordinal' or 'interval', got {level!r}"
         )
+    rows = _rows(ratings)
+    values = _distinct_values(rows, level)
+    check_replacement(replace_undefined_by)
+    counts = _pairable_counts(rows, values)
+    if counts.size == 0:
+        return undefined(
+            "Krippendorff's alpha is undefined: no item has two labels", replace_undefined_by
+        )
+    coincidence = _coincidences(counts)
+    marginal = coincidence.sum(axis=1)
+    delta = _differences(level, values, marginal)
+    observed = float((coincidence * delta).sum())
+    expected = float((np.outer(marginal, marginal) * delta).sum()) / (float(marginal.sum()) - 1.0)
+    if expected == 0.0:
+        return undefined(
+            "Krippendorff's alpha is undefined with a single distinct label", replace_undefined_by
+        )
+    return 1.0 - observed / expected
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _rows(ratings: Sequence[Sequence[Hashable | None]]) -> list[list[Hashable | None]]:
+    """The ratings as lists, refused when there are none or the rows differ in length."""
     rows = [list(row) for row in ratings]
     if not rows:
-        raise CalibrationInputError("no ratings: ratings has no items")
+        raise StatisticsInputError("no ratings: ratings has no items")
     widths = {len(row) for row in rows}
     if len(widths) != 1:
-        raise CalibrationInputError(
+        raise StatisticsInputError(
             f"every item must have one entry per labeller (None if missing), got row lengths {sorted(widths)}"
         )
+    return rows
 
-    def missing(value: object) -> bool:
-        return value is None or (isinstance(value, float) and math.isnan(value))
 
-    present = [v for row in rows for v in row if not missing(v)]
+def _distinct_values(rows: list[list[Hashable | None]], level: Level) -> list[Hashable]:
+    """The labels given, sorted where the level orders them, else in order of appearance."""
+    present = [v for row in rows for v in row if not _missing(v)]
     if level == "interval":
         bad = [v for v in present if isinstance(v, bool) or not isinstance(v, int | float)]
         if bad:
-            raise CalibrationInputError(f"interval alpha needs numeric labels, got {bad[0]!r}")
-    values = ordered_labels(present) if level != "nominal" else list(dict.fromkeys(present))
+            raise StatisticsInputError(f"interval alpha needs numeric labels, got {bad[0]!r}")
+    return ordered_labels(present) if level != "nominal" else list(dict.fromkeys(present))
+
+
+def _pairable_counts(rows: list[list[Hashable | None]], values: list[Hashable]) -> FloatArray:
+    """Items × values: how many labellers gave each value, for items with two labels or more."""
     index = {v: i for i, v in enumerate(values)}
-    n_values = len(values)
-    counts = np.zeros((len(rows), n_values))  # items × values: how many labellers gave each
+    counts = np.zeros((len(rows), len(values)))
     for u, row in enumerate(rows):
         for v in row:
-            if not missing(v):
+            if not _missing(v):
                 counts[u, index[v]] += 1
-    per_item = counts.sum(axis=1)
-    pairable = per_item >= 2
-    counts, per_item = counts[pairable], per_item[pairable]
-    if counts.size == 0:
-        return undefined("Krippendorff's alpha is undefined: no item has two labels")
-    # Coincidences o_ck = Σ_u n_uc (n_uk - [c = k]) / (m_u - 1).
-    scaled = counts / (per_item - 1.0)[:, None]
-    coincidence = scaled.T @ counts - np.diag(scaled.sum(axis=0))
-    marginal = coincidence.sum(axis=1)
-    total = float(marginal.sum())
+    pairable: FloatArray = counts[counts.sum(axis=1) >= 2]
+    return pairable
+
+
+def _coincidences(counts: FloatArray) -> FloatArray:
+    """Coincidences o_ck = Σ_u n_uc (n_uk - [c = k]) / (m_u - 1)."""
+    scaled = counts / (counts.sum(axis=1) - 1.0)[:, None]
+    coincidence: FloatArray = scaled.T @ counts - np.diag(scaled.sum(axis=0))
+    return coincidence
+
+
+def _differences(level: Level, values: list[Hashable], marginal: FloatArray) -> FloatArray:
+    """The squared difference δ² between every two values, at the level asked."""
     if level == "nominal":
-        delta = 1.0 - np.eye(n_values)
-    elif level == "interval":
+        return 1.0 - np.eye(len(values))
+    if level == "interval":
         numeric = np.array(values, dtype=float)
-        delta = (numeric[:, None] - numeric[None, :]) ** 2
-    else:
-        cumulative = np.cumsum(marginal)  # Σ_{g ≤ k} n_g
-        between = cumulative[None, :] - cumulative[:, None] + marginal[:, None]  # Σ_{g=c}^{k}
-        delta = (between - (marginal[:, None] + marginal[None, :]) / 2.0) ** 2
-        delta = np.triu(delta) + np.triu(delta, 1).T
-    observed = float((coincidence * delta).sum())
-    expected = float((np.outer(marginal, marginal) * delta).sum()) / (total - 1.0)
-    if expected == 0.0:
-        return undefined("Krippendorff's alpha is undefined with a single distinct label")
-    return 1.0 - observed / expected
+        interval: FloatArray = (numeric[:, None] - numeric[None, :]) ** 2
+        return interval
+    cumulative = np.cumsum(marginal)  # Σ_{g ≤ k} n_g
+    between = cumulative[None, :] - cumulative[:, None] + marginal[:, None]  # Σ_{g=c}^{k}
+    delta = (between - (marginal[:, None] + marginal[None, :]) / 2.0) ** 2
+    ordinal: FloatArray = np.triu(delta) + np.triu(delta, 1).T
+    return ordinal

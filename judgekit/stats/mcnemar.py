@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from judgekit.stats._validation import CalibrationInputError, check_same_length
+from judgekit.stats._validation import StatisticsInputError, check_same_length
 
 __all__ = ["mcnemar_test"]
 
@@ -41,11 +41,11 @@ def mcnemar_test(
     a, b = list(a_correct), list(b_correct)
     check_same_length("a_correct", a, "b_correct", b)
     if not a:
-        raise CalibrationInputError("no pairs: a_correct and b_correct are empty")
+        raise StatisticsInputError("no pairs: a_correct and b_correct are empty")
     for name, values in (("a_correct", a), ("b_correct", b)):
         bad = [v for v in values if v not in (True, False)]
         if bad:
-            raise CalibrationInputError(f"{name} must be booleans, got {bad[0]!r}")
+            raise StatisticsInputError(f"{name} must be booleans, got {bad[0]!r}")
     only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
     only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
     discordant = only_a + only_b

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from judgekit.stats._validation import (
-    CalibrationInputError,
     FloatArray,
+    ReplaceUndefined,
+    StatisticsInputError,
+    check_replacement,
     check_same_length,
     undefined,
     z_value,
@@ -22,11 +24,11 @@ def _numbers(name: str, values: Sequence[float | bool]) -> FloatArray:
     try:
         array = np.asarray(list(values), dtype=float)
     except (TypeError, ValueError):
-        raise CalibrationInputError(f"{name} must be numbers (or booleans)") from None
+        raise StatisticsInputError(f"{name} must be numbers (or booleans)") from None
     if array.ndim != 1:
-        raise CalibrationInputError(f"{name} must be a flat sequence of numbers")
+        raise StatisticsInputError(f"{name} must be a flat sequence of numbers")
     if not np.isfinite(array).all():
-        raise CalibrationInputError(f"{name} has a value that is not finite")
+        raise StatisticsInputError(f"{name} has a value that is not finite")
     return array
 
 
@@ -37,6 +39,7 @@ def ppi_mean_interval(
     *,
     confidence: float = 0.95,
     tuned: bool = False,
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> tuple[float, float, float]:
     """The mean of the human label, estimated with prediction-powered inference.
 
@@ -49,7 +52,8 @@ def ppi_mean_interval(
     (λ = 1); ``tuned=True`` is PPI++ (Angelopoulos, Duchi & Zrnic 2023), with the λ that
     minimises the variance, cov(Y, f) / ((1 + n/N) · var(f)), var(f) taken over all n + N
     verdicts (not clipped; 0 if the judge's verdicts never vary). Returns
-    ``(estimate, low, high)``; fewer than two labelled or unlabelled items give nan (warned).
+    ``(estimate, low, high)``; fewer than two labelled or unlabelled items give nan (warned),
+    or ``replace_undefined_by`` for all three (not warned) when given.
 
     >>> estimate, low, high = ppi_mean_interval([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1])
     >>> round(estimate, 4), round(low, 4), round(high, 4)
@@ -61,13 +65,17 @@ def ppi_mean_interval(
     f_unlabelled = _numbers("judge_on_unlabelled", judge_on_unlabelled)
     check_same_length("human", y, "judge_on_labelled", f_labelled)  # type: ignore[arg-type]
     if y.size == 0:
-        raise CalibrationInputError("no pairs: human and judge_on_labelled are empty")
+        raise StatisticsInputError("no pairs: human and judge_on_labelled are empty")
     if f_unlabelled.size == 0:
-        raise CalibrationInputError("judge_on_unlabelled is empty")
+        raise StatisticsInputError("judge_on_unlabelled is empty")
+    check_replacement(replace_undefined_by)
     n, big_n = y.size, f_unlabelled.size
     if n < 2 or big_n < 2:
-        nan = undefined("PPI needs at least two labelled and two unlabelled items for a variance")
-        return nan, nan, nan
+        value = undefined(
+            "PPI needs at least two labelled and two unlabelled items for a variance",
+            replace_undefined_by,
+        )
+        return value, value, value
     lam = 1.0
     if tuned:
         var_f = float(np.var(np.concatenate([f_labelled, f_unlabelled]), ddof=1))

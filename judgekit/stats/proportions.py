@@ -1,17 +1,26 @@
 """The statistics of repeated trials: pass@k, pass^k, Wilson intervals, two-proportion tests.
 
 Conventions, as in scikit-learn's metrics: options are keyword-only; an impossible input
-(``c > n``, a negative count, ``k < 1``) raises ``ValueError`` saying what was received; a
-value the data cannot define (no trials, ``k > n``) is ``nan`` with an
-:class:`UndefinedStatisticWarning`, never a silent 0.
+(``c > n``, a negative count, ``k < 1``) raises :class:`StatisticsInputError` (a
+``ValueError``) saying what was received; a value the data cannot define (no trials,
+``k > n``) is ``nan`` with an :class:`UndefinedStatisticWarning`, never a silent 0, unless
+``replace_undefined_by=`` names the value to return instead.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
+
+from judgekit.stats._validation import (
+    ReplaceUndefined,
+    StatisticsInputError,
+    UndefinedStatisticWarning,
+    check_replacement,
+    undefined,
+    z_value,
+)
 
 __all__ = [
     "TwoProportionTest",
@@ -27,15 +36,6 @@ __all__ = [
 Z_95 = NormalDist().inv_cdf(0.975)
 
 
-class UndefinedStatisticWarning(RuntimeWarning):
-    """A statistic is undefined for the data given; the value returned is nan."""
-
-
-def _undefined(message: str) -> float:
-    warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
-    return math.nan
-
-
 def _check_counts(n: int, c: int) -> None:
     if (
         isinstance(n, bool)
@@ -43,14 +43,14 @@ def _check_counts(n: int, c: int) -> None:
         or not isinstance(n, int)
         or not isinstance(c, int)
     ):
-        raise ValueError(f"n and c must be whole numbers, got n={n!r}, c={c!r}")
+        raise StatisticsInputError(f"n and c must be whole numbers, got n={n!r}, c={c!r}")
     if n < 0 or c < 0 or c > n:
-        raise ValueError(f"need 0 ≤ c ≤ n, got n={n}, c={c}")
+        raise StatisticsInputError(f"need 0 ≤ c ≤ n, got n={n}, c={c}")
 
 
 def _check_k(k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number ≥ 1, got {k!r}")
+        raise StatisticsInputError(f"k must be a whole number ≥ 1, got {k!r}")
 
 
 def _ratio_of_combinations(top: int, bottom: int, k: int) -> float:
@@ -63,11 +63,12 @@ def _ratio_of_combinations(top: int, bottom: int, k: int) -> float:
     return ratio
 
 
-def pass_at_k(n: int, c: int, k: int) -> float:
+def pass_at_k(n: int, c: int, k: int, *, replace_undefined_by: ReplaceUndefined = "warn") -> float:
     """Probability that at least one of k trials passes: 1 - C(n-c, k) / C(n, k).
 
     The unbiased estimator of Chen et al. (2021) from ``n`` trials with ``c`` passes.
-    Edges: ``c = 0`` gives 0, ``n - c < k`` gives 1, ``n = 0`` or ``k > n`` is nan (warned).
+    Edges: ``c = 0`` gives 0, ``n - c < k`` gives 1, ``n = 0`` or ``k > n`` is nan (warned),
+    or ``replace_undefined_by`` (not warned) when given.
 
     >>> round(pass_at_k(10, 3, 1), 4)
     0.3
@@ -76,51 +77,58 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     """
     _check_counts(n, c)
     _check_k(k)
+    check_replacement(replace_undefined_by)
     if n == 0:
-        return _undefined("pass@k is undefined with no trials (n = 0)")
+        return undefined("pass@k is undefined with no trials (n = 0)", replace_undefined_by)
     if k > n:
-        return _undefined(f"pass@{k} is undefined from {n} trials (k > n)")
+        return undefined(f"pass@{k} is undefined from {n} trials (k > n)", replace_undefined_by)
     return 1.0 - _ratio_of_combinations(n - c, n, k)
 
 
-def pass_hat_k(n: int, c: int, k: int) -> float:
+def pass_hat_k(n: int, c: int, k: int, *, replace_undefined_by: ReplaceUndefined = "warn") -> float:
     """Probability that all of k trials pass: C(c, k) / C(n, k) (pass^k, τ-bench).
 
-    Edges: ``c < k`` gives 0, ``c = n`` gives 1, ``n = 0`` or ``k > n`` is nan (warned).
+    Edges: ``c < k`` gives 0, ``c = n`` gives 1, ``n = 0`` or ``k > n`` is nan (warned), or
+    ``replace_undefined_by`` (not warned) when given.
 
     >>> round(pass_hat_k(10, 7, 2), 4)
     0.4667
     """
     _check_counts(n, c)
     _check_k(k)
+    check_replacement(replace_undefined_by)
     if n == 0:
-        return _undefined("pass^k is undefined with no trials (n = 0)")
+        return undefined("pass^k is undefined with no trials (n = 0)", replace_undefined_by)
     if k > n:
-        return _undefined(f"pass^{k} is undefined from {n} trials (k > n)")
+        return undefined(f"pass^{k} is undefined from {n} trials (k > n)", replace_undefined_by)
     return _ratio_of_combinations(c, n, k)
 
 
-def _z(confidence: float) -> float:
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
-    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-
-
-def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+def wilson_interval(
+    successes: int,
+    n: int,
+    *,
+    confidence: float = 0.95,
+    replace_undefined_by: ReplaceUndefined = "warn",
+) -> tuple[float, float]:
     """The Wilson score interval for a proportion of ``successes`` out of ``n``.
 
     Unlike the normal approximation it stays inside [0, 1] and is honest at 0 and n
-    successes. ``n = 0`` gives ``(nan, nan)`` (warned).
+    successes. ``n = 0`` gives ``(nan, nan)`` (warned), or both bounds
+    ``replace_undefined_by`` (not warned) when given.
 
     >>> low, high = wilson_interval(15, 20)
     >>> round(low, 4), round(high, 4)
     (0.5313, 0.8881)
     """
     _check_counts(n, successes)
-    z = _z(confidence)
+    z = z_value(confidence)
+    check_replacement(replace_undefined_by)
     if n == 0:
-        _undefined("a proportion has no interval with no trials (n = 0)")
-        return math.nan, math.nan
+        bound = undefined(
+            "a proportion has no interval with no trials (n = 0)", replace_undefined_by
+        )
+        return bound, bound
     p = successes / n
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
@@ -148,13 +156,19 @@ class TwoProportionTest:
 
 
 def two_proportion_test(
-    successes_1: int, n_1: int, successes_2: int, n_2: int
+    successes_1: int,
+    n_1: int,
+    successes_2: int,
+    n_2: int,
+    *,
+    replace_undefined_by: ReplaceUndefined = "warn",
 ) -> TwoProportionTest:
     """Pooled z-test for a difference between two proportions.
 
     When both samples are all passes or all failures the pooled variance is 0 and the
     proportions are equal: ``z = 0``, two-sided p = 1, one-sided p = 0.5. An empty sample
-    gives nan throughout (warned).
+    gives nan throughout (warned), or ``replace_undefined_by`` throughout (not warned) when
+    given.
 
     >>> result = two_proportion_test(45, 50, 30, 50)
     >>> round(result.z, 3), round(result.p_value, 5)
@@ -162,9 +176,12 @@ def two_proportion_test(
     """
     _check_counts(n_1, successes_1)
     _check_counts(n_2, successes_2)
+    check_replacement(replace_undefined_by)
     if n_1 == 0 or n_2 == 0:
-        nan = _undefined("a two-proportion test needs trials in both samples")
-        return TwoProportionTest(nan, nan, nan, nan, nan, nan)
+        value = undefined(
+            "a two-proportion test needs trials in both samples", replace_undefined_by
+        )
+        return TwoProportionTest(value, value, value, value, value, value)
     p1, p2 = successes_1 / n_1, successes_2 / n_2
     pooled = (successes_1 + successes_2) / (n_1 + n_2)
     variance = pooled * (1 - pooled) * (1 / n_1 + 1 / n_2)

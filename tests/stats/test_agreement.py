@@ -16,6 +16,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from judgekit.errors import CalibrationError
 from judgekit.stats import (
+    UndefinedStatisticWarning,
     cohen_kappa_score,
     confusion,
     gwet_ac1_score,
@@ -31,7 +32,6 @@ from judgekit.stats.agreement import (
     _disagreement_weights,
     _kappas,
 )
-from judgekit.stats.proportions import UndefinedStatisticWarning
 from tests.stats.conftest import label_pairs
 
 WEIGHTS = [None, "linear", "quadratic"]

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from statsmodels.stats.proportion import proportion_confint
 
-from judgekit.stats import judge_error_rates, rogan_gladen
-from judgekit.stats.proportions import UndefinedStatisticWarning
+from judgekit.stats import UndefinedStatisticWarning, judge_error_rates, rogan_gladen
 
 
 def test_hand_worked() -> None:
@@ -36,9 +35,9 @@ def test_hand_worked() -> None:
 def test_matches_sklearn(pairs: list[tuple[bool, bool]]) -> None:
     human = ["pass" if h else "fail" for h, _ in pairs]
     judge = ["pass" if j else "fail" for _, j in pairs]
+    rates = judge_error_rates(human, judge, pos_label="pass", replace_undefined_by=math.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rates = judge_error_rates(human, judge, pos_label="pass")
         precision, recall, f1, _ = precision_recall_fscore_support(
             human, judge, pos_label="pass", average="binary", zero_division=np.nan
         )

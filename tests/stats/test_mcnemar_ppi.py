@@ -11,8 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.contingency_tables import mcnemar
 
-from judgekit.stats import mcnemar_test, ppi_mean_interval
-from judgekit.stats.proportions import UndefinedStatisticWarning
+from judgekit.stats import UndefinedStatisticWarning, mcnemar_test, ppi_mean_interval
 
 
 def _table(a: list[bool], b: list[bool]) -> list[list[int]]:
