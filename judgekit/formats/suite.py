@@ -1,0 +1,80 @@
+"""A suite file's model, and the set of tasks loaded from one or more suites."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgekit._util.yamlfile import LineMap
+from judgekit.errors import DataError
+from judgekit.formats.task_model import Task
+
+__all__ = ["Suite", "TaskSet"]
+
+
+class Suite(BaseModel):
+    """A task suite file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str = Field(min_length=1)
+    description: str | None = None
+    defaults: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Task fields applied to every task that does not set them.",
+    )
+    initial_state: dict[str, Any] | None = None
+    tools: str | None = Field(
+        default=None, description="module:NAME of a dict tool name -> function(state, **args)."
+    )
+    tasks: list[Task]
+
+
+class TaskSet:
+    """Tasks loaded from one or more suite files, looked up by id (or ``suite/id``)."""
+
+    def __init__(self) -> None:
+        self.suites: list[Suite] = []
+        self._by_id: dict[str, Task] = {}
+        self._origin: dict[str, tuple[Path, int | None]] = {}
+
+    def add(self, suite: Suite, path: Path, lines: LineMap) -> None:
+        for index, task in enumerate(suite.tasks):
+            line = lines.line_of(("tasks", index, "id"))
+            if task.id in self._by_id:
+                first_path, first_line = self._origin[task.id]
+                first = f"{first_path}:{first_line}" if first_line else str(first_path)
+                raise DataError(
+                    f"task id {task.id!r} is defined twice (first at {first}); ids must be unique",
+                    path=path,
+                    line=line,
+                    field=f"tasks[{index}].id",
+                )
+            self._by_id[task.id] = task
+            self._origin[task.id] = (path, line)
+        self.suites.append(suite)
+
+    def suite_of(self, task: Task) -> Suite:
+        """The suite a loaded task came from."""
+        return next(suite for suite in self.suites if suite.suite == task.suite)
+
+    def get(self, task_id: str) -> Task | None:
+        task = self._by_id.get(task_id)
+        if task is None and "/" in task_id:
+            suite, _, bare = task_id.partition("/")
+            candidate = self._by_id.get(bare)
+            if candidate is not None and candidate.suite == suite:
+                return candidate
+        return task
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, task_id: object) -> bool:
+        return isinstance(task_id, str) and self.get(task_id) is not None
