@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from judgekit.formats.grade import Grade, GraderResult
-from judgekit.stats.proportions import (
-    UndefinedStatisticWarning,
-    pass_at_k,
-    pass_hat_k,
-    wilson_interval,
-)
+from judgekit.stats.proportions import pass_at_k, pass_hat_k, wilson_interval
 
 GRADERS = ("truth", "path", "state")
 
@@ -65,17 +59,15 @@ def _finite(value: float) -> float | None:
 
 def reliability(runs: int, passed: int, k: int) -> dict[str, Any]:
     """pass@1 with its Wilson 95% interval, pass@k and pass^k (None where undefined)."""
-    with warnings.catch_warnings():
-        # n < k is routine in a report (a task with fewer trials): shown as None, not warned.
-        warnings.simplefilter("ignore", UndefinedStatisticWarning)
-        low, high = wilson_interval(passed, runs)
-        return {
-            "pass_at_1": _finite(passed / runs) if runs else None,
-            "pass_at_1_ci": None if runs == 0 else [low, high],
-            "k": k,
-            "pass_at_k": _finite(pass_at_k(runs, passed, k)),
-            "pass_hat_k": _finite(pass_hat_k(runs, passed, k)),
-        }
+    # n < k is routine in a report (a task with fewer trials): shown as None, not warned.
+    low, high = wilson_interval(passed, runs, replace_undefined_by=math.nan)
+    return {
+        "pass_at_1": _finite(passed / runs) if runs else None,
+        "pass_at_1_ci": None if runs == 0 else [low, high],
+        "k": k,
+        "pass_at_k": _finite(pass_at_k(runs, passed, k, replace_undefined_by=math.nan)),
+        "pass_hat_k": _finite(pass_hat_k(runs, passed, k, replace_undefined_by=math.nan)),
+    }
 
 
 @dataclass

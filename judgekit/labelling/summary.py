@@ -9,7 +9,6 @@ are left out of the agreement, since they were given on a text that no longer ex
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -103,21 +102,20 @@ def _agreement(
 ) -> tuple[str | None, float | None]:
     if len(names) < 2 or not shared:
         return None, None
-    with warnings.catch_warnings():
-        # An undefined statistic (everyone used one label) is reported as null, not warned.
-        warnings.simplefilter("ignore")
-        if len(names) == 2:
-            first, second = names
-            both = [by for by in shared.values() if first in by and second in by]
-            value = cohen_kappa_score(
-                [by[first] for by in both], [by[second] for by in both], labels=list(order)
-            )
-            method = "cohen_kappa"
-        else:
-            level: Literal["ordinal", "nominal"] = (
-                "ordinal" if rubric.kind == "likert" else "nominal"
-            )
-            rows = [[by.get(name) for name in names] for by in shared.values()]
-            value = krippendorff_alpha(rows, level=level)
-            method = f"krippendorff_alpha ({level})"
+    # An undefined statistic (everyone used one label) is reported as null, not warned.
+    if len(names) == 2:
+        first, second = names
+        both = [by for by in shared.values() if first in by and second in by]
+        value = cohen_kappa_score(
+            [by[first] for by in both],
+            [by[second] for by in both],
+            labels=list(order),
+            replace_undefined_by=math.nan,
+        )
+        method = "cohen_kappa"
+    else:
+        level: Literal["ordinal", "nominal"] = "ordinal" if rubric.kind == "likert" else "nominal"
+        rows = [[by.get(name) for name in names] for by in shared.values()]
+        value = krippendorff_alpha(rows, level=level, replace_undefined_by=math.nan)
+        method = f"krippendorff_alpha ({level})"
     return method, None if math.isnan(value) else float(value)
