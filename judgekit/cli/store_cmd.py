@@ -158,7 +158,8 @@ def store_info_command(as_json: bool) -> None:
       JUDGEKIT_DB=postgresql+psycopg://ci@db/judgekit judgekit store info --json
     """
     from judgekit.store import open_store
-    from judgekit.store.recording import latest_batch, table_counts
+    from judgekit.store.queries import latest_batch
+    from judgekit.store.recording import table_counts
 
     with open_store() as store:
         counts = table_counts(store)

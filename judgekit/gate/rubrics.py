@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import func, select
 
 from judgekit.calibration.promotion import RubricStatus, judged_model, rubric_status
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.gate.compare import holm_rejections
 from judgekit.stats.proportions import two_proportion_test
-from judgekit.store import Store, schema
-from judgekit.store.database import store_errors
+from judgekit.store import Store
+from judgekit.store.queries import scored_verdict_sums
 
 
 class RubricSide(BaseModel):
@@ -57,17 +56,8 @@ def rubric_counts(
     store: Store, batch_id: int, rubric_id: str, version: str, model: str
 ) -> RubricSide:
     """Scored verdicts of one rubric version and model in one batch, and how many pass."""
-    table = schema.verdicts
-    query = select(func.count(table.c.score_value), func.sum(table.c.score_value)).where(
-        table.c.batch_id == batch_id,
-        table.c.rubric_id == rubric_id,
-        table.c.rubric_version == version,
-        table.c.model == model,
-        table.c.score_value.is_not(None),
-    )
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        n, passes = connection.execute(query).one()
-    count, passed = int(n or 0), round(float(passes or 0))
+    count, passes = scored_verdict_sums(store, batch_id, rubric_id, version, model)
+    passed = round(passes)
     return RubricSide(n=count, passes=passed, rate=passed / count if count else None)
 
 

@@ -27,10 +27,10 @@ from judgekit.monitoring.series import (
     Window,
     grade_series,
     rubric_series,
-    stored_rubric_ids,
     task_drops,
 )
 from judgekit.store import Store
+from judgekit.store.queries import stored_rubric_ids
 
 if TYPE_CHECKING:
     from judgekit.monitoring.plots import MonitorPlots

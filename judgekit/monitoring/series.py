@@ -2,9 +2,8 @@
 
 Grades give the deterministic metrics (pass rate, Truth, Path, State as proportions; cost
 and turns per run as means); verdicts give one series per rubric (binary rubrics as the
-share of passes, Likert rubrics as the mean score). Only sums and counts leave the
-database, so a window of a million verdicts costs one indexed scan, not a million rows
-in Python.
+share of passes, Likert rubrics as the mean score). The sums and counts come from
+:mod:`judgekit.store.queries`.
 """
 
 from __future__ import annotations
@@ -12,16 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
-
-from sqlalchemy import Float, Integer, Select, cast, func, select
-from sqlalchemy.sql.elements import ColumnElement
 
 from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series, TaskDrop
 from judgekit.monitoring.points import mean_point, proportion_point
-from judgekit.store import Store, schema
-from judgekit.store.database import store_errors
+from judgekit.store import Store
+from judgekit.store.queries import grade_sums, task_successes, verdict_score_sums
 
 Window = Literal["day", "batch"]
 
@@ -54,15 +50,9 @@ class RubricScope:
 
 def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Series]:
     """Pass rate, Truth, Path and State (proportions), cost and turns per run (means)."""
-    table = schema.grades
-    columns: list[ColumnElement[Any]] = []
-    for _, _, name in _PROPORTIONS:
-        column = table.c[name]
-        columns += [func.count(column), func.sum(cast(column, Integer))]
-    for _, _, name in _MEANS:
-        value = cast(table.c[name], Float)
-        columns += [func.count(value), func.sum(value), func.sum(value * value)]
-    rows = _grouped(store, table, columns, since=since, by=by)
+    proportions = [name for _, _, name in _PROPORTIONS]
+    means = [name for _, _, name in _MEANS]
+    rows = grade_sums(store, proportions=proportions, means=means, since=since, by=by)
     series: list[Series] = []
     for offset, (metric, title, _) in enumerate(_PROPORTIONS):
         points = [
@@ -89,28 +79,19 @@ def task_drops(
 ) -> list[TaskDrop]:
     """Per task, a grade metric's successes in the baseline windows and in the latest one
     (windows by their labels: days, or "batch N"), the largest falls first."""
-    table = schema.grades
-    column = table.c[GRADE_COLUMNS[metric]]
-    key = table.c.day if by == "day" else table.c.batch_id
 
     def window(label: str) -> str | int:
         return label if by == "day" else int(label.removeprefix("batch "))
 
-    # Grouped by the window itself, folded here: PostgreSQL would not match a grouped
-    # comparison against a bound parameter with the same comparison in the select list.
-    labels = [*baseline, latest]
-    query = (
-        select(table.c.task_id, key, func.count(column), func.sum(cast(column, Integer)))
-        .where(key.in_([window(label) for label in labels]))
-        .group_by(table.c.task_id, key)
-    )
+    windows = [window(label) for label in [*baseline, latest]]
     counts: dict[str, dict[bool, tuple[int, int]]] = {}
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        for task_id, at, n, successes in connection.execute(query):
-            sides = counts.setdefault(task_id, {})
-            side = at == window(latest)
-            before_n, before_s = sides.get(side, (0, 0))
-            sides[side] = (before_n + int(n or 0), before_s + int(successes or 0))
+    for task_id, at, n, successes in task_successes(
+        store, GRADE_COLUMNS[metric], windows=windows, by=by
+    ):
+        sides = counts.setdefault(task_id, {})
+        side = at == window(latest)
+        before_n, before_s = sides.get(side, (0, 0))
+        sides[side] = (before_n + n, before_s + successes)
     drops = []
     for task_id, sides in counts.items():
         (base_n, base_s), (last_n, last_s) = sides.get(False, (0, 0)), sides.get(True, (0, 0))
@@ -125,15 +106,14 @@ def rubric_series(
     store: Store, scope: RubricScope, *, since: datetime | None, by: Window
 ) -> Series:
     """A rubric's scored verdicts per window: the pass share (binary) or mean (Likert)."""
-    table = schema.verdicts
-    value = table.c.score_value
-    conditions = [table.c.rubric_id == scope.rubric_id, value.is_not(None)]
-    if scope.rubric_version is not None:
-        conditions.append(table.c.rubric_version == scope.rubric_version)
-    if scope.model is not None:
-        conditions.append(table.c.model == scope.model)
-    columns = [func.count(value), func.sum(value), func.sum(value * value)]
-    rows = _grouped(store, table, columns, since=since, by=by, where=conditions)
+    rows = verdict_score_sums(
+        store,
+        scope.rubric_id,
+        rubric_version=scope.rubric_version,
+        model=scope.model,
+        since=since,
+        by=by,
+    )
     kind = scope.kind or _kind_of_scores(rows)
     if kind == "proportion":
         points = [proportion_point(label, at, row[0], row[1]) for label, at, row in rows]
@@ -150,66 +130,6 @@ def _kind_of_scores(rows: Sequence[tuple[str, datetime, tuple[Any, ...]]]) -> Me
         if not math.isclose(float(total or 0), float(squares or 0), abs_tol=1e-9):
             return "mean"
     return "proportion"
-
-
-def stored_rubric_ids(store: Store, *, since: datetime | None) -> list[str]:
-    """Every rubric with verdicts in the store (since ``since``'s day), sorted."""
-    table = schema.verdicts
-    query = select(table.c.rubric_id).distinct().order_by(table.c.rubric_id)
-    if since is not None:
-        query = query.where(table.c.day >= since.astimezone(UTC).date().isoformat())
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        return [row[0] for row in connection.execute(query)]
-
-
-def _grouped(
-    store: Store,
-    table: Any,
-    aggregates: Sequence[ColumnElement[Any]],
-    *,
-    since: datetime | None,
-    by: Window,
-    where: Sequence[ColumnElement[bool]] = (),
-) -> list[tuple[str, datetime, tuple[Any, ...]]]:
-    """``(label, start, aggregates)`` per window, oldest first."""
-    query: Select[Any]
-    if by == "day":
-        day = table.c.day
-        query = select(day, *aggregates).group_by(day).order_by(day)
-        if since is not None:
-            # Whole days: a window is a day, so the first one shown is complete.
-            query = query.where(day >= since.astimezone(UTC).date().isoformat())
-    else:
-        batches = schema.batches
-        query = (
-            select(table.c.batch_id, func.min(batches.c.created_at), *aggregates)
-            .join(batches, batches.c.id == table.c.batch_id)
-            .group_by(table.c.batch_id)
-            .order_by(func.min(batches.c.created_at), table.c.batch_id)
-        )
-        if since is not None:
-            query = query.where(table.c.at >= since)
-    for condition in where:
-        query = query.where(condition)
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        result = connection.execute(query).all()
-    windows = []
-    for row in result:
-        if by == "day":
-            key, values = row[0], tuple(row[1:])
-            label, moment = str(key), datetime.fromisoformat(str(key)).replace(tzinfo=UTC)
-        else:
-            key, start, values = row[0], row[1], tuple(row[2:])
-            label, moment = f"batch {key}", _moment(start)
-        windows.append((label, moment, values))
-    return windows
-
-
-def _moment(value: Any) -> datetime:
-    """``min(at)`` comes back as the column's type on PostgreSQL, as its text on SQLite."""
-    if isinstance(value, datetime):
-        return value.astimezone(UTC)
-    return datetime.fromisoformat(str(value)).astimezone(UTC)
 
 
 def _present(points: list[Point]) -> list[Point]:

@@ -8,8 +8,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from judgekit.formats.grade import Grade
 from judgekit.formats.rubric import Rubric
 from judgekit.graders.summary import GradeSummary
@@ -18,26 +16,8 @@ from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
 from judgekit.monitoring.plots import SPEND_METRICS, plot_confusion
 from judgekit.monitoring.series import Window
 from judgekit.report import ReportContent
-from judgekit.store import Batch, Store, schema
-from judgekit.store.database import store_errors
-
-
-def latest_calibrations(store: Store, rubric_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """The newest recorded calibration report of each rubric (those with one), in order."""
-    table = schema.calibrations
-    found: list[dict[str, Any]] = []
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        for rubric_id in rubric_ids:
-            query = (
-                select(table.c.data)
-                .where(table.c.rubric_id == rubric_id)
-                .order_by(table.c.at.desc(), table.c.id.desc())
-                .limit(1)
-            )
-            data = connection.execute(query).scalar_one_or_none()
-            if data is not None:
-                found.append(dict(data))
-    return found
+from judgekit.store import Batch, Store
+from judgekit.store.queries import latest_calibrations
 
 
 def suite_summary(grades: Iterable[Grade], *, k: int | None = None) -> dict[str, Any] | None:

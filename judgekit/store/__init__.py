@@ -13,7 +13,8 @@ monitoring over time.
 
 from __future__ import annotations
 
+from judgekit.store.batches import Batch
 from judgekit.store.database import open_store
-from judgekit.store.store import Batch, Store
+from judgekit.store.store import Store
 
 __all__ = ["Batch", "Store", "open_store"]

@@ -11,11 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 from typing import Any, Final, Literal
-
-from sqlalchemy import select
 
 from judgekit._util.input_paths import is_file
 from judgekit._util.jsonl import iter_models
@@ -23,10 +21,10 @@ from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import load_runs
 from judgekit.formats.verdict import Verdict
-from judgekit.store import schema
-from judgekit.store.database import open_store, store_errors
+from judgekit.store.database import open_store
 from judgekit.store.provenance import Provenance
-from judgekit.store.store import IDS_PER_QUERY, Batch, Store
+from judgekit.store.queries import VerdictIdentity, verdict_identities_elsewhere
+from judgekit.store.store import Store
 
 Source = Literal["grade", "run", "judge", "import"]
 
@@ -136,7 +134,7 @@ def record_verdicts_file(store: Store, path: str | Path, *, provenance: Provenan
     recorded them when it wrote the file), so a monitor never counts one judgement twice."""
     batch_id = open_batch(store, import_batch_key(path), source="import", provenance=provenance)
     verdicts = [v for _, v in iter_models(path, Verdict)]
-    known = _known_elsewhere(store, verdicts, batch_id)
+    known = verdict_identities_elsewhere(store, (v.run_id for v in verdicts), batch_id)
     fresh = [v for v in verdicts if _identity(v) not in known]
     recorded = store.record_verdicts(fresh, batch_id)
     return Recorded(
@@ -144,46 +142,14 @@ def record_verdicts_file(store: Store, path: str | Path, *, provenance: Provenan
     )
 
 
-def _identity(verdict: Verdict) -> tuple[str, str, str, str, datetime]:
+def _identity(verdict: Verdict) -> VerdictIdentity:
     at = verdict.at if verdict.at.tzinfo else verdict.at.replace(tzinfo=UTC)
     return (verdict.run_id, verdict.rubric_id, verdict.rubric_version, verdict.model, at)
-
-
-def _known_elsewhere(
-    store: Store, verdicts: list[Verdict], batch_id: int
-) -> set[tuple[str, str, str, str, datetime]]:
-    """The identities of ``verdicts`` that batches other than ``batch_id`` hold."""
-    table = schema.verdicts
-    run_ids = sorted({v.run_id for v in verdicts})
-    found: set[tuple[str, str, str, str, datetime]] = set()
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        for start in range(0, len(run_ids), IDS_PER_QUERY):
-            query = select(
-                table.c.run_id, table.c.rubric_id, table.c.rubric_version, table.c.model, table.c.at
-            ).where(
-                table.c.run_id.in_(run_ids[start : start + IDS_PER_QUERY]),
-                table.c.batch_id != batch_id,
-            )
-            for run_id, rubric_id, version, model, at in connection.execute(query):
-                found.add((run_id, rubric_id, version, model, at.astimezone(UTC)))
-    return found
 
 
 def iter_grades(path: str | Path) -> Iterable[Grade]:
     """The grades of a results.jsonl file, streamed."""
     return (grade for _, grade in iter_models(path, Grade))
-
-
-# Reads the store does not offer as methods.
-
-
-def latest_batch(store: Store) -> Batch | None:
-    """The most recently created batch, or None in an empty store."""
-    table = schema.batches
-    query = select(table).order_by(table.c.created_at.desc(), table.c.id.desc()).limit(1)
-    with store_errors(store.engine.url), store.engine.connect() as connection:
-        row = connection.execute(query).mappings().first()
-    return None if row is None else Batch(**row)
 
 
 def table_counts(store: Store) -> dict[str, int]:

@@ -16,7 +16,7 @@ from sqlalchemy import create_mock_engine, make_url, select, text
 from judgekit.errors import StoreError
 from judgekit.formats.verdict import Verdict
 from judgekit.store import Store, open_store, schema
-from judgekit.store.store import verdict_upsert
+from judgekit.store.statements import verdict_upsert
 from tests.store.conftest import missing_batch_error
 from tests.store.factories import AT, make_verdict
 

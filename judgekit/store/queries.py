@@ -1,0 +1,228 @@
+"""The store's reads for reports, the monitor and the gate: sums and counts aggregated in SQL,
+the newest of something, and the verdicts another batch already holds.
+
+Only sums and counts leave the database, so a window of a million verdicts costs one indexed
+scan, not a million rows in Python. Every function takes a :class:`Store` and returns plain
+data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal, NamedTuple
+
+from sqlalchemy import Float, Integer, Select, Table, cast, func, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from judgekit.store import schema
+from judgekit.store.batches import Batch
+from judgekit.store.engine import reading
+from judgekit.store.reads import IDS_PER_QUERY
+from judgekit.store.store import Store
+
+Grouping = Literal["day", "batch"]
+
+# What makes a verdict the same judgement wherever it is stored: run, rubric, version, model
+# and the time it was given (in UTC).
+VerdictIdentity = tuple[str, str, str, str, datetime]
+
+
+class WindowSums(NamedTuple):
+    """One window's aggregates: its label ("2026-11-29" or "batch 7"), its start, the values."""
+
+    label: str
+    start: datetime
+    values: tuple[Any, ...]
+
+
+def grade_sums(
+    store: Store,
+    *,
+    proportions: Sequence[str],
+    means: Sequence[str],
+    since: datetime | None,
+    by: Grouping,
+) -> list[WindowSums]:
+    """Per window, oldest first: for each of the ``proportions`` (boolean grade columns) how
+    many grades hold a value and how many are true, then for each of the ``means`` (numeric
+    columns) the count, sum and sum of squares of its values."""
+    table = schema.grades
+    columns: list[ColumnElement[Any]] = []
+    for name in proportions:
+        column = table.c[name]
+        columns += [func.count(column), func.sum(cast(column, Integer))]
+    for name in means:
+        value = cast(table.c[name], Float)
+        columns += [func.count(value), func.sum(value), func.sum(value * value)]
+    return _grouped(store, table, columns, since=since, by=by)
+
+
+def verdict_score_sums(
+    store: Store,
+    rubric_id: str,
+    *,
+    rubric_version: str | None,
+    model: str | None,
+    since: datetime | None,
+    by: Grouping,
+) -> list[WindowSums]:
+    """Per window, oldest first: the count, sum and sum of squares of a rubric's numeric
+    scores (optionally of one rubric version and judge model)."""
+    table = schema.verdicts
+    value = table.c.score_value
+    conditions = [table.c.rubric_id == rubric_id, value.is_not(None)]
+    if rubric_version is not None:
+        conditions.append(table.c.rubric_version == rubric_version)
+    if model is not None:
+        conditions.append(table.c.model == model)
+    columns = [func.count(value), func.sum(value), func.sum(value * value)]
+    return _grouped(store, table, columns, since=since, by=by, where=conditions)
+
+
+def task_successes(
+    store: Store, column: str, *, windows: Sequence[str | int], by: Grouping
+) -> list[tuple[str, str | int, int, int]]:
+    """``(task_id, window, n, successes)`` of a boolean grade column, per task and window
+    (windows by key: days as ``YYYY-MM-DD``, or batch ids); pairs without grades are absent."""
+    table = schema.grades
+    value = table.c[column]
+    key = table.c.day if by == "day" else table.c.batch_id
+    # Grouped by the window itself, for the caller to fold: PostgreSQL would not match a
+    # grouped comparison against a bound parameter with the same comparison in the select list.
+    query = (
+        select(table.c.task_id, key, func.count(value), func.sum(cast(value, Integer)))
+        .where(key.in_(list(windows)))
+        .group_by(table.c.task_id, key)
+    )
+    with reading(store.engine) as connection:
+        return [
+            (task_id, window, int(n or 0), int(successes or 0))
+            for task_id, window, n, successes in connection.execute(query)
+        ]
+
+
+def stored_rubric_ids(store: Store, *, since: datetime | None) -> list[str]:
+    """Every rubric with verdicts in the store (since ``since``'s day), sorted."""
+    table = schema.verdicts
+    query = select(table.c.rubric_id).distinct().order_by(table.c.rubric_id)
+    if since is not None:
+        query = query.where(table.c.day >= since.astimezone(UTC).date().isoformat())
+    with reading(store.engine) as connection:
+        return [row[0] for row in connection.execute(query)]
+
+
+def scored_verdict_sums(
+    store: Store, batch_id: int, rubric_id: str, rubric_version: str, model: str
+) -> tuple[int, float]:
+    """How many verdicts of one rubric version and model in one batch are scored with a
+    number, and the sum of those numbers (for a binary rubric: its passes)."""
+    table = schema.verdicts
+    query = select(func.count(table.c.score_value), func.sum(table.c.score_value)).where(
+        table.c.batch_id == batch_id,
+        table.c.rubric_id == rubric_id,
+        table.c.rubric_version == rubric_version,
+        table.c.model == model,
+        table.c.score_value.is_not(None),
+    )
+    with reading(store.engine) as connection:
+        n, total = connection.execute(query).one()
+    return int(n or 0), float(total or 0)
+
+
+def latest_calibrations(store: Store, rubric_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """The newest recorded calibration report of each rubric (those with one), in order."""
+    table = schema.calibrations
+    found: list[dict[str, Any]] = []
+    with reading(store.engine) as connection:
+        for rubric_id in rubric_ids:
+            query = (
+                select(table.c.data)
+                .where(table.c.rubric_id == rubric_id)
+                .order_by(table.c.at.desc(), table.c.id.desc())
+                .limit(1)
+            )
+            data = connection.execute(query).scalar_one_or_none()
+            if data is not None:
+                found.append(dict(data))
+    return found
+
+
+def latest_batch(store: Store) -> Batch | None:
+    """The most recently created batch, or None in an empty store."""
+    table = schema.batches
+    query = select(table).order_by(table.c.created_at.desc(), table.c.id.desc()).limit(1)
+    with reading(store.engine) as connection:
+        row = connection.execute(query).mappings().first()
+    return None if row is None else Batch(**row)
+
+
+def verdict_identities_elsewhere(
+    store: Store, run_ids: Iterable[str], batch_id: int
+) -> set[VerdictIdentity]:
+    """The identities of the verdicts about ``run_ids`` that batches other than ``batch_id``
+    hold."""
+    table = schema.verdicts
+    wanted = sorted(set(run_ids))
+    found: set[VerdictIdentity] = set()
+    with reading(store.engine) as connection:
+        for start in range(0, len(wanted), IDS_PER_QUERY):
+            query = select(
+                table.c.run_id, table.c.rubric_id, table.c.rubric_version, table.c.model, table.c.at
+            ).where(
+                table.c.run_id.in_(wanted[start : start + IDS_PER_QUERY]),
+                table.c.batch_id != batch_id,
+            )
+            for run_id, rubric_id, version, model, at in connection.execute(query):
+                found.add((run_id, rubric_id, version, model, at.astimezone(UTC)))
+    return found
+
+
+def _grouped(
+    store: Store,
+    table: Table,
+    aggregates: Sequence[ColumnElement[Any]],
+    *,
+    since: datetime | None,
+    by: Grouping,
+    where: Sequence[ColumnElement[bool]] = (),
+) -> list[WindowSums]:
+    """The ``aggregates`` of ``table`` per window, oldest first."""
+    query: Select[Any]
+    if by == "day":
+        day = table.c.day
+        query = select(day, *aggregates).group_by(day).order_by(day)
+        if since is not None:
+            # Whole days: a window is a day, so the first one shown is complete.
+            query = query.where(day >= since.astimezone(UTC).date().isoformat())
+    else:
+        batches = schema.batches
+        query = (
+            select(table.c.batch_id, func.min(batches.c.created_at), *aggregates)
+            .join(batches, batches.c.id == table.c.batch_id)
+            .group_by(table.c.batch_id)
+            .order_by(func.min(batches.c.created_at), table.c.batch_id)
+        )
+        if since is not None:
+            query = query.where(table.c.at >= since)
+    for condition in where:
+        query = query.where(condition)
+    with reading(store.engine) as connection:
+        result = connection.execute(query).all()
+    windows = []
+    for row in result:
+        if by == "day":
+            key, values = row[0], tuple(row[1:])
+            label, moment = str(key), datetime.fromisoformat(str(key)).replace(tzinfo=UTC)
+        else:
+            key, start, values = row[0], row[1], tuple(row[2:])
+            label, moment = f"batch {key}", _moment(start)
+        windows.append(WindowSums(label, moment, values))
+    return windows
+
+
+def _moment(value: Any) -> datetime:
+    """``min(at)`` comes back as the column's type on PostgreSQL, as its text on SQLite."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    return datetime.fromisoformat(str(value)).astimezone(UTC)
