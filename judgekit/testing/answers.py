@@ -1,0 +1,116 @@
+"""What the fake server sends back, in the shape each API gives it: a completion or an error."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.testing.fake_request import Api, FakeRequest
+
+__all__ = ["Response", "completion_response", "count_tokens", "error_response", "not_json_response"]
+
+
+@dataclass(frozen=True)
+class Response:
+    """An HTTP answer, ready to send."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str]
+    replied: bool = False  # a well-formed 200 carrying the reply function's text
+
+
+def count_tokens(text: str) -> int:
+    """The fake tokenizer: one token per whitespace-separated word.
+
+    >>> count_tokens("two words")
+    2
+    """
+    return len(text.split())
+
+
+def completion_response(request: FakeRequest, text: str) -> Response:
+    """A 200 answering ``request`` with the assistant's ``text``."""
+    body = json.dumps(_completion_body(request, text)).encode()
+    return Response(200, body, {}, replied=True)
+
+
+def not_json_response() -> Response:
+    """A 200 whose body is cut short, so it is not JSON."""
+    return Response(200, b'{"id": "truncated', {})
+
+
+def error_response(
+    api: Api, status: int, message: str | None, *, retry_after: float | None = None
+) -> Response:
+    """An HTTP error in ``api``'s format (a ``Retry-After`` header when ``retry_after`` is
+    given)."""
+    headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+    body = _error_body(api, status, message or f"HTTP {status} injected by FakeLLMServer")
+    return Response(status, json.dumps(body).encode(), headers)
+
+
+def _completion_body(request: FakeRequest, text: str) -> dict[str, Any]:
+    input_tokens = sum(count_tokens(message["content"]) for message in request.messages)
+    output_tokens = count_tokens(text)
+    if request.api == "openai":
+        return {
+            "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": input_tokens,
+                "completion_tokens": output_tokens,
+                "total_tokens": input_tokens + output_tokens,
+            },
+        }
+    return {
+        "id": f"msg_fake_{time.monotonic_ns()}",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+# What each API calls an error of a given status (its `type`, and for OpenAI its `code`).
+_OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+_ANTHROPIC_ERRORS: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _error_body(api: Api, status: int, message: str) -> dict[str, Any]:
+    if api == "openai":
+        default = ("server_error", None) if status >= 500 else ("invalid_request_error", None)
+        kind, code = _OPENAI_ERRORS.get(status, default)
+        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    default_kind = "api_error" if status >= 500 else "invalid_request_error"
+    return {
+        "type": "error",
+        "error": {"type": _ANTHROPIC_ERRORS.get(status, default_kind), "message": message},
+    }
