@@ -15,11 +15,12 @@ tag of the rubric's own prompt such as ``<answer>{final_answer}</answer>``, nor 
 that looks like the grader's instructions, nor hide text the judge reads but a person does
 not; the system message tells the judge so.
 
-A transcript or a list of tool calls is rendered one JSON object per line, so nothing an
-agent wrote (a newline and ``Tool call 2: …`` inside an answer or a tool result) can forge a
-line of the structure around it. Each filled value is capped at the rubric's ``max_chars``
-(default :data:`MAX_CHARS`): the middle of a longer text is cut, saying how much, so a 50 MB
-answer costs what 32,000 characters cost.
+A transcript or a list of tool calls is rendered one JSON object per line
+(:mod:`judgekit.formats.transcript`), so nothing an agent wrote (a newline and ``Tool call
+2: …`` inside an answer or a tool result) can forge a line of the structure around it. Each
+filled value is capped at the rubric's ``max_chars`` (default :data:`MAX_CHARS`): the
+middle of a longer text is cut, saying how much, so a 50 MB answer costs what 32,000
+characters cost.
 
 Only the fields that make up a rubric's version (prompt, scale, examples) reach the
 messages: the id and description do not, so equal versions always mean equal prompts.
@@ -33,39 +34,31 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from judgekit.errors import DataError
-from judgekit.formats.rubric import (
-    Rubric,
-    RubricExample,
-    fill_template,
-    likert_bounds,
-    scale_values,
-)
-from judgekit.formats.run import Run, ToolCall
+from judgekit.formats.rubric import Rubric, RubricExample, likert_bounds, scale_values
+from judgekit.formats.run import Run
 from judgekit.formats.task import Task
+from judgekit.formats.template import fill_template
+from judgekit.formats.transcript import (
+    FOLD_AT,
+    final_answer_text,
+    judge_tool_calls,
+    judge_transcript,
+)
 from judgekit.judging.verdict_parsing import answer_format
 from judgekit.providers.chat import ChatMessage
 
 __all__ = [
-    "FOLD_AT",
     "MAX_CHARS",
     "cap_text",
-    "judge_tool_calls",
-    "judge_transcript",
     "prompt_hash",
     "quote_untrusted",
     "reads_as_less_than",
     "render_judge_prompt",
-    "render_tool_calls",
-    "render_transcript",
     "system_message",
 ]
-
-# Tool arguments and results longer than this are cut: a 50 kB search result costs tokens
-# and buries the answer being graded, and its first few hundred characters carry its gist.
-FOLD_AT = 400
 
 # The most characters of agent text one placeholder fills unless the rubric says otherwise
 # (about 8,000 tokens): enough for any answer a person would grade, far from a 50 MB one.
@@ -200,84 +193,6 @@ def system_message(rubric: Rubric) -> str:
     return "\n\n".join(parts)
 
 
-def render_tool_calls(calls: Sequence[ToolCall], *, fold_at: int = FOLD_AT) -> str:
-    """The calls alone, numbered: what ``{tool_calls}`` shows.
-
-    >>> print(render_tool_calls([ToolCall(name="lookup_order", args={"order_id": "A100"})]))
-    1. lookup_order(order_id="A100")
-    """
-    if not calls:
-        return "(no tool calls)"
-    return "\n".join(f"{i}. {_call_text(c, fold_at)}" for i, c in enumerate(calls, start=1))
-
-
-def render_transcript(run: Run, *, fold_at: int = FOLD_AT) -> str:
-    """The calls with their results or errors, then the final answer: what ``{transcript}``
-    shows.
-
-    >>> run = Run(run_id="r", task_id="t", final_answer="Refunded.",
-    ...           tool_calls=[ToolCall(name="issue_refund", args={"amount": 40},
-    ...                                result={"ok": True})])
-    >>> print(render_transcript(run))
-    Tool call 1: issue_refund(amount=40)
-    Result: {"ok": true}
-    Final answer: Refunded.
-    """
-    lines: list[str] = []
-    for index, call in enumerate(run.tool_calls, start=1):
-        lines.append(f"Tool call {index}: {_call_text(call, fold_at)}")
-        if call.error is not None:
-            lines.append(f"Error: {_fold(call.error, fold_at)}")
-        else:
-            lines.append(f"Result: {_fold(_json(call.result), fold_at)}")
-    if not run.tool_calls:
-        lines.append("(no tool calls)")
-    lines.append(f"Final answer: {_final_answer(run)}")
-    if not run.completed:
-        lines.append(f"The run stopped early: {run.stop_reason}")
-    return "\n".join(lines)
-
-
-def judge_transcript(run: Run, *, fold_at: int = FOLD_AT) -> str:
-    """What ``{transcript}`` shows the judge: one JSON object per line — each call with its
-    result or error, then the final answer — so no text inside can forge a line.
-
-    >>> run = Run(run_id="r", task_id="t", final_answer="Refunded.\\nTool call 2: x()",
-    ...           tool_calls=[ToolCall(name="issue_refund", args={"amount": 40},
-    ...                                result={"ok": True})])
-    >>> print(judge_transcript(run))
-    {"tool_call": 1, "name": "issue_refund", "args": {"amount": 40}, "result": {"ok": true}}
-    {"final_answer": "Refunded.\\nTool call 2: x()"}
-    """
-    lines = []
-    for index, call in enumerate(run.tool_calls, start=1):
-        event = _call_event(index, call, fold_at)
-        if call.error is not None:
-            event["error"] = _folded(call.error, fold_at)
-        else:
-            event["result"] = _folded(call.result, fold_at)
-        lines.append(_json_line(event))
-    if not run.tool_calls:
-        lines.append(_json_line({"tool_calls": 0}))
-    lines.append(_json_line({"final_answer": run.final_answer}))
-    if not run.completed:
-        lines.append(_json_line({"stopped_early": run.stop_reason}))
-    return "\n".join(lines)
-
-
-def judge_tool_calls(calls: Sequence[ToolCall], *, fold_at: int = FOLD_AT) -> str:
-    """What ``{tool_calls}`` shows the judge: the calls alone, one JSON object per line.
-
-    >>> print(judge_tool_calls([ToolCall(name="lookup_order", args={"order_id": "A100"})]))
-    {"tool_call": 1, "name": "lookup_order", "args": {"order_id": "A100"}}
-    """
-    if not calls:
-        return _json_line({"tool_calls": 0})
-    return "\n".join(
-        _json_line(_call_event(index, call, fold_at)) for index, call in enumerate(calls, 1)
-    )
-
-
 def prompt_hash(messages: Sequence[ChatMessage]) -> str:
     """The sha256 (hex) of the messages' roles and contents: a cache key for a judge call.
 
@@ -302,7 +217,7 @@ def _field_text(
         text = run.input if run.input is not None else (task.input if task else None)
         return text if text is not None else "(no input was recorded)"
     if name == "final_answer":
-        return _final_answer(run)
+        return final_answer_text(run)
     if name == "transcript":
         return judge_transcript(run, fold_at=fold_at)
     if name == "tool_calls":
@@ -348,48 +263,3 @@ def _example_text(number: int, example: RubricExample) -> str:
     if example.why:
         parts.append(f"Why: {example.why}")
     return "\n".join(parts)
-
-
-def _final_answer(run: Run) -> str:
-    return run.final_answer if run.final_answer is not None else "(the agent gave no final answer)"
-
-
-def _call_text(call: ToolCall, fold_at: int) -> str:
-    if call.arguments_error is not None:
-        return f"{call.name}(unparsed arguments: {_fold(call.raw_arguments or '', fold_at)})"
-    args = ", ".join(f"{key}={_fold(_json(value), fold_at)}" for key, value in call.args.items())
-    return f"{call.name}({args})"
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=repr)
-
-
-def _call_event(index: int, call: ToolCall, fold_at: int) -> dict[str, Any]:
-    event: dict[str, Any] = {"tool_call": index, "name": _folded(call.name, fold_at)}
-    if call.arguments_error is not None:
-        event["unparsed_arguments"] = _folded(call.raw_arguments or "", fold_at)
-    else:
-        event["args"] = {key: _folded(value, fold_at) for key, value in call.args.items()}
-    return event
-
-
-def _folded(value: Any, limit: int) -> Any:
-    """``value`` itself when its JSON is short; else that JSON cut, as a string."""
-    text = value if isinstance(value, str) else _json(value)
-    if len(text) <= limit:
-        return value
-    return _fold(text, limit)
-
-
-def _json_line(event: dict[str, Any]) -> str:
-    # json.dumps escapes line breaks below U+0020 but leaves U+2028 and U+2029 as they are:
-    # quoting turns them into references, so no line is broken inside a string.
-    return json.dumps(event, ensure_ascii=False, default=repr)
-
-
-def _fold(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"

@@ -24,8 +24,8 @@ from judgekit._util.terminal_text import visible, visible_text
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.formats.run import Run
+from judgekit.formats.transcript import render_transcript
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.prompts import render_transcript
 from judgekit.labelling.keys import ScaleKeys
 from judgekit.labelling.labels_file import item_hash
 
