@@ -1,0 +1,83 @@
+"""One error tree: every exception judgekit defines is a JudgekitError, bar a listed few."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import judgekit
+from judgekit.errors import ConfigError, JudgekitError, SpecError
+
+# Exceptions that are not errors reported to a user, so stay outside the tree on purpose.
+OUTSIDE_THE_TREE = {
+    # judging/budget.py: control flow inside a judge; a request not sent is counted, not raised.
+    "OverBudget",
+    # pytest_plugin: test outcomes, AssertionErrors so pytest reports them as failures.
+    "RegressionFailed",
+    "TaskFailed",
+    # trials/world.py: raised by the user's tools to refuse a call; the agent may recover.
+    "ToolError",
+    # trials/world.py: ends a trial; a BaseException so an agent's `except Exception` misses it.
+    "TrialStopped",
+    # stats/proportions.py: a warning (NaN for an undefined statistic), not an error.
+    "UndefinedStatisticWarning",
+}
+
+
+def exception_classes() -> dict[str, type[BaseException]]:
+    """Every exception class defined at the top of a judgekit module, by qualified name."""
+    found: dict[str, type[BaseException]] = {}
+    modules = pkgutil.walk_packages(judgekit.__path__, prefix="judgekit.")
+    for name in ["judgekit", *sorted(info.name for info in modules)]:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == name
+            ):
+                found[f"{name}.{value.__qualname__}"] = value
+    return found
+
+
+CLASSES = exception_classes()
+
+
+def test_every_exception_is_a_judgekit_error_or_listed() -> None:
+    outside = {
+        qualified.rsplit(".", 1)[1]
+        for qualified, cls in CLASSES.items()
+        if not issubclass(cls, JudgekitError)
+    }
+    assert outside == OUTSIDE_THE_TREE
+
+
+def test_the_walk_finds_the_errors_of_every_layer() -> None:
+    names = {qualified.rsplit(".", 1)[1] for qualified in CLASSES}
+    assert {"JudgekitError", "MatcherSpecError", "RubricSpecError", "UnresolvedReference"} <= names
+
+
+@pytest.mark.parametrize(
+    "qualified",
+    [
+        "judgekit.formats.matchers.base.MatcherSpecError",
+        "judgekit.formats.scale.RubricSpecError",
+        "judgekit._util.references.UnresolvedReference",
+    ],
+)
+def test_spec_errors_are_config_errors_and_still_value_errors(qualified: str) -> None:
+    cls = CLASSES[qualified]
+    assert issubclass(cls, SpecError)
+    assert issubclass(cls, ConfigError)
+    assert issubclass(cls, ValueError)
+
+
+def test_spec_errors_keep_their_messages() -> None:
+    from judgekit import MatcherSpecError
+    from judgekit.formats.rubric import RubricSpecError
+
+    matcher = MatcherSpecError("$any takes true ($any: true)", ("expect_tools", 0, "args"))
+    assert str(matcher) == "expect_tools[0].args: $any takes true ($any: true)"
+    assert str(RubricSpecError("bad", ("prompt",), token="{x}")) == "bad"
