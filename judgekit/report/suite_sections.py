@@ -1,0 +1,114 @@
+"""The report's header and its sections on the graded runs: the suite, its tasks, failing runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judgekit.report.cells import fraction, interval_text, mean, rate, rate_ci
+from judgekit.report.content import ReportContent
+from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
+
+__all__ = ["header", "suite_section", "tasks_section"]
+
+
+def header(content: ReportContent) -> str:
+    meta = [
+        f"generated {content.generated_at.isoformat(timespec='seconds')}",
+        f"store {content.store_url}",
+    ]
+    if content.git_sha or content.git_branch:
+        commit = content.git_sha or "unknown commit"
+        meta.append(f"commit {commit}" + (f" ({content.git_branch})" if content.git_branch else ""))
+    return f"<header>\n<h1>{escape(content.title)}</h1>\n{paragraph(' · '.join(meta), 'meta')}\n</header>"
+
+
+def suite_section(summary: Mapping[str, Any] | None) -> str:
+    if not summary or not summary.get("runs"):
+        return empty_note()
+    tasks = summary.get("tasks", [])
+    failing = summary.get("failing_tasks", [])
+    interval = interval_text(summary.get("pass_at_1_ci"))
+    headline = f"pass@1 {rate(summary.get('pass_at_1'))}"
+    if interval is not None:
+        headline += f" (95% CI {interval})"
+    lines = [
+        f'<p class="headline"><strong>{escape(headline)}</strong></p>',
+        paragraph(
+            f"{summary.get('passed', 0)} of {summary['runs']} runs passed over {len(tasks)} tasks"
+        ),
+        paragraph(
+            f"failing tasks ({len(failing)} of {len(tasks)}): {', '.join(failing) or 'none'}"
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def tasks_section(summary: Mapping[str, Any] | None) -> str:
+    tasks: list[Mapping[str, Any]] = list((summary or {}).get("tasks", []))
+    if not tasks:
+        return empty_note()
+    k = (summary or {}).get("k", 1)
+    headers = [
+        "task",
+        "runs",
+        "passed",
+        "pass@1 (95% CI)",
+        f"pass@{k}",
+        f"pass^{k}",
+        "Truth",
+        "Path",
+        "State",
+        "claimed success but failed",
+        "violations",
+        "tool error rate",
+        "mean turns",
+        "mean cost (USD)",
+    ]
+    rows = [
+        [
+            task.get("task_id", ""),
+            task.get("runs", 0),
+            task.get("passed", 0),
+            rate_ci(task.get("pass_at_1"), task.get("pass_at_1_ci")),
+            rate(task.get("pass_at_k")),
+            rate(task.get("pass_hat_k")),
+            fraction(task.get("truth")),
+            fraction(task.get("path")),
+            fraction(task.get("state")),
+            task.get("claimed_success_but_failed", 0),
+            task.get("violations", 0),
+            DASH if task.get("tool_error_rate") is None else f"{task['tool_error_rate']:.0%}",
+            mean(task.get("turns"), "{:.1f}"),
+            mean(task.get("cost_usd"), "{:.4f}"),
+        ]
+        for task in tasks
+    ]
+    parts = [
+        table(headers, rows),
+        paragraph(
+            "Truth, Path, State: runs each grader passed of those it graded (— not configured); "
+            "claimed success but failed: failed runs whose answer claims success.",
+            "meta",
+        ),
+        _failures(tasks),
+    ]
+    return "\n".join(part for part in parts if part)
+
+
+def _failures(tasks: Sequence[Mapping[str, Any]]) -> str:
+    rows = [
+        [task.get("task_id", ""), failure.get("run_id", ""), failure.get("reason", "")]
+        for task in tasks
+        for failure in task.get("failures", [])
+    ]
+    if not rows:
+        return ""
+    more = [
+        paragraph(f"{task.get('task_id', '')}: and {task['failures_not_shown']} more failing runs")
+        for task in tasks
+        if task.get("failures_not_shown")
+    ]
+    return "\n".join(
+        ["<h3>Failing runs</h3>", table(["task", "run", "first failure"], rows, text=True), *more]
+    )
