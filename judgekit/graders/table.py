@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judgekit._util.terminal_text import visible_markup, visible_text
-from judgekit.graders.summary import GraderTally, GradeSummary, reliability
+from judgekit.graders.summary import GraderTally, GradeSummary, TaskSummary, reliability
 
 
 def _fraction(tally: GraderTally) -> str:
@@ -47,6 +47,15 @@ def print_grade_table(
     visibly (:mod:`judgekit._util.terminal_text`), one line each, never as markup or emoji codes."""
     chosen = k if k is not None else summary.default_k()
     tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
+    for table in _task_tables(tasks, chosen):
+        console.print(table)
+    _print_suite_lines(summary, console, task_count=len(tasks))
+    if show_reasons:
+        _print_failures(tasks, console)
+
+
+def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, Table]:
+    """The three tables, one row per task: reliability, what failed, cost per run."""
     rates = _table(
         "Reliability per task", ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"]
     )
@@ -83,8 +92,11 @@ def print_grade_table(
             _number(task.cost.mean, "{:.4f}"),
             _number(task.cost.worst, "{:.4f}"),
         )
-    for table in (rates, graders, cost):
-        console.print(table)
+    return rates, graders, cost
+
+
+def _print_suite_lines(summary: GradeSummary, console: Console, *, task_count: int) -> None:
+    """The suite's headline, the legend of the tables, and the failing tasks."""
     headline = reliability(summary.runs, summary.passed, 1)
     ci = headline["pass_at_1_ci"]
     console.print(
@@ -100,14 +112,16 @@ def print_grade_table(
     )
     failing = sorted(summary.failing_tasks())
     console.print(
-        f"failing tasks ({len(failing)} of {len(tasks)}): "
+        f"failing tasks ({len(failing)} of {task_count}): "
         f"{visible_markup(', '.join(failing)) or 'none'}",
         highlight=False,
         soft_wrap=True,
         emoji=False,
     )
-    if not show_reasons:
-        return
+
+
+def _print_failures(tasks: list[TaskSummary], console: Console) -> None:
+    """Each failing run's first reason, and how many more failing runs were not kept."""
     for task in tasks:
         for run_id, reason in task.failures:
             console.print(
