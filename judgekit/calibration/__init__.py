@@ -7,41 +7,45 @@ figures, and the promotion policy's verdict (``judgekit calibrate`` and ``judgek
     print(render_text(report))
     if report.promotable:
         record = promotion_record(report)
+
+The modules, in the order a report is built: ``selection`` (which verdicts count),
+``join`` (verdicts with hand labels), ``figures`` and ``pass_rates`` (the statistics),
+``labellers`` (per labeller, stale labels, disagreements), ``criteria`` (the promotion
+policy), ``report`` (all of it), ``compare`` (two judges), ``render`` and ``markdown``
+(text), ``promotion`` (the record and a rubric's status), ``load`` (reading the verdicts).
 """
 
 from __future__ import annotations
 
-from judgekit.calibration.compare import build_comparison
-from judgekit.calibration.render import (
-    failure_lines,
-    labels_needed_line,
-    render_markdown,
-    render_text,
-)
-from judgekit.calibration.report import (
-    CalibrationReport,
-    Criterion,
-    Disagreement,
-    IntervalMethod,
-    PassRates,
-    VerdictSelection,
-    build_report,
-    promotion_record,
-    select_verdicts,
-)
+from judgekit.calibration.compare import JudgeComparison, build_comparison
+from judgekit.calibration.criteria import Criterion, LabelsNeeded
+from judgekit.calibration.figures import IntervalMethod
+from judgekit.calibration.labellers import Disagreement
+from judgekit.calibration.load import JudgedVerdicts, calibration_report, read_judged_verdicts
+from judgekit.calibration.markdown import render_markdown
+from judgekit.calibration.pass_rates import PassRates
+from judgekit.calibration.promotion import promotion_record
+from judgekit.calibration.render import failure_lines, labels_needed_line, render_text
+from judgekit.calibration.report import CalibrationReport, build_report
+from judgekit.calibration.selection import VerdictSelection, select_verdicts
 
 __all__ = [
     "CalibrationReport",
     "Criterion",
     "Disagreement",
     "IntervalMethod",
+    "JudgeComparison",
+    "JudgedVerdicts",
+    "LabelsNeeded",
     "PassRates",
     "VerdictSelection",
     "build_comparison",
     "build_report",
+    "calibration_report",
     "failure_lines",
     "labels_needed_line",
     "promotion_record",
+    "read_judged_verdicts",
     "render_markdown",
     "render_text",
     "select_verdicts",

@@ -11,14 +11,31 @@ passing record, and a *draft* otherwise.
 
 from __future__ import annotations
 
-import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from judgekit._util.input_paths import is_file, os_reason
-from judgekit._util.jsonl import parse_json
+from judgekit.calibration.report import CalibrationReport
+from judgekit.errors import CalibrationError, DataError
+from judgekit.formats.promotion import (
+    UNREADABLE,
+    CriterionRecord,
+    PromotionRecord,
+    load_promotion_record,
+    parse_promotion_record,
+)
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
+
+__all__ = [
+    "RubricStatus",
+    "default_labels_dir",
+    "judged_model",
+    "promotion_record",
+    "promotion_record_path",
+    "rubric_status",
+]
 
 RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
 
@@ -32,6 +49,37 @@ def default_labels_dir(rubrics_dir: Path) -> Path:
     return rubrics_dir.parent / "labels"
 
 
+def promotion_record(report: CalibrationReport, *, now: datetime | None = None) -> PromotionRecord:
+    """The promotion record (``rubrics/<id>.promotion.json``) of a promotable report."""
+    if not report.promotable:
+        raise CalibrationError(f"{report.rubric_id} is not promotable")
+    rates = report.error_rates
+    return PromotionRecord(
+        rubric_id=report.rubric_id,
+        rubric_version=report.rubric_version,
+        promotable=True,
+        model=report.model,
+        judge=report.judge.model_dump(),
+        n=report.n,
+        n_unscored=report.counts.n_unscored,
+        n_tied=report.counts.n_tied,
+        class_balance=report.class_balance.as_dict(),
+        agreement=report.figures.agreement,
+        kappa=report.kappa,
+        kappa_ci=list(report.kappa_ci),
+        interval_method=report.figures.interval_method,
+        ac1=report.figures.ac1,
+        confusion=report.confusion,
+        false_pass_rate=None if rates is None else rates.false_pass_rate,
+        false_fail_rate=None if rates is None else rates.false_fail_rate,
+        unscored_rate=report.counts.unscored_rate,
+        policy=report.policy.model_dump(),
+        criteria={c.name: CriterionRecord(**c.as_dict()) for c in report.criteria},
+        labelers={name: figures.compared for name, figures in report.labelers.items()},
+        promoted_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+    )
+
+
 def rubric_status(
     rubric: Rubric, rubrics_dir: Path, *, labels_dir: Path | None = None
 ) -> tuple[RubricStatus, str]:
@@ -42,33 +90,32 @@ def rubric_status(
     labels = (labels_dir or default_labels_dir(rubrics_dir)) / f"{rubric.id}.jsonl"
     labelled = is_file(labels)
     try:
-        record = parse_json(path.read_bytes())
+        record = parse_promotion_record(path.read_bytes(), path=path)
     except FileNotFoundError:
         if labelled:
             return "calibrating", f"hand labels in {labels}, not promoted yet"
         return "draft", "not calibrated yet"
     except OSError as exc:
         return "draft", f"unreadable promotion record {path}: {os_reason(exc)}"
-    except ValueError as exc:  # malformed JSON, or not UTF-8
-        return "draft", f"unreadable promotion record {path}: {exc}"
-    if not isinstance(record, dict):
-        return "draft", f"unreadable promotion record {path}: not a JSON object"
+    except DataError as exc:
+        reason = exc.message.removeprefix(UNREADABLE)
+        field = f"{exc.field}: " if exc.field else ""
+        return "draft", f"unreadable promotion record {path}: {field}{reason}"
     version = rubric_version(rubric)
-    stale = record.get("stale")
-    if isinstance(stale, dict) and record.get("rubric_version") == version:
-        return "stale", str(stale.get("reason") or "a recheck found the judge drifted")
-    if record.get("rubric_version") != version:
-        return "stale", f"promoted at version {record.get('rubric_version')}, now {version}"
-    if not record.get("promotable", False):
+    if record.stale is not None and record.rubric_version == version:
+        return "stale", record.stale.reason or "a recheck found the judge drifted"
+    if record.rubric_version != version:
+        return "stale", f"promoted at version {record.rubric_version}, now {version}"
+    if not record.promotable:
         why = "the last calibration did not clear the promotion bar"
         return ("calibrating" if labelled else "draft"), why
-    return "promoted", f"calibrated on {record.get('n', '?')} labels"
+    return "promoted", f"calibrated on {'?' if record.n is None else record.n} labels"
 
 
 def judged_model(rubric: Rubric, status: RubricStatus, rubrics_dir: Path) -> str:
     """The judge model whose verdicts count: the promotion record's while promoted, else
     the rubric's own."""
     if status == "promoted":
-        record = json.loads(promotion_record_path(rubric, rubrics_dir).read_text("utf-8"))
-        return str(record.get("model") or rubric.judge.model)
+        record = load_promotion_record(promotion_record_path(rubric, rubrics_dir))
+        return record.model or rubric.judge.model
     return rubric.judge.model

@@ -1,4 +1,4 @@
-"""The calibration report as text for a terminal, and as Markdown for a pull-request comment.
+"""The calibration report as text for a terminal (the Markdown is :mod:`.markdown`).
 
 Labeller names, notes, run ids and the judge's reasons are data: each is shown through
 :func:`~judgekit._util.terminal_text.visible` on one line, so none can move the cursor, clear the
@@ -7,15 +7,24 @@ screen or forge a line of the report.
 
 from __future__ import annotations
 
-from judgekit._util.terminal_text import visible
-from judgekit.calibration.report import CalibrationReport, Criterion
+from collections.abc import Sequence
 
-__all__ = ["failure_lines", "labels_needed_line", "render_markdown", "render_text"]
+from judgekit._util.terminal_text import visible
+from judgekit.calibration.criteria import Criterion
+from judgekit.calibration.report import CalibrationReport
+
+__all__ = [
+    "comparison_lines",
+    "failure_lines",
+    "labels_needed_line",
+    "pass_rate_figures",
+    "render_text",
+]
 
 MAX_REASON = 160
 
 
-def _f(value: float | None, digits: int = 3) -> str:
+def fixed(value: float | None, digits: int = 3) -> str:
     return "undefined" if value is None else f"{value:.{digits}f}"
 
 
@@ -23,7 +32,7 @@ def _pct(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.1%}"
 
 
-def _interval(bounds: list[float | None] | None) -> str:
+def interval(bounds: Sequence[float | None] | None) -> str:
     if bounds is None or bounds[0] is None or bounds[1] is None:
         return "[undefined]"
     return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
@@ -34,15 +43,11 @@ def _data(value: object) -> str:
     return visible(str(value), one_line=True)
 
 
-def _short(text: str | None) -> str:
+def short_reason(text: str | None) -> str:
     if not text:
         return "(no reason)"
     text = _data(" ".join(text.split()))
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
-
-
-def _verdict_word(report: CalibrationReport) -> str:
-    return "promotable" if report.promotable else "not yet"
 
 
 def labels_needed_line(report: CalibrationReport) -> str | None:
@@ -54,13 +59,13 @@ def labels_needed_line(report: CalibrationReport) -> str | None:
     bar = report.policy.min_kappa
     if report.kappa is None:
         return "kappa is undefined (one class throughout): label runs of every class"
-    if not needed["kappa_reachable"]:
+    if not needed.kappa_reachable:
         return (
             f"more labels will not clear the kappa bar: kappa is {report.kappa:.3f}, at or below "
             f"the bar {bar}; improve the rubric or the judge"
         )
     return (
-        f"about {needed['for_kappa']} more labels would bring the kappa interval's lower bound "
+        f"about {needed.for_kappa} more labels would bring the kappa interval's lower bound "
         f"to {bar} (if kappa stays at {report.kappa:.3f} and the class balance holds)"
     )
 
@@ -71,71 +76,72 @@ def failure_lines(report: CalibrationReport) -> list[str]:
 
 
 def _summary_lines(report: CalibrationReport) -> list[str]:
-    lines = [
-        f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}): "
-        f"{report.n} runs compared"
-    ]
+    counts = report.counts
     labelers = ", ".join(
-        f"{_data(name)} {entry['compared']} of {entry['labels']}"
+        f"{_data(name)} {entry.compared} of {entry.labels}"
         for name, entry in report.labelers.items()
     )
-    lines.append(
-        f"labels: {report.n_labelled_runs} runs labelled by {len(report.labelers)} "
-        f"labeller(s) ({labelers} compared); {report.n_tied} runs with tied labels left out; "
-        f"{report.n_labelled_without_verdict} labelled runs have no verdict"
-    )
-    lines.append(
-        f"verdicts: {report.n_verdicts} of this version; {report.n_unscored} unscored left out "
-        f"(unscored rate {_pct(report.unscored_rate)}); "
-        f"{report.n_other_versions} of other versions and {report.n_other_models} of other "
-        "models left out"
-    )
-    human = ", ".join(f"{c} {k}" for c, k in report.class_balance["human"].items())
-    judge = ", ".join(f"{c} {k}" for c, k in report.class_balance["judge"].items())
-    lines.append(f"class balance: human {human}; judge {judge}")
-    return lines
+    human = ", ".join(f"{c} {k}" for c, k in report.class_balance.human.items())
+    judge = ", ".join(f"{c} {k}" for c, k in report.class_balance.judge.items())
+    return [
+        f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}): "
+        f"{counts.n} runs compared",
+        f"labels: {counts.n_labelled_runs} runs labelled by {len(report.labelers)} "
+        f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out; "
+        f"{counts.n_labelled_without_verdict} labelled runs have no verdict",
+        f"verdicts: {counts.n_verdicts} of this version; {counts.n_unscored} unscored left out "
+        f"(unscored rate {_pct(counts.unscored_rate)}); "
+        f"{counts.n_other_versions} of other versions and {counts.n_other_models} of other "
+        "models left out",
+        f"class balance: human {human}; judge {judge}",
+    ]
 
 
 def _figure_lines(report: CalibrationReport) -> list[str]:
+    figures = report.figures
     percent = f"{report.policy.confidence:.0%}"
     lines = [
-        f"agreement {_f(report.agreement)}",
-        f"kappa {_f(report.kappa)} {_interval(report.kappa_ci)} "
-        f"({percent}, {report.interval_method})",
-        f"AC1 {_f(report.ac1)}",
+        f"agreement {fixed(figures.agreement)}",
+        f"kappa {fixed(figures.kappa)} {interval(figures.kappa_ci)} "
+        f"({percent}, {figures.interval_method})",
+        f"AC1 {fixed(figures.ac1)}",
     ]
-    if report.weighted_kappa is not None:
-        lines.append(f"weighted kappa (quadratic) {_f(report.weighted_kappa)}")
-    if report.false_pass_rate is not None or report.scale == "binary":
-        fails = report.class_balance["human"].get("fail", 0)
-        passes = report.class_balance["human"].get("pass", 0)
-        lines.append(
-            f"false pass rate {_f(report.false_pass_rate)} {_interval(report.false_pass_ci)} "
-            f"(judge passes what humans fail, of {fails})"
-        )
-        lines.append(
-            f"false fail rate {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} "
-            f"(judge fails what humans pass, of {passes})"
-        )
-    lines += _pass_rate_lines(report)
+    if figures.weighted_kappa is not None:
+        lines.append(f"weighted kappa (quadratic) {fixed(figures.weighted_kappa)}")
+    lines += _error_rate_lines(report)
+    lines += [f"{name} {value}" for name, value in pass_rate_figures(report)]
     if report.position_bias is not None:
         bias = report.position_bias
         lines.append(
-            f"position bias {bias['rate']:.3f} {_interval(bias['ci'])}: the choice flipped when "
-            f"the answers swapped places on {bias['flipped']} of {bias['checked']} runs"
+            f"position bias {bias.rate:.3f} {interval(bias.ci)}: the choice flipped when "
+            f"the answers swapped places on {bias.flipped} of {bias.checked} runs"
         )
     if report.self_agreement is None:
         lines.append("judge self-agreement: not measured (sampled once per run)")
     else:
         sa = report.self_agreement
         lines.append(
-            f"judge self-agreement {sa['mean']:.3f} over {sa['runs']} runs "
-            f"sampled up to {sa['samples']} times"
+            f"judge self-agreement {sa.mean:.3f} over {sa.runs} runs "
+            f"sampled up to {sa.samples} times"
         )
     return lines
 
 
-def _pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
+def _error_rate_lines(report: CalibrationReport) -> list[str]:
+    rates = report.error_rates
+    if rates is None:
+        return []
+    fails = report.class_balance.human.get("fail", 0)
+    passes = report.class_balance.human.get("pass", 0)
+    return [
+        f"false pass rate {fixed(rates.false_pass_rate)} {interval(rates.false_pass_ci)} "
+        f"(judge passes what humans fail, of {fails})",
+        f"false fail rate {fixed(rates.false_fail_rate)} {interval(rates.false_fail_ci)} "
+        f"(judge fails what humans pass, of {passes})",
+    ]
+
+
+def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
     """(name, value) of the pass rates over every scored verdict (binary rubrics only)."""
     rates = report.pass_rates
     if rates is None:
@@ -144,22 +150,16 @@ def _pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
     ppi = "undefined (needs two labelled and two unlabelled runs)"
     if rates.ppi is not None:
         estimate, low, high = rates.ppi
-        ppi = (
-            f"{estimate:.3f} {_interval([low, high])} ({percent}, {rates.n_unlabelled} unlabelled)"
-        )
+        ppi = f"{estimate:.3f} {interval([low, high])} ({percent}, {rates.n_unlabelled} unlabelled)"
     return [
-        ("judge pass rate (raw)", f"{_f(rates.raw)} (of {rates.n_scored} scored verdicts)"),
+        ("judge pass rate (raw)", f"{fixed(rates.raw)} (of {rates.n_scored} scored verdicts)"),
         (
             "pass rate corrected (Rogan-Gladen)",
-            f"{_f(rates.corrected)} (sensitivity {_f(rates.sensitivity)}, "
-            f"specificity {_f(rates.specificity)})",
+            f"{fixed(rates.corrected)} (sensitivity {fixed(rates.sensitivity)}, "
+            f"specificity {fixed(rates.specificity)})",
         ),
         ("pass rate, prediction-powered", ppi),
     ]
-
-
-def _pass_rate_lines(report: CalibrationReport) -> list[str]:
-    return [f"{name} {value}" for name, value in _pass_rate_figures(report)]
 
 
 def comparison_lines(report: CalibrationReport) -> list[str]:
@@ -167,17 +167,17 @@ def comparison_lines(report: CalibrationReport) -> list[str]:
     c = report.comparison
     if c is None:
         return []
-    other = c["against"]
-    percent = f"{c['confidence']:.0%}"
+    other = c.against
+    percent = f"{c.confidence:.0%}"
     return [
-        f"comparison with {other['model']} ({other['rubric_id']} version "
-        f"{other['rubric_version']}): {c['n']} labelled runs scored by both",
-        f"  kappa {_f(c['kappa_a'])} (this judge) vs {_f(c['kappa_b'])}, difference "
-        f"{_f(c['kappa_difference'])} {_interval(c['kappa_difference_ci'])} ({percent}, paired "
-        f"bootstrap, {c['n_resamples']} resamples, seed {c['seed']})",
-        f"  accuracy {_f(c['accuracy_a'])} vs {_f(c['accuracy_b'])}; only this judge right "
-        f"{c['only_a_correct']}, only the other right {c['only_b_correct']}; McNemar exact "
-        f"p {c['mcnemar_p']:.4f}",
+        f"comparison with {other.model} ({other.rubric_id} version "
+        f"{other.rubric_version}): {c.n} labelled runs scored by both",
+        f"  kappa {fixed(c.kappa_a)} (this judge) vs {fixed(c.kappa_b)}, difference "
+        f"{fixed(c.kappa_difference)} {interval(c.kappa_difference_ci)} ({percent}, paired "
+        f"bootstrap, {c.n_resamples} resamples, seed {c.seed})",
+        f"  accuracy {fixed(c.accuracy_a)} vs {fixed(c.accuracy_b)}; only this judge right "
+        f"{c.only_a_correct}, only the other right {c.only_b_correct}; McNemar exact "
+        f"p {c.mcnemar_p:.4f}",
     ]
 
 
@@ -197,17 +197,27 @@ def _stale_line(report: CalibrationReport) -> str:
         return "stale labels: not checked (pass --runs to compare with the runs' text)"
     if not report.stale_labels:
         return "stale labels: none"
-    listed = ", ".join(f"{_data(s['run_id'])} ({_data(s['labeler'])})" for s in report.stale_labels)
+    listed = ", ".join(f"{_data(s.run_id)} ({_data(s.labeler)})" for s in report.stale_labels)
     return (
         f"stale labels: {len(report.stale_labels)} (the run changed since it was labelled; "
         f"relabel them): {listed}"
     )
 
 
-def _criterion_mark(criterion: Criterion, *, md: bool) -> str:
+def criterion_mark(criterion: Criterion, *, md: bool) -> str:
     if md:
         return "✅" if criterion.met else "❌"
     return "[met]    " if criterion.met else "[not met]"
+
+
+def _disagreement_lines(report: CalibrationReport) -> list[str]:
+    lines = [f"disagreements: {len(report.disagreements)}"]
+    for d in report.disagreements:
+        notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items()) or "(no note)"
+        lines.append(f"  {_data(d.run_id)}: human {_data(d.human)}, judge {_data(d.judge)}")
+        lines.append(f"    judge: {short_reason(d.reason)}")
+        lines.append(f"    labeller: {short_reason(notes)}")
+    return lines
 
 
 def render_text(report: CalibrationReport) -> str:
@@ -215,95 +225,12 @@ def render_text(report: CalibrationReport) -> str:
     lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines.append(_stale_line(report))
-    lines.append(f"disagreements: {len(report.disagreements)}")
-    for d in report.disagreements:
-        notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items()) or "(no note)"
-        lines.append(f"  {_data(d.run_id)}: human {_data(d.human)}, judge {_data(d.judge)}")
-        lines.append(f"    judge: {_short(d.reason)}")
-        lines.append(f"    labeller: {_short(notes)}")
-    lines.append(f"promotion: {_verdict_word(report)}")
+    lines += _disagreement_lines(report)
+    lines.append(f"promotion: {'promotable' if report.promotable else 'not yet'}")
     for criterion in report.criteria:
-        lines.append(f"  {_criterion_mark(criterion, md=False)} {criterion.explain()}")
+        lines.append(f"  {criterion_mark(criterion, md=False)} {criterion.explain()}")
     if not report.promotable:
         needed = labels_needed_line(report)
         if needed is not None:
             lines.append(needed)
-    return "\n".join(lines)
-
-
-def _md_cell(text: str) -> str:
-    return visible(text.replace("|", "\\|").replace("\n", " "), one_line=True)
-
-
-def render_markdown(report: CalibrationReport) -> str:
-    """The report as a pull-request comment: figures, confusion, criteria, disagreements."""
-    percent = f"{report.policy.confidence:.0%}"
-    word = "✅ promotable" if report.promotable else "⏳ not yet promotable"
-    lines = [
-        f"### Judge calibration: `{report.rubric_id}` — {word}",
-        "",
-        f"Rubric version `{report.rubric_version}`, judge `{report.model}`: "
-        f"**{report.n}** runs compared ({report.n_unscored} unscored and {report.n_tied} tied "
-        f"left out; {report.n_other_versions} verdicts of other versions left out).",
-        "",
-        "| figure | value |",
-        "| --- | --- |",
-        f"| agreement | {_f(report.agreement)} |",
-        f"| Cohen's kappa | {_f(report.kappa)} {_interval(report.kappa_ci)} ({percent}) |",
-        f"| Gwet's AC1 | {_f(report.ac1)} |",
-    ]
-    if report.scale == "binary":
-        lines.append(
-            f"| false pass rate | {_f(report.false_pass_rate)} {_interval(report.false_pass_ci)} |"
-        )
-        lines.append(
-            f"| false fail rate | {_f(report.false_fail_rate)} {_interval(report.false_fail_ci)} |"
-        )
-    lines.append(f"| unscored rate | {_f(report.unscored_rate)} |")
-    for name, value in _pass_rate_figures(report):
-        lines.append(f"| {name} | {_md_cell(value)} |")
-    if report.self_agreement is not None:
-        lines.append(f"| judge self-agreement | {report.self_agreement['mean']:.3f} |")
-    if report.position_bias is not None:
-        bias = report.position_bias
-        lines.append(
-            f"| position bias | {bias['rate']:.3f} {_interval(bias['ci'])} "
-            f"({bias['flipped']} of {bias['checked']} flipped) |"
-        )
-    names = [str(c) for c in report.classes]
-    lines += [
-        "",
-        "**Confusion** (rows: human, columns: judge)",
-        "",
-        "| human \\ judge | " + " | ".join(names) + " |",
-        "| --- |" + " --- |" * len(names),
-    ]
-    for h in names:
-        lines.append(f"| {h} | " + " | ".join(str(report.confusion[h][j]) for j in names) + " |")
-    compared = comparison_lines(report)
-    if compared:
-        lines += ["", "**Comparison**", "", *(f"- {line.strip()}" for line in compared)]
-    lines += ["", "**Promotion policy**", ""]
-    for criterion in report.criteria:
-        lines.append(f"- {_criterion_mark(criterion, md=True)} {criterion.explain()}")
-    needed = None if report.promotable else labels_needed_line(report)
-    if needed is not None:
-        lines += ["", needed]
-    if report.stale_labels:
-        lines += ["", f"⚠️ {len(report.stale_labels)} stale labels (relabel them)."]
-    if report.disagreements:
-        lines += [
-            "",
-            f"<details><summary>{len(report.disagreements)} disagreements</summary>",
-            "",
-            "| run | human | judge | judge's reason | labeller's note |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for d in report.disagreements:
-            notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
-            lines.append(
-                f"| `{_md_cell(d.run_id)}` | {_md_cell(str(d.human))} | {_md_cell(str(d.judge))} | "
-                f"{_md_cell(_short(d.reason))} | {_md_cell(notes)} |"
-            )
-        lines += ["", "</details>"]
     return "\n".join(lines)

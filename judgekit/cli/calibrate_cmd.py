@@ -13,15 +13,12 @@ import click
 from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.folder_lock import parent_folder_lock
 from judgekit._util.input_paths import is_file
-from judgekit._util.jsonl import iter_models
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line
 from judgekit.errors import DataError, StoreError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric
-from judgekit.formats.verdict import Verdict
-from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.labelling.labels_file import labels_path, read_labels
 
 if TYPE_CHECKING:
@@ -88,10 +85,11 @@ def load_report(
     interval_method: IntervalMethod,
     against: Rubric | None = None,
 ) -> CalibrationReport:
-    """Read the verdicts (file or store) and labels of ``rubric`` and build the report; with
+    """Read the labels and verdicts (file or store) of ``rubric`` and build the report; with
     ``against``, also compare the two judges (the report's ``comparison``)."""
     # numpy loads only when calibrating
-    from judgekit.calibration import build_comparison, build_report
+    from judgekit.calibration import calibration_report, read_judged_verdicts
+    from judgekit.labelling.plan import item_hashes
 
     path = labels_file or labels_path("labels", rubric.id)
     if not is_file(path):
@@ -103,41 +101,16 @@ def load_report(
     log = read_labels(path, rubric)
     for warning in log.warnings:
         click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
-    # A scored verdict off its rubric's scale is refused, never counted as unscored.
-    scales = ScaleCheck([rubric, *([against] if against else [])], variant=effective_rubric)
-    verdicts: list[Verdict] = []
-    if verdicts_file is not None:
-        for line, verdict in iter_models(verdicts_file, Verdict):
-            scales.check(verdict, path=verdicts_file, line=line)
-            verdicts.append(verdict)
-        source = str(verdicts_file)
-    else:
-        from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
-
-        with open_store() as store:
-            verdicts = store.verdicts(rubric.id)
-            if against is not None and against.id != rubric.id:
-                verdicts += store.verdicts(against.id)
-            source = f"store {store.url}"
-        for verdict in verdicts:
-            where = f"{source}, verdict of run {verdict.run_id!r} by {verdict.model}"
-            scales.check(verdict, path=where, line=None)
-    from judgekit.labelling.plan import item_hashes
-
-    hashes = item_hashes(runs_files, tasks_path)
-    report = build_report(
+    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file)
+    return calibration_report(
         rubric,
-        verdicts,
+        judged,
         log.current,
-        item_hashes=hashes,
+        labels_file=path,
+        item_hashes=item_hashes(runs_files, tasks_path),
         interval_method=interval_method,
-        sources={"labels": str(path), "verdicts": source},
+        against=against,
     )
-    if against is not None:
-        report.comparison = build_comparison(
-            rubric, against, verdicts, log.current, confidence=rubric.promotion.confidence
-        )
-    return report
 
 
 @click.command("calibrate")
@@ -215,6 +188,20 @@ def calibrate_command(
         interval_method=interval_method,
         against=other,
     )
+    record_and_plot(report, record=not no_store, plot_path=plot_path)
+    from judgekit.calibration import render_markdown, render_text
+
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+    elif as_md:
+        click.echo(render_markdown(report))
+    else:
+        click.echo(render_text(report))
+
+
+def record_and_plot(report: CalibrationReport, *, record: bool, plot_path: Path | None) -> None:
+    """Record the report in the store and draw its confusion matrix, before anything is
+    printed."""
     with ExitStack() as outputs:
         plot: tuple[IO[bytes], bytes] | None = None
         if plot_path is not None:
@@ -226,18 +213,10 @@ def calibrate_command(
             # command with nothing recorded; one that can appears once the store has it.
             outputs.enter_context(parent_folder_lock(plot_path))
             plot = (outputs.enter_context(atomic_bytes_writer(plot_path)), png)
-        if not no_store:
+        if record:
             record_calibration(report.as_dict())
         if plot is not None:
             plot[0].write(plot[1])
-    from judgekit.calibration import render_markdown, render_text
-
-    if as_json:
-        click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
-    elif as_md:
-        click.echo(render_markdown(report))
-    else:
-        click.echo(render_text(report))
 
 
 def record_calibration(report: dict[str, Any]) -> None:

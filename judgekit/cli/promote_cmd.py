@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.cli.calibrate_cmd import calibration_options, load_report
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import written_before_store
+from judgekit.formats.promotion import PromotionRecord, write_promotion_record
 from judgekit.formats.rubric_file import load_rubric
 
 if TYPE_CHECKING:
-    from judgekit.calibration import IntervalMethod
+    from judgekit.calibration import CalibrationReport, IntervalMethod
 
 EXIT_PROMOTION_SAYS_NO = 1
 
@@ -58,63 +57,64 @@ def promote_command(
         tasks_path=tasks_path,
         interval_method=interval_method,
     )
-    from judgekit.calibration import failure_lines, labels_needed_line, promotion_record
+    from judgekit.calibration import promotion_record
 
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     path = promotion_record_path(rubric, folder)
     if not report.promotable:
-        failed = failure_lines(report)
-        if as_json:
-            click.echo(
-                json.dumps(
-                    {
-                        "rubric_id": report.rubric_id,
-                        "rubric_version": report.rubric_version,
-                        "promoted": False,
-                        "record": None,
-                        "criteria": {c.name: c.as_dict() for c in report.criteria},
-                        "labels_needed": report.labels_needed,
-                    }
-                )
-            )
-        else:
-            click.echo(
-                f"{report.rubric_id} (version {report.rubric_version}) not promoted: "
-                f"{len(failed)} of {len(report.criteria)} criteria not met"
-            )
-            for line in failed:
-                click.echo(f"  {line}")
-            needed = labels_needed_line(report)
-            if needed is not None:
-                click.echo(needed)
+        _refused(report, as_json)
         sys.exit(EXIT_PROMOTION_SAYS_NO)
     record = promotion_record(report)
-    with atomic_writer(path) as fh:
-        fh.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    write_promotion_record(path, record)
     if not no_store:
-        from judgekit.store import open_store  # SQLAlchemy loads only when the store is used
-
-        # Timed like the record, so the store and the file tell the same story.
-        at = datetime.fromisoformat(record["promoted_at"])
-        written = f"promotion record written to {path}"
-        with written_before_store(written, them="it"), open_store() as store:
-            store.record_promotion(record, at=at)
+        _record_in_store(record, path)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "rubric_id": report.rubric_id,
-                    "rubric_version": report.rubric_version,
-                    "promoted": True,
-                    "record": str(path),
-                    "criteria": record["criteria"],
-                    "labels_needed": report.labels_needed,
-                }
-            )
-        )
+        criteria = record.as_json()["criteria"]
+        click.echo(json.dumps(_outcome(report, record=str(path), criteria=criteria)))
         return
+    low, high = report.kappa_ci
     click.echo(
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}) promoted "
-        f"on {report.n} labels, kappa {report.kappa:.3f} "
-        f"[{report.kappa_ci[0]:.3f}, {report.kappa_ci[1]:.3f}]; wrote {path}"
+        f"on {report.n} labels, kappa {report.kappa:.3f} [{low:.3f}, {high:.3f}]; wrote {path}"
     )
+
+
+def _outcome(report: CalibrationReport, *, record: str | None, criteria: Any) -> dict[str, Any]:
+    """The ``--json`` object: promoted or not, where the record is, the criteria."""
+    return {
+        "rubric_id": report.rubric_id,
+        "rubric_version": report.rubric_version,
+        "promoted": record is not None,
+        "record": record,
+        "criteria": criteria,
+        "labels_needed": report.labels_needed.as_dict(),
+    }
+
+
+def _refused(report: CalibrationReport, as_json: bool) -> None:
+    """Say which criteria failed, by how much, and what more labels would do."""
+    from judgekit.calibration import failure_lines, labels_needed_line
+
+    if as_json:
+        criteria = {c.name: c.as_dict() for c in report.criteria}
+        click.echo(json.dumps(_outcome(report, record=None, criteria=criteria)))
+        return
+    failed = failure_lines(report)
+    click.echo(
+        f"{report.rubric_id} (version {report.rubric_version}) not promoted: "
+        f"{len(failed)} of {len(report.criteria)} criteria not met"
+    )
+    for line in failed:
+        click.echo(f"  {line}")
+    needed = labels_needed_line(report)
+    if needed is not None:
+        click.echo(needed)
+
+
+def _record_in_store(record: PromotionRecord, path: Path) -> None:
+    from judgekit.store import open_store  # SQLAlchemy loads only when the store is used
+
+    # Timed like the record, so the store and the file tell the same story.
+    written = f"promotion record written to {path}"
+    with written_before_store(written, them="it"), open_store() as store:
+        store.record_promotion(record.as_json(), at=record.promoted_time)

@@ -4,21 +4,19 @@ compute, from the verdicts in the demo's store, recorded there too."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.terminal_text import visible_markup
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say
 from judgekit.demo.judges import JUDGES, SimulatedJudge
+from judgekit.formats.promotion import write_promotion_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric
 from judgekit.labelling.labels_file import labels_path, read_labels
@@ -73,16 +71,15 @@ def _calibrate(
 ) -> CalibrationReport:
     """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes, reading the verdicts
     from this store (not from whichever one JUDGEKIT_DB names)."""
-    from judgekit.calibration import build_report
+    from judgekit.calibration import calibration_report, read_judged_verdicts
 
     path = labels_path(labels_dir, rubric.id)
-    return build_report(
+    return calibration_report(
         rubric,
-        store.verdicts(rubric.id),
+        read_judged_verdicts(rubric, store=store),
         read_labels(path, rubric).current,
+        labels_file=path,
         item_hashes=item_hashes([runs_file], tasks_file),
-        interval_method="analytic",
-        sources={"labels": str(path), "verdicts": f"store {store.url}"},
     )
 
 
@@ -93,10 +90,9 @@ def _promote(rubric: Rubric, report: CalibrationReport, store: Store) -> Path:
     record = promotion_record(report)
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     path = promotion_record_path(rubric, folder)
-    with atomic_writer(path) as fh:
-        fh.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    write_promotion_record(path, record)
     # Timed like the record, so the store and the file tell the same story.
-    store.record_promotion(record, at=datetime.fromisoformat(record["promoted_at"]))
+    store.record_promotion(record.as_json(), at=record.promoted_time)
     return path
 
 
@@ -113,13 +109,14 @@ def _number(value: float | None) -> str:
 def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
     _print_table(outcomes, console)
     for outcome in outcomes:
-        report, judge = outcome.report, outcome.judge
+        rates, judge = outcome.report.error_rates, outcome.judge
+        assert rates is not None  # the demo's rubric is binary
         say(
             console,
             f"{judge.name}: false-pass rate set {judge.false_pass_rate:.2f}, measured "
-            f"{_number(report.false_pass_rate)} (95% CI {_interval(report.false_pass_ci)}); "
+            f"{_number(rates.false_pass_rate)} (95% CI {_interval(rates.false_pass_ci)}); "
             f"false-fail rate set {judge.false_fail_rate:.2f}, measured "
-            f"{_number(report.false_fail_rate)} (95% CI {_interval(report.false_fail_ci)})",
+            f"{_number(rates.false_fail_rate)} (95% CI {_interval(rates.false_fail_ci)})",
         )
     policy = outcomes[0].report.policy
     say(
@@ -139,16 +136,18 @@ def _print_table(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
     table.add_column("measured", justify="right")
     for outcome in outcomes:
         report, judge = outcome.report, outcome.judge
+        rates = report.error_rates
+        assert rates is not None  # the demo's rubric is binary
         table.add_row(
             judge.name,
             str(report.n),
-            _number(report.agreement),
+            _number(report.figures.agreement),
             _number(report.kappa),
             _interval(report.kappa_ci),
             f"{judge.false_pass_rate:.2f}",
-            _number(report.false_pass_rate),
+            _number(rates.false_pass_rate),
             f"{judge.false_fail_rate:.2f}",
-            _number(report.false_fail_rate),
+            _number(rates.false_fail_rate),
         )
     console.print(table)
 

@@ -1,13 +1,18 @@
-"""The Verdict format: what a judge says about one run under one rubric version."""
+"""The Verdict format: what a judge says about one run under one rubric version, and its
+one loader for a ``verdicts.jsonl`` file (:func:`load_verdicts`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit._util.jsonl import iter_models
 from judgekit.formats.numbers import Count, NonNegativeFloat, Share
+
+__all__ = ["Verdict", "VerdictCheck", "VerdictSample", "load_verdicts"]
 
 
 class VerdictSample(BaseModel):
@@ -47,3 +52,24 @@ class Verdict(BaseModel):
     latency_s: NonNegativeFloat | None = None
     cached: bool = False
     at: datetime
+
+
+class VerdictCheck(Protocol):
+    """Checks one verdict read from a file (such as
+    :class:`~judgekit.formats.verdict_scores.ScaleCheck`), raising a DataError at its line."""
+
+    def check(self, verdict: Verdict, *, path: str | Path | None, line: int | None) -> None: ...
+
+
+def load_verdicts(path: str | Path, *, check: VerdictCheck | None = None) -> list[Verdict]:
+    """The verdicts of a ``verdicts.jsonl`` file, in file order (oldest first).
+
+    A malformed line is a :class:`~judgekit.errors.DataError` naming the file, the line and
+    the field; with ``check``, so is a verdict it refuses (a score off its rubric's scale).
+    """
+    verdicts: list[Verdict] = []
+    for line, verdict in iter_models(path, Verdict):
+        if check is not None:
+            check.check(verdict, path=path, line=line)
+        verdicts.append(verdict)
+    return verdicts

@@ -37,9 +37,7 @@ class ScaleCheck:
     ``rubrics`` are the rubrics at hand; with ``variant`` (the rubric as judged by a given
     model, e.g. ``--model``), a verdict of any judge model of those rubrics is matched too::
 
-        check = ScaleCheck([rubric])
-        for line, verdict in iter_models("verdicts.jsonl", Verdict):
-            check.check(verdict, path="verdicts.jsonl", line=line)
+        verdicts = load_verdicts("verdicts.jsonl", check=ScaleCheck([rubric]))
     """
 
     def __init__(self, rubrics: Iterable[Rubric] = (), *, variant: Variant | None = None) -> None:

@@ -44,7 +44,8 @@ def test_the_share_of_flipped_choices_with_its_interval() -> None:
     rubric = load_rubric(REPO / "rubrics" / "preference.yaml")
     verdicts, labels = _case([True, False, True, False, False, None])
     report = build_report(rubric, verdicts, labels)
-    assert report.position_bias == {
+    assert report.position_bias is not None
+    assert report.position_bias.as_dict() == {
         "checked": 5,
         "flipped": 2,
         "rate": 0.4,

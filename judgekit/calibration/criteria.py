@@ -1,0 +1,125 @@
+"""The promotion policy's criteria: enough runs compared, enough human labels in every
+class, and the lower bound of the kappa interval at or above the bar; and how many more
+labels would clear the bars."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.calibration.figures import AgreementFigures
+from judgekit.formats.rubric import PromotionPolicy, Score
+from judgekit.stats import kappa_sample_size
+
+__all__ = ["Criterion", "LabelsNeeded", "criteria", "labels_needed"]
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One promotion criterion: the value measured, the bar, and whether it is met."""
+
+    name: str
+    value: float | None
+    bar: float
+    met: bool
+    what: str  # what the value is, for messages
+
+    @property
+    def short_by(self) -> float | None:
+        """How far the value is below the bar (None when met or unmeasured)."""
+        if self.met or self.value is None:
+            return None
+        return self.bar - self.value
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "bar": self.bar,
+            "met": self.met,
+            "short_by": self.short_by,
+            "what": self.what,
+        }
+
+    def explain(self) -> str:
+        """One line: ``min_kappa: lower bound of the 95% kappa interval 0.512, bar 0.6
+        (0.088 short)``."""
+        value = "undefined" if self.value is None else _fmt(self.value)
+        text = f"{self.name}: {self.what} {value}, bar {_fmt(self.bar)}"
+        if self.short_by is not None:
+            text += f" ({_fmt(self.short_by)} short)"
+        elif not self.met:
+            text += " (not met)"
+        return text
+
+
+@dataclass(frozen=True)
+class LabelsNeeded:
+    """More labels needed: for ``min_labels``, and for the kappa interval's lower bound to
+    reach ``min_kappa`` if kappa and the class balance hold (None when unreachable)."""
+
+    for_min_labels: int
+    for_kappa: int | None
+    kappa_reachable: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "for_min_labels": self.for_min_labels,
+            "for_kappa": self.for_kappa,
+            "kappa_reachable": self.kappa_reachable,
+        }
+
+
+def criteria(
+    policy: PromotionPolicy, human: list[Score], classes: list[Score], kappa_low: float | None
+) -> list[Criterion]:
+    """The policy's three criteria on the compared runs' human labels and kappa interval."""
+    n = len(human)
+    counts = Counter(human)
+    fewest = min(classes, key=lambda c: counts.get(c, 0))
+    fewest_n = counts.get(fewest, 0)
+    percent = f"{policy.confidence:.0%}"
+    return [
+        Criterion("min_labels", n, policy.min_labels, n >= policy.min_labels, "runs compared"),
+        Criterion(
+            "min_per_class",
+            fewest_n,
+            policy.min_per_class,
+            fewest_n >= policy.min_per_class,
+            f"fewest human labels in a class ({fewest})",
+        ),
+        Criterion(
+            "min_kappa",
+            kappa_low,
+            policy.min_kappa,
+            kappa_low is not None and kappa_low >= policy.min_kappa,
+            f"lower bound of the {percent} kappa interval",
+        ),
+    ]
+
+
+def labels_needed(policy: PromotionPolicy, n: int, figures: AgreementFigures) -> LabelsNeeded:
+    kappa, se = figures.kappa, figures.kappa_se
+    for_kappa: int | None = None
+    if kappa is not None and se is not None:
+        for_kappa = kappa_sample_size(
+            kappa, n, bar=policy.min_kappa, confidence=policy.confidence, standard_error=se
+        )
+    return LabelsNeeded(
+        for_min_labels=max(0, policy.min_labels - n),
+        for_kappa=for_kappa,
+        kappa_reachable=for_kappa is not None,
+    )
+
+
+def _fmt(value: float) -> str:
+    """Three decimals at most, trailing zeros dropped; a value that rounds to zero is "0",
+    never "-0" (a lower bound of -0.0000001 is zero to a reader).
+
+    >>> [_fmt(v) for v in (0.6, 50.0, 0.1234, -1e-9, 0.0)]
+    ['0.6', '50', '0.123', '0', '0']
+    """
+    if float(value).is_integer() and abs(value) >= 1:
+        return str(int(value))
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text

@@ -1,0 +1,145 @@
+"""A rubric's selected verdicts joined with its hand labels: the runs compared.
+
+Each labeller's latest label of a run counts (a later line supersedes an earlier one). A
+run labelled by several people is compared through its *majority* label; a run whose
+labellers tie is left out and counted (``n_tied``). Runs with both a majority label and a
+verdict are compared; an unscored verdict is neither a pass nor a fail, so its run is left
+out and counted (``n_unscored``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.calibration.selection import VerdictSelection, majority, verdict_score
+from judgekit.errors import CalibrationError
+from judgekit.formats.label import Label
+from judgekit.formats.rubric import Rubric, Score
+from judgekit.formats.verdict import Verdict
+
+__all__ = ["Counts", "Pairs", "join_labels", "labels_by_run"]
+
+LabelsByRun = dict[str, dict[str, Label]]  # run id → labeller → their current label
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How many runs were compared, and how many were left out and why."""
+
+    n: int
+    n_unscored: int
+    n_tied: int
+    n_labelled_runs: int
+    n_verdicts: int
+    n_labelled_without_verdict: int
+    n_other_versions: int
+    n_other_models: int
+    unscored_rate: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "n_unscored": self.n_unscored,
+            "n_tied": self.n_tied,
+            "n_labelled_runs": self.n_labelled_runs,
+            "n_verdicts": self.n_verdicts,
+            "n_labelled_without_verdict": self.n_labelled_without_verdict,
+            "n_other_versions": self.n_other_versions,
+            "n_other_models": self.n_other_models,
+            "unscored_rate": self.unscored_rate,
+        }
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The compared runs in run-id order, each with the humans' majority label and the
+    judge's score, and what the join left out."""
+
+    selection: VerdictSelection
+    labels: LabelsByRun
+    shared: list[str]  # runs with both a label and a verdict
+    runs: list[str]
+    human: list[Score]
+    judge: list[Score]
+    n_unscored: int
+    n_tied: int
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """The verdicts of the compared runs."""
+        return [self.selection.current[run] for run in self.runs]
+
+    @property
+    def judge_by_run(self) -> dict[str, Score]:
+        return dict(zip(self.runs, self.judge, strict=True))
+
+    def counts(self) -> Counts:
+        return Counts(
+            n=len(self.runs),
+            n_unscored=self.n_unscored,
+            n_tied=self.n_tied,
+            n_labelled_runs=len(self.labels),
+            n_verdicts=len(self.selection.current),
+            n_labelled_without_verdict=len(self.labels) - len(self.shared),
+            n_other_versions=self.selection.n_other_versions,
+            n_other_models=self.selection.n_other_models,
+            unscored_rate=self.n_unscored / len(self.shared),
+        )
+
+
+def labels_by_run(labels: Mapping[tuple[str, str], Label]) -> LabelsByRun:
+    """(run, labeller) → label, regrouped by run, both in sorted order."""
+    by_run: LabelsByRun = {}
+    for (run_id, labeler), label in sorted(labels.items()):
+        by_run.setdefault(run_id, {})[labeler] = label
+    return by_run
+
+
+def join_labels(
+    rubric: Rubric,
+    version: str,
+    selection: VerdictSelection,
+    labels: Mapping[tuple[str, str], Label],
+) -> Pairs:
+    """The runs to compare; a :class:`CalibrationError` when labels and verdicts share no
+    run, or none is left once unscored verdicts and tied labels are set aside."""
+    by_run = labels_by_run(labels)
+    shared = [run for run in sorted(by_run) if run in selection.current]
+    if not shared:
+        raise CalibrationError(_nothing_shared(rubric, version, selection, len(by_run)))
+    runs: list[str] = []
+    human: list[Score] = []
+    judge: list[Score] = []
+    n_unscored = n_tied = 0
+    for run_id in shared:
+        score = verdict_score(rubric, selection.current[run_id])
+        if score is None:
+            n_unscored += 1
+            continue
+        label = majority([label.label for label in by_run[run_id].values()])
+        if label is None:
+            n_tied += 1
+            continue
+        runs.append(run_id)
+        human.append(label)
+        judge.append(score)
+    if not runs:
+        raise CalibrationError(
+            f"nothing to compare for {rubric.id} (version {version}): of {len(shared)} runs "
+            f"with both a label and a verdict, {n_unscored} verdicts are unscored and "
+            f"{n_tied} runs have tied labels"
+        )
+    return Pairs(selection, by_run, shared, runs, human, judge, n_unscored, n_tied)
+
+
+def _nothing_shared(
+    rubric: Rubric, version: str, selection: VerdictSelection, n_labelled: int
+) -> str:
+    others = selection.n_other_versions
+    return (
+        f"no run of {rubric.id} (version {version}, judge {rubric.judge.model}) has both a "
+        f"label and a verdict: {n_labelled} labelled runs, {len(selection.current)} verdicts "
+        "of this version" + (f" ({others} of other versions left out)" if others else "")
+    )

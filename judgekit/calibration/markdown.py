@@ -1,0 +1,117 @@
+"""The calibration report as Markdown, for a pull-request comment: figures, confusion,
+criteria, disagreements. Text read from labels or verdicts is escaped for a table cell and
+shown on one line."""
+
+from __future__ import annotations
+
+from judgekit._util.terminal_text import visible
+from judgekit.calibration.render import (
+    comparison_lines,
+    criterion_mark,
+    fixed,
+    interval,
+    labels_needed_line,
+    pass_rate_figures,
+    short_reason,
+)
+from judgekit.calibration.report import CalibrationReport
+
+__all__ = ["render_markdown"]
+
+
+def _md_cell(text: str) -> str:
+    return visible(text.replace("|", "\\|").replace("\n", " "), one_line=True)
+
+
+def render_markdown(report: CalibrationReport) -> str:
+    """The report as a pull-request comment: figures, confusion, criteria, disagreements."""
+    word = "✅ promotable" if report.promotable else "⏳ not yet promotable"
+    counts = report.counts
+    lines = [
+        f"### Judge calibration: `{report.rubric_id}` — {word}",
+        "",
+        f"Rubric version `{report.rubric_version}`, judge `{report.model}`: "
+        f"**{counts.n}** runs compared ({counts.n_unscored} unscored and {counts.n_tied} tied "
+        f"left out; {counts.n_other_versions} verdicts of other versions left out).",
+        "",
+        *_figure_rows(report),
+        *_confusion(report),
+    ]
+    compared = comparison_lines(report)
+    if compared:
+        lines += ["", "**Comparison**", "", *(f"- {line.strip()}" for line in compared)]
+    lines += ["", "**Promotion policy**", ""]
+    for criterion in report.criteria:
+        lines.append(f"- {criterion_mark(criterion, md=True)} {criterion.explain()}")
+    needed = None if report.promotable else labels_needed_line(report)
+    if needed is not None:
+        lines += ["", needed]
+    if report.stale_labels:
+        lines += ["", f"⚠️ {len(report.stale_labels)} stale labels (relabel them)."]
+    lines += _disagreements(report)
+    return "\n".join(lines)
+
+
+def _figure_rows(report: CalibrationReport) -> list[str]:
+    figures, rates = report.figures, report.error_rates
+    percent = f"{report.policy.confidence:.0%}"
+    lines = [
+        "| figure | value |",
+        "| --- | --- |",
+        f"| agreement | {fixed(figures.agreement)} |",
+        f"| Cohen's kappa | {fixed(figures.kappa)} {interval(figures.kappa_ci)} ({percent}) |",
+        f"| Gwet's AC1 | {fixed(figures.ac1)} |",
+    ]
+    if rates is not None:
+        lines.append(
+            f"| false pass rate | {fixed(rates.false_pass_rate)} {interval(rates.false_pass_ci)} |"
+        )
+        lines.append(
+            f"| false fail rate | {fixed(rates.false_fail_rate)} {interval(rates.false_fail_ci)} |"
+        )
+    lines.append(f"| unscored rate | {fixed(report.counts.unscored_rate)} |")
+    for name, value in pass_rate_figures(report):
+        lines.append(f"| {name} | {_md_cell(value)} |")
+    if report.self_agreement is not None:
+        lines.append(f"| judge self-agreement | {report.self_agreement.mean:.3f} |")
+    if report.position_bias is not None:
+        bias = report.position_bias
+        lines.append(
+            f"| position bias | {bias.rate:.3f} {interval(bias.ci)} "
+            f"({bias.flipped} of {bias.checked} flipped) |"
+        )
+    return lines
+
+
+def _confusion(report: CalibrationReport) -> list[str]:
+    names = [str(c) for c in report.classes]
+    lines = [
+        "",
+        "**Confusion** (rows: human, columns: judge)",
+        "",
+        "| human \\ judge | " + " | ".join(names) + " |",
+        "| --- |" + " --- |" * len(names),
+    ]
+    for h in names:
+        lines.append(f"| {h} | " + " | ".join(str(report.confusion[h][j]) for j in names) + " |")
+    return lines
+
+
+def _disagreements(report: CalibrationReport) -> list[str]:
+    if not report.disagreements:
+        return []
+    lines = [
+        "",
+        f"<details><summary>{len(report.disagreements)} disagreements</summary>",
+        "",
+        "| run | human | judge | judge's reason | labeller's note |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for d in report.disagreements:
+        notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
+        lines.append(
+            f"| `{_md_cell(d.run_id)}` | {_md_cell(str(d.human))} | {_md_cell(str(d.judge))} | "
+            f"{_md_cell(short_reason(d.reason))} | {_md_cell(notes)} |"
+        )
+    lines += ["", "</details>"]
+    return lines

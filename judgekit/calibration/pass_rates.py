@@ -1,0 +1,96 @@
+"""The pass rate over every scored verdict of the version (labelled runs or not), raw and
+corrected for the judge's errors measured on the labelled runs (binary rubrics)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.calibration.figures import POSITIVE, ErrorRates, number
+from judgekit.calibration.join import Pairs
+from judgekit.calibration.selection import verdict_score
+from judgekit.formats.rubric import Rubric
+from judgekit.stats import ppi_mean_interval, rogan_gladen
+
+__all__ = ["PassRates", "pass_rates"]
+
+
+@dataclass(frozen=True)
+class PassRates:
+    """The pass rates of a binary judge over every scored verdict of the version.
+
+    * ``raw``: the share of scored verdicts that pass (``n_scored`` of them);
+    * ``corrected``: Rogan–Gladen, with sensitivity = 1 - false-fail rate and specificity =
+      1 - false-pass rate measured on the compared runs (None when undefined);
+    * ``ppi``: the prediction-powered estimate of the human pass rate and its interval, from
+      the compared runs (human and judge) and the judge's verdicts on the ``n_unlabelled``
+      other scored runs (those with no usable label: unlabelled, or tied).
+    """
+
+    raw: float | None
+    n_scored: int
+    sensitivity: float | None
+    specificity: float | None
+    corrected: float | None
+    ppi: tuple[float, float, float] | None
+    n_unlabelled: int
+
+    @staticmethod
+    def empty() -> PassRates:
+        return PassRates(None, 0, None, None, None, None, 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        ppi = None
+        if self.ppi is not None:
+            ppi = dict(zip(("estimate", "low", "high"), self.ppi, strict=True))
+        return {
+            "raw_pass_rate": self.raw,
+            "n_scored": self.n_scored,
+            "sensitivity": self.sensitivity,
+            "specificity": self.specificity,
+            "corrected_pass_rate": self.corrected,
+            "ppi_pass_rate": ppi,
+            "n_unlabelled": self.n_unlabelled,
+        }
+
+
+def pass_rates(rubric: Rubric, pairs: Pairs, rates: ErrorRates, *, confidence: float) -> PassRates:
+    """Raw, Rogan–Gladen and prediction-powered pass rates over every scored verdict."""
+    labelled = set(pairs.runs)
+    scores = {run: verdict_score(rubric, v) for run, v in pairs.selection.current.items()}
+    scored = [score for score in scores.values() if score is not None]
+    unlabelled = [
+        float(score == POSITIVE)
+        for run, score in sorted(scores.items())
+        if score is not None and run not in labelled
+    ]
+    raw = sum(s == POSITIVE for s in scored) / len(scored)  # compared runs are scored: not 0
+    fpr, ffr = rates.false_pass_rate, rates.false_fail_rate
+    sensitivity = None if ffr is None else 1.0 - ffr
+    specificity = None if fpr is None else 1.0 - fpr
+    corrected = None
+    ppi: tuple[float, float, float] | None = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined figures are reported as null
+        if sensitivity is not None and specificity is not None:
+            corrected = number(rogan_gladen(raw, sensitivity, specificity))
+        if unlabelled:
+            estimate, low, high = ppi_mean_interval(
+                [float(h == POSITIVE) for h in pairs.human],
+                [float(j == POSITIVE) for j in pairs.judge],
+                unlabelled,
+                confidence=confidence,
+            )
+            if not math.isnan(estimate):
+                ppi = (estimate, low, high)
+    return PassRates(
+        raw=raw,
+        n_scored=len(scored),
+        sensitivity=sensitivity,
+        specificity=specificity,
+        corrected=corrected,
+        ppi=ppi,
+        n_unlabelled=len(unlabelled),
+    )

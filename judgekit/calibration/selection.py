@@ -1,0 +1,70 @@
+"""Which verdicts and labels count: the verdicts of one rubric version and judge model (the
+latest per run), a verdict's score on the scale, and a run's majority hand label."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from judgekit.formats.rubric import Rubric, Score, normalise_score
+from judgekit.formats.verdict import Verdict
+
+__all__ = ["VerdictSelection", "majority", "select_verdicts", "verdict_score"]
+
+
+@dataclass(frozen=True)
+class VerdictSelection:
+    """The verdicts that count (run id → latest verdict of this version and model), and
+    how many were left out."""
+
+    current: dict[str, Verdict]
+    n_other_versions: int
+    n_other_models: int
+    n_superseded: int
+
+
+def select_verdicts(
+    verdicts: Iterable[Verdict], rubric_id: str, *, version: str, model: str
+) -> VerdictSelection:
+    """Keep the verdicts of ``rubric_id`` at ``version`` by ``model``, the latest per run.
+
+    ``verdicts`` come oldest first (file order, or the store's order by time).
+    """
+    current: dict[str, Verdict] = {}
+    other_versions = other_models = superseded = 0
+    for verdict in verdicts:
+        if verdict.rubric_id != rubric_id:
+            continue
+        if verdict.rubric_version != version:
+            other_versions += 1
+            continue
+        if verdict.model != model:
+            other_models += 1
+            continue
+        if verdict.run_id in current:
+            superseded += 1
+        current[verdict.run_id] = verdict
+    return VerdictSelection(current, other_versions, other_models, superseded)
+
+
+def verdict_score(rubric: Rubric, verdict: Verdict) -> Score | None:
+    """The verdict's score on the scale, or None when it is unscored (or off the scale)."""
+    if verdict.status != "scored" or verdict.score is None:
+        return None
+    try:
+        return normalise_score(rubric.scale, verdict.score)
+    except ValueError:
+        return None
+
+
+def majority(values: Sequence[Score]) -> Score | None:
+    """The most common label, or None when two or more labels tie for first.
+
+    >>> majority(["pass", "fail", "pass"]), majority(["pass", "fail"])
+    ('pass', None)
+    """
+    ranked = Counter(values).most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None
+    return ranked[0][0]
