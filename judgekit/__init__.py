@@ -21,7 +21,7 @@ from judgekit.errors import (
     ProviderError,
     StoreError,
 )
-from judgekit.formats.grade import Grade, GraderResult
+from judgekit.formats.grade import Grade, GraderResult, load_results
 from judgekit.formats.matchers import Matcher, MatcherSpecError, Mismatch, compile_matcher
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
@@ -29,7 +29,7 @@ from judgekit.formats.run import Run, ToolCall, Usage, load_runs
 from judgekit.formats.schema import json_schema
 from judgekit.formats.task import ExpectedCall, Suite, Task, TaskSet, load_tasks
 from judgekit.formats.verdict import Verdict
-from judgekit.gate.compare import GateReport, compare_results, load_results
+from judgekit.gate.compare import GateReport, compare_results
 from judgekit.graders.grade import grade_run, grade_runs
 from judgekit.graders.grade_file import grade_file
 from judgekit.graders.path import grade_path

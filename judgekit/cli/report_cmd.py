@@ -11,14 +11,15 @@ from rich.console import Console
 
 from judgekit._util.folder_lock import parent_folder_lock
 from judgekit._util.terminal_text import visible_markup
-from judgekit.cli.monitor_cmd import parse_since, rubrics_from
+from judgekit.cli.monitor_options import since_from_option
 from judgekit.cli.options import (
     by_option,
     labels_beside_rubrics_option,
     rubric_refs_option,
+    rubrics_from,
     since_option,
 )
-from judgekit.gate.compare import load_results
+from judgekit.formats.grade import load_results
 
 if TYPE_CHECKING:
     from judgekit.monitoring.series import Window
@@ -92,7 +93,7 @@ def report_command(
             grades=grades,
             rubrics=rubrics_from(rubric_refs),
             labels_dir=labels_dir,
-            since=parse_since(since),
+            since=since_from_option(since),
             by=by,
         )
     with parent_folder_lock(out_path):

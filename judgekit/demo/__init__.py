@@ -42,6 +42,7 @@ from judgekit.demo.trials import (
     run_suite,
 )
 from judgekit.errors import ConfigError
+from judgekit.store import Store
 
 __all__ = [
     "CAREFUL",
@@ -77,46 +78,10 @@ def run_demo(out: Path, console: Console) -> DemoResult:
     with open_demo_store(console) as store:
         heading(console, 1, f"Run the shop and travel suites: {TRIALS} trials per task")
         suites, checks = _run_suites(root, out, console)
-        batches = {name: record_suite(store, run, root) for name, run in suites.items()}
-        say(
-            console,
-            "recorded in the store, source demo, branch demo: "
-            + "; ".join(f"{name} runs and grades in batch {i}" for name, i in batches.items()),
-        )
-
+        batches = _record_suites(store, suites, root, console)
         shop = suites[SHOP.name]
-        heading(console, 2, "Judge the shop's final answers with two SIMULATED judges")
-        rubric_files = write_rubrics(root / "rubrics" / f"{BASE_RUBRIC}.yaml", out / "rubrics")
-        judge_runs(
-            shop.runs(),
-            shop.truth,
-            rubric_files,
-            shop.tasks,
-            folder=out / "verdicts",
-            store=store,
-            batch_id=batches[SHOP.name],
-            console=console,
-        )
-
-        heading(console, 3, "Hand labels: the bundled labels of a stratified sample")
-        labels_dir = out / "labels"
-        copy_bundled_labels(
-            root,
-            JUDGES,
-            labels_dir,
-            runs_file=shop.runs_file,
-            tasks_file=shop.tasks_file,
-            console=console,
-        )
-
-        heading(console, 4, "Calibrate against the labels, then promote")
-        outcomes = calibrate_and_promote(
-            rubric_files,
-            labels_dir,
-            runs_file=shop.runs_file,
-            tasks_file=shop.tasks_file,
-            store=store,
-            console=console,
+        rubric_files, labels_dir, outcomes = _judge_and_calibrate(
+            shop, batches[SHOP.name], root, out, store, console
         )
 
         heading(console, 5, "Monitor, report and plots")
@@ -130,6 +95,61 @@ def run_demo(out: Path, console: Console) -> DemoResult:
     heading(console, 7, "The same with a real model")
     print_next_steps(root, out, console)
     return DemoResult(out, suites, batches, checks, outcomes, written, gated)
+
+
+def _record_suites(
+    store: Store, suites: dict[str, SuiteRun], root: Path, console: Console
+) -> dict[str, int]:
+    """Each suite's runs and grades in a batch of the store: suite name → batch id."""
+    batches = {name: record_suite(store, run, root) for name, run in suites.items()}
+    say(
+        console,
+        "recorded in the store, source demo, branch demo: "
+        + "; ".join(f"{name} runs and grades in batch {i}" for name, i in batches.items()),
+    )
+    return batches
+
+
+def _judge_and_calibrate(
+    shop: SuiteRun, batch_id: int, root: Path, out: Path, store: Store, console: Console
+) -> tuple[dict[SimulatedJudge, Path], Path, list[JudgeOutcome]]:
+    """Steps 2 to 4: judge the shop runs, copy the hand labels, calibrate and promote.
+
+    Returns the rubric files (by judge), the labels folder and each judge's outcome."""
+    heading(console, 2, "Judge the shop's final answers with two SIMULATED judges")
+    rubric_files = write_rubrics(root / "rubrics" / f"{BASE_RUBRIC}.yaml", out / "rubrics")
+    judge_runs(
+        shop.runs(),
+        shop.truth,
+        rubric_files,
+        shop.tasks,
+        folder=out / "verdicts",
+        store=store,
+        batch_id=batch_id,
+        console=console,
+    )
+
+    heading(console, 3, "Hand labels: the bundled labels of a stratified sample")
+    labels_dir = out / "labels"
+    copy_bundled_labels(
+        root,
+        JUDGES,
+        labels_dir,
+        runs_file=shop.runs_file,
+        tasks_file=shop.tasks_file,
+        console=console,
+    )
+
+    heading(console, 4, "Calibrate against the labels, then promote")
+    outcomes = calibrate_and_promote(
+        rubric_files,
+        labels_dir,
+        runs_file=shop.runs_file,
+        tasks_file=shop.tasks_file,
+        store=store,
+        console=console,
+    )
+    return rubric_files, labels_dir, outcomes
 
 
 def _refuse_a_used_folder(out: Path) -> None:

@@ -14,11 +14,13 @@ from typing import Final
 
 from rich.console import Console
 
-from judgekit.cli.gate_cmd import print_gate_report
+from judgekit._util.number_format import p_equation
 from judgekit.demo.common import SHOP, DemoSuite, say
 from judgekit.demo.storage import record_suite
 from judgekit.demo.trials import SuiteRun, run_suite
-from judgekit.gate.compare import GateReport, compare_results, load_results
+from judgekit.formats.grade import load_results
+from judgekit.gate.compare import GateReport, compare_results
+from judgekit.gate.render import print_gate_report
 from judgekit.store import Store
 
 CANDIDATE: Final = DemoSuite(SHOP.name, "examples.shop:regressed_agent")
@@ -49,7 +51,7 @@ def gate_a_regression(
     if suite is not None and suite >= report.alpha:
         say(
             console,
-            f"the pass rate of all runs pooled (p = {suite:.3f}) would not have caught it: "
+            f"the pass rate of all runs pooled ({p_equation(suite)}) would not have caught it: "
             "the gate tests each task",
         )
     say(

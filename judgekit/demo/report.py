@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from judgekit._util.terminal_text import visible_markup
-from judgekit.cli.monitor_cmd import parse_since, print_monitor_report, write_plots
 from judgekit.demo.common import K, say
 from judgekit.formats.rubric_file import load_rubric
+from judgekit.monitoring.plot_files import write_plots
+from judgekit.monitoring.render import print_monitor_report
+from judgekit.monitoring.since import parse_since
 from judgekit.store.recording import table_counts
 
 if TYPE_CHECKING:

@@ -1,11 +1,20 @@
-"""The Grade format: one row per graded run (``results.jsonl``; ``results.csv`` flattens it)."""
+"""The Grade format: one row per graded run (``results.jsonl``; ``results.csv`` flattens it),
+and its loader."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.jsonl import iter_models
+from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
-from judgekit.formats.run import StopReason
+from judgekit.formats.run import RunIdLines, StopReason
+
+RESULTS_FILE = "results.jsonl"
 
 
 class GraderResult(BaseModel):
@@ -53,3 +62,32 @@ class Grade(BaseModel):
         if self.stop_reason not in (None, "completed"):
             return f"run ended with stop_reason {self.stop_reason}"
         return None
+
+
+def results_path(path: str | Path) -> Path:
+    """``path`` itself, or the ``results.jsonl`` inside it when it is a folder."""
+    p = Path(path)
+    if not is_dir(p):
+        return p
+    inside = p / RESULTS_FILE
+    if not is_file(inside):
+        raise DataError(f"no {RESULTS_FILE} in this folder", path=p)
+    return inside
+
+
+def load_results(path: str | Path) -> Iterator[Grade]:
+    """Stream the grades of a ``results.jsonl`` file, or of the one inside a folder.
+
+    A malformed line or a run id seen twice (two result sets concatenated, which would
+    count trials twice) raises :class:`~judgekit.errors.DataError` naming the file and
+    line; so does a file with no runs::
+
+        report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
+    """
+    file = results_path(path)
+    seen = RunIdLines(file)
+    for number, grade in iter_models(file, Grade):
+        seen.add(grade.run_id, number)
+        yield grade
+    if not len(seen):
+        raise DataError("no graded runs in this file", path=file)

@@ -55,18 +55,16 @@ run-to-run wobble of your agent's mean cost.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from judgekit._util.input_paths import is_dir, is_file
-from judgekit._util.jsonl import iter_models
+from judgekit._util.number_format import p_equation, rate, relative_change
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import RunIdLines
+from judgekit.stats.multiple import holm_rejections
 from judgekit.stats.proportions import two_proportion_test
 
 __all__ = [
@@ -75,12 +73,7 @@ __all__ = [
     "SideSummary",
     "TaskResult",
     "compare_results",
-    "holm_rejections",
-    "load_results",
-    "results_path",
 ]
-
-RESULTS_FILE = "results.jsonl"
 
 
 class SideSummary(BaseModel):
@@ -206,14 +199,6 @@ def _compare(baseline: SideSummary, candidate: SideSummary) -> Comparison:
     )
 
 
-def _p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def _pct(change: float) -> str:
-    return "from 0" if math.isinf(change) else f"{change:+.0%}"
-
-
 @dataclass(frozen=True)
 class _Spend:
     """One of the spend measures the hidden-regression rule watches."""
@@ -242,26 +227,11 @@ def _spend_messages(
         return [], []
     assert before is not None and after is not None
     means = f"{before:{spend.digits}} → {after:{spend.digits}}"
-    moved = f"mean {spend.label} {_pct(change)} ({means})"
+    moved = f"mean {spend.label} {relative_change(change)} ({means})"
     if flat:
         return [f"{moved} with the pass rate flat"], []
     # A rise that bought a real improvement in the pass rate is a trade, not a regression.
     return [], [f"{moved}, not a regression: the pass rate rose"]
-
-
-def holm_rejections(p_values: dict[str, float], alpha: float) -> set[str]:
-    """The hypotheses Holm's step-down procedure rejects at family-wise level ``alpha``.
-
-    >>> sorted(holm_rejections({"a": 0.01, "b": 0.04, "c": 0.03}, 0.05))
-    ['a']
-    """
-    rejected: set[str] = set()
-    ordered = sorted(p_values.items(), key=lambda item: item[1])
-    for rank, (name, p) in enumerate(ordered):
-        if p >= alpha / (len(ordered) - rank):
-            break
-        rejected.add(name)
-    return rejected
 
 
 def _judge_compared(
@@ -276,11 +246,11 @@ def _judge_compared(
     assert c.baseline is not None and c.candidate is not None
     assert c.p_value is not None and c.p_value_two_sided is not None
     assert c.difference is not None
-    rates = f"{c.baseline.rate:.2f} → {c.candidate.rate:.2f}"
+    rates = f"{rate(c.baseline.rate)} → {rate(c.candidate.rate)}"
     rose = c.p_value_two_sided < alpha and c.difference > 0
     flat = not dropped and c.p_value_two_sided >= alpha
-    reasons = [f"pass-rate drop {rates} ({_p(c.p_value)})"] if dropped else []
-    notes = [f"pass-rate rise {rates} ({_p(c.p_value_two_sided)})"] if rose else []
+    reasons = [f"pass-rate drop {rates} ({p_equation(c.p_value)})"] if dropped else []
+    notes = [f"pass-rate rise {rates} ({p_equation(c.p_value_two_sided)})"] if rose else []
     for spend, tolerance in ((_COST, cost_tolerance), (_TURNS, turns_tolerance)):
         more_reasons, more_notes = _spend_messages(spend, c, tolerance, flat=flat, rose=rose)
         reasons += more_reasons
@@ -297,7 +267,7 @@ def _judge_compared(
 
 def _removed(task_id: str, baseline: SideSummary) -> TaskResult:
     reason = (
-        f"missing from the candidate (baseline pass rate {baseline.rate:.2f} "
+        f"missing from the candidate (baseline pass rate {rate(baseline.rate)} "
         f"over {baseline.n} runs)"
     )
     return TaskResult(
@@ -312,7 +282,7 @@ def _removed(task_id: str, baseline: SideSummary) -> TaskResult:
 
 
 def _added(task_id: str, candidate: SideSummary) -> TaskResult:
-    note = f"new in the candidate: pass rate {candidate.rate:.2f} over {candidate.n} runs"
+    note = f"new in the candidate: pass rate {rate(candidate.rate)} over {candidate.n} runs"
     return TaskResult(
         baseline=None,
         candidate=candidate,
@@ -343,7 +313,7 @@ def compare_results(
 ) -> GateReport:
     """Compare two result sets task by task (see the module docstring for the rules).
 
-    Each side is read once, so generators such as :func:`load_results` stream. A side with
+    Each side is read once, so generators such as :func:`~judgekit.formats.grade.load_results` stream. A side with
     no runs raises :class:`~judgekit.errors.DataError`; an ``alpha`` outside (0, 1) or a
     negative tolerance raises ``ValueError``.
 
@@ -360,11 +330,7 @@ def compare_results(
         task_id: _compare(base_tasks[task_id].summary(), cand_tasks[task_id].summary())
         for task_id in base_tasks.keys() & cand_tasks.keys()
     }
-    p_values = {t: c.p_value for t, c in comparisons.items() if c.p_value is not None}
-    if correction == "holm":
-        dropped = holm_rejections(p_values, alpha)
-    else:
-        dropped = {t for t, p in p_values.items() if p < alpha}
+    dropped = _dropped(comparisons, alpha, correction)
     tasks: list[TaskResult] = []
     for task_id in sorted(base_tasks.keys() | cand_tasks.keys()):
         base, cand = base_tasks.get(task_id), cand_tasks.get(task_id)
@@ -374,16 +340,12 @@ def compare_results(
         elif base is None:
             tasks.append(_added(task_id, cand.summary()))
         else:
-            tasks.append(
-                _judge_compared(
-                    task_id,
-                    comparisons[task_id],
-                    alpha,
-                    cost_tolerance,
-                    turns_tolerance,
-                    dropped=task_id in dropped,
-                )
+            compared = comparisons[task_id]
+            tolerances = (cost_tolerance, turns_tolerance)
+            judged = _judge_compared(
+                task_id, compared, alpha, *tolerances, dropped=task_id in dropped
             )
+            tasks.append(judged)
     failing = [t.task_id for t in tasks if t.verdict == "fail"]
     return GateReport(
         passed=not failing,
@@ -397,30 +359,11 @@ def compare_results(
     )
 
 
-def results_path(path: str | Path) -> Path:
-    """``path`` itself, or the ``results.jsonl`` inside it when it is a folder."""
-    p = Path(path)
-    if not is_dir(p):
-        return p
-    inside = p / RESULTS_FILE
-    if not is_file(inside):
-        raise DataError(f"no {RESULTS_FILE} in this folder", path=p)
-    return inside
-
-
-def load_results(path: str | Path) -> Iterator[Grade]:
-    """Stream the grades of a ``results.jsonl`` file, or of the one inside a folder.
-
-    A malformed line or a run id seen twice (two result sets concatenated, which would
-    count trials twice) raises :class:`~judgekit.errors.DataError` naming the file and
-    line; so does a file with no runs::
-
-        report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
-    """
-    file = results_path(path)
-    seen = RunIdLines(file)
-    for number, grade in iter_models(file, Grade):
-        seen.add(grade.run_id, number)
-        yield grade
-    if not len(seen):
-        raise DataError("no graded runs in this file", path=file)
+def _dropped(
+    comparisons: dict[str, Comparison], alpha: float, correction: Literal["holm", "none"]
+) -> set[str]:
+    """The tasks whose pass-rate drop is significant, across tasks by Holm or each alone."""
+    p_values = {t: c.p_value for t, c in comparisons.items() if c.p_value is not None}
+    if correction == "holm":
+        return holm_rejections(p_values, alpha=alpha)
+    return {t for t, p in p_values.items() if p < alpha}

@@ -17,10 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from judgekit._util.number_format import p_equation, rate
 from judgekit.calibration.promotion import RubricStatus, judged_model, rubric_status
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.formats.rubric_file import rubric_version
-from judgekit.gate.compare import holm_rejections
+from judgekit.stats.multiple import holm_rejections
 from judgekit.stats.proportions import two_proportion_test
 from judgekit.store import Store
 from judgekit.store.queries import scored_verdict_sums
@@ -87,7 +88,7 @@ def compare_rubrics(
         measured.append((rubric, status, version, model, base, cand, p_value))
     gating = {r.id: p for r, state, *_, p in measured if state == "promoted" and p is not None}
     if correction == "holm":
-        dropped = holm_rejections(gating, alpha)
+        dropped = holm_rejections(gating, alpha=alpha)
     else:
         dropped = {rubric_id for rubric_id, p in gating.items() if p < alpha}
     results = []
@@ -129,8 +130,10 @@ def _reason(
     if base.rate is None or cand.rate is None:
         missing = "baseline" if base.rate is None else "candidate"
         return f"{rubric_id}: no scored verdicts of this version and model in the {missing}"
-    rates = f"{base.rate:.2f} ({base.passes}/{base.n}) → {cand.rate:.2f} ({cand.passes}/{cand.n})"
-    p = "" if p_value is None else f", one-sided p = {p_value:.3g}"
+    rates = (
+        f"{rate(base.rate)} ({base.passes}/{base.n}) → {rate(cand.rate)} ({cand.passes}/{cand.n})"
+    )
+    p = "" if p_value is None else f", one-sided {p_equation(p_value)}"
     if status != "promoted":
         return f"{rubric_id} ({status}, informational): {rates}{p}"
     return f"{rubric_id}: pass-rate {'drop' if dropped else 'change'} {rates}{p}"

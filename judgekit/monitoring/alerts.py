@@ -34,9 +34,10 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Literal
 
-from judgekit.gate.compare import holm_rejections
+from judgekit._util.number_format import p_equation
 from judgekit.monitoring.model import Alert, Point, Series
 from judgekit.monitoring.points import mean_point, proportion_point
+from judgekit.stats.multiple import holm_rejections
 from judgekit.stats.proportions import two_proportion_test
 
 # Metrics where a rise, not a drop, is the regression.
@@ -71,7 +72,7 @@ def evaluate_alerts(series: Sequence[Series], policy: AlertPolicy | None = None)
             tested[one.metric] = one
     p_values = {metric: one.p_value for metric, one in tested.items() if one.p_value is not None}
     if rules.correction == "holm":
-        worse = holm_rejections(p_values, rules.alpha)
+        worse = holm_rejections(p_values, alpha=rules.alpha)
     else:
         worse = {metric for metric, p in p_values.items() if p < rules.alpha}
     for metric in sorted(worse):
@@ -136,7 +137,7 @@ def _alert_message(series: Series, rules: AlertPolicy, tests: int) -> str | None
     return (
         f"{series.title} {change} {_fmt(baseline.value)} → {_fmt(latest.value)} "
         f"(baseline {baseline.label}: n = {baseline.n}; latest {latest.label}: n = {latest.n}); "
-        f"one-sided p {_p(series.p_value)}, alpha {rules.alpha:g}{correction}"
+        f"one-sided {p_equation(series.p_value)}, alpha {rules.alpha:g}{correction}"
     )
 
 
@@ -172,10 +173,6 @@ def _span(window: Sequence[Point]) -> str:
 
 def _fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
-
-
-def _p(value: float) -> str:
-    return f"= {value:.2g}" if value >= 0.0001 else "< 0.0001"
 
 
 def _join(first: str | None, second: str) -> str:

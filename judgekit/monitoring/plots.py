@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from judgekit._util.atomic_files import write_bytes_atomically
+from judgekit._util.number_format import p_equation
 from judgekit.monitoring.model import Point, Series
 
 __all__ = [
@@ -284,7 +285,7 @@ def _draw_alert(ax: Axes, series: Series, xs: list[XValue]) -> None:
         zorder=5,
     )
     ax.annotate(
-        f"alert: {_p_text(alert.p_value)}",
+        f"alert: {p_equation(alert.p_value)}",
         xy=(xs[index], latest),
         xytext=(-12, 12),
         textcoords="offset points",
@@ -301,10 +302,6 @@ def _latest_index(points: Sequence[Point], latest: Point) -> int:
         if points[i].label == latest.label:
             return i
     return len(points) - 1
-
-
-def _p_text(p: float) -> str:
-    return "p<0.0001" if p < 0.0001 else f"p={p:.2g}"
 
 
 def _x_axis(ax: Axes, points: Sequence[Point]) -> list[XValue]:

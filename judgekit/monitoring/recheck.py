@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import is_file, read_bytes
 from judgekit._util.jsonl import parse_json
+from judgekit._util.number_format import p_equation
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric
@@ -133,7 +134,7 @@ def compare_kappas(
     shown_now = "undefined" if now is None else f"{now:.3f}"
     interval = "" if ci_now is None else f" [{ci_now[0]:.3f}, {ci_now[1]:.3f}]"
     verdict = "dropped" if drifted else "held"
-    tested = "" if p_value is None else f", one-sided p = {p_value:.3g}, alpha {alpha:g}"
+    tested = "" if p_value is None else f", one-sided {p_equation(p_value)}, alpha {alpha:g}"
     message = (
         f"{report.rubric_id} ({report.model}): kappa {verdict}: {then:.3f} "
         f"[{ci_then[0]:.3f}, {ci_then[1]:.3f}] on {record['n']} labels at promotion, "

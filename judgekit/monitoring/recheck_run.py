@@ -1,18 +1,17 @@
-"""``judgekit monitor --recheck RUBRIC``: re-judge the labelled runs with the current model
-and compare its kappa with the promotion record (see :mod:`judgekit.monitoring.recheck`)."""
+"""The judge recheck end to end (``judgekit recheck RUBRIC``): re-judge a promoted rubric's
+labelled runs with the current model, compare its kappa with the promotion record (see
+:mod:`judgekit.monitoring.recheck`), record it all in the store and, on a drop, mark the
+rubric stale."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-import click
-from rich.console import Console
-
-from judgekit._util.terminal_text import visible_markup
 from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.rubric import Rubric
@@ -36,6 +35,23 @@ from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
 
+__all__ = ["RecheckRun", "run_recheck"]
+
+
+@dataclass(frozen=True)
+class RecheckRun:
+    """A recheck's result, the labelled runs it could not find, and the promotion record."""
+
+    result: RecheckResult
+    missing: list[str]  # ids of labelled runs neither in the runs files nor in the store
+    record_path: Path
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``--json`` object."""
+        data = self.result.as_dict()
+        data["missing_runs"] = self.missing
+        return {"recheck": data}
+
 
 def run_recheck(
     store: Store,
@@ -48,9 +64,14 @@ def run_recheck(
     api_key: str | None,
     concurrency: int,
     alpha: float,
-    as_json: bool,
-) -> RecheckResult:
-    """Recheck one promoted rubric; print the comparison; on a drop mark it stale."""
+) -> RecheckRun:
+    """Recheck one promoted rubric and record it in ``store``; on a drop mark it stale.
+
+    Only a rubric promoted at its current version, with labels and at least one labelled
+    run found (in ``runs_files``, else in the store), can be rechecked; anything else raises
+    :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
+    :class:`~judgekit.errors.ProviderError`: a recheck on fewer runs compares another sample.
+    """
     rubric = load_rubric(rubric_ref)
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     record_path = promotion_record_path(rubric, folder)
@@ -93,8 +114,7 @@ def run_recheck(
     if result.drifted:
         updated = mark_stale(record_path, record, result)
         store.record_promotion(updated, status="stale", reason=result.message)
-    _print(result, missing, record_path, as_json)
-    return result
+    return RecheckRun(result, missing, record_path)
 
 
 async def _judge(
@@ -124,27 +144,3 @@ async def _judge(
             f"{rubric.judge.model} ({reasons}): nothing concluded; rerun the recheck"
         )
     return verdicts
-
-
-def _print(result: RecheckResult, missing: list[str], record_path: Path, as_json: bool) -> None:
-    if as_json:
-        data = result.as_dict()
-        data["missing_runs"] = missing
-        click.echo(json.dumps({"recheck": data}))
-        return
-    console = Console(highlight=False, emoji=False)
-    if missing:
-        console.print(
-            f"note: {len(missing)} labelled runs not found, left out: "
-            f"{visible_markup(', '.join(missing[:5]))}" + (" …" if len(missing) > 5 else ""),
-            soft_wrap=True,
-        )
-    status = "[red]DRIFT[/red]" if result.drifted else "[green]ok[/green]"
-    console.print(f"recheck {status}: {visible_markup(result.message)}", soft_wrap=True)
-    if result.drifted:
-        console.print(
-            f"marked {visible_markup(result.rubric_id)} stale in "
-            f"{visible_markup(str(record_path))}: it no "
-            "longer gates or alerts; label, calibrate and promote it again",
-            soft_wrap=True,
-        )

@@ -33,6 +33,7 @@ from judgekit.stats.judge_errors import (
     rogan_gladen,
 )
 from judgekit.stats.mcnemar import mcnemar_test
+from judgekit.stats.multiple import holm_rejections
 from judgekit.stats.ppi import ppi_mean_interval
 from judgekit.stats.proportions import (
     Z_95,
@@ -54,6 +55,7 @@ __all__ = [
     "cohen_kappa_score",
     "confusion",
     "gwet_ac1_score",
+    "holm_rejections",
     "judge_error_rates",
     "kappa_interval",
     "kappa_sample_size",

@@ -72,10 +72,10 @@ def table_row(out: str, task_id: str) -> list[str]:
 def test_a_clear_drop_fails(tmp_path: Path) -> None:
     code, out, _ = gate(tmp_path, grades("b", "refund", 30, 24), grades("c", "refund", 30, 12))
     assert code == 1
-    assert "FAIL refund: pass-rate drop 0.80 → 0.40 (p < 0.001)" in out
+    assert "FAIL refund: pass-rate drop 0.80 → 0.40 (p = 0.001)" in out
     assert table_row(out, "refund") == [
         "refund",
-        *("0.80", "24/30", "0.40", "12/30", "<0.001", "—", "—", "FAIL"),
+        *("0.80", "24/30", "0.40", "12/30", "0.001", "—", "—", "FAIL"),
     ]
     assert out.splitlines()[-1] == "gate: FAIL: 1 of 1 tasks failed: refund"
 
@@ -113,7 +113,7 @@ def test_a_cost_rise_that_bought_a_real_improvement_passes(tmp_path: Path) -> No
         grades("c", "refund", 20, 18, cost=0.008),
     )
     assert code == 0
-    assert "note refund: pass-rate rise 0.30 → 0.90 (p < 0.001)" in out
+    assert "note refund: pass-rate rise 0.30 → 0.90 (p = 0.0001)" in out
     assert (
         "note refund: mean cost +100% (0.004 → 0.008), not a regression: the pass rate rose" in out
     )
@@ -202,7 +202,7 @@ def test_the_table_fits_100_columns(tmp_path: Path) -> None:
     table = out.split("p: one-sided")[0]
     assert max(len(line) for line in table.splitlines()) <= 100
     assert table_row(out, task_id)[1:] == [
-        *("0.80", "160/200", "0.55", "110/200", "<0.001", "+112%", "+150%", "FAIL"),
+        *("0.80", "160/200", "0.55", "110/200", "<0.0001", "+112%", "+150%", "FAIL"),
     ]
     assert table_row(out, "all runs")[-1] == "—"
 

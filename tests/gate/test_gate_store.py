@@ -112,11 +112,11 @@ def test_a_promoted_rubric_that_dropped_fails_the_gate(rubrics: dict[str, str]) 
     assert code == 1
     lines = out.splitlines()
     assert (
-        "FAIL rubric goal_completion: pass-rate drop 0.80 (80/100) → 0.60 (60/100), one-sided p = 0.00101"
+        "FAIL rubric goal_completion: pass-rate drop 0.80 (80/100) → 0.60 (60/100), one-sided p = 0.001"
         in lines
     )
     assert (
-        "note rubric goal_draft (draft, informational): 0.90 (90/100) → 0.50 (50/100), one-sided p = 3.37e-10"
+        "note rubric goal_draft (draft, informational): 0.90 (90/100) → 0.50 (50/100), one-sided p < 0.0001"
         in lines
     )
     assert lines[-1] == "gate: FAIL: 1 promoted rubric dropped: goal_completion"

@@ -214,3 +214,49 @@ def test_labelled_runs_without_an_answer_stop_the_recheck(promoted: Path) -> Non
         "RuntimeError('overloaded'))): nothing concluded; rerun the recheck\n"
     )
     assert rubric_status() == "promoted"
+
+
+def test_recheck_is_a_command_of_its_own_printing_what_monitor_recheck_prints(
+    promoted: Path,
+) -> None:
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        url = server.openai_base_url
+        own = CliRunner().invoke(main, ["recheck", "answer_ok", "--base-url", url])
+        via_monitor = CliRunner().invoke(
+            main, ["monitor", "--recheck", "answer_ok", "--base-url", url]
+        )
+    assert own.exit_code == via_monitor.exit_code == 0, own.output
+    assert own.stdout == via_monitor.stdout
+    assert own.stdout.startswith(
+        "recheck ok: answer_ok (openai/gpt-4o-mini): kappa held: 0.900 [0.820, 0.980] on 100 "
+        "labels at promotion, "
+    )
+
+
+def test_recheck_exits_1_on_a_drop(promoted: Path) -> None:
+    with FakeLLMServer(reply=judge_with_error_rate(0.30)) as server:
+        result = CliRunner().invoke(
+            main, ["recheck", "answer_ok", "--base-url", server.openai_base_url, "--json"]
+        )
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["recheck"]["drifted"] is True
+    assert rubric_status() == "stale"
+
+
+def test_recheck_takes_the_options_monitor_recheck_takes() -> None:
+    from judgekit.cli.monitor_cmd import monitor_command
+    from judgekit.cli.recheck_cmd import recheck_command
+
+    own = {param.name for param in recheck_command.params}
+    assert own == {
+        "rubric_ref",
+        "labels_dir",
+        "runs_files",
+        "tasks_path",
+        "base_url",
+        "api_key_env",
+        "concurrency",
+        "drift_alpha",
+        "as_json",
+    }
+    assert own - {"rubric_ref"} < {param.name for param in monitor_command.params}

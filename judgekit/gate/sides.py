@@ -1,0 +1,67 @@
+"""What the gate compares: each side's grades, read from a results file or folder, or from
+a batch of the store (``batch:ID``, ``latest:BRANCH``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from judgekit._util.input_paths import is_file
+from judgekit.formats.grade import Grade, load_results, results_path
+
+if TYPE_CHECKING:  # the store loads SQLAlchemy: only when a side or a rubric needs it
+    from judgekit.store import Store
+
+__all__ = ["Side", "is_store_reference", "resolve_side", "store_if_needed"]
+
+_STORE_REFERENCE = re.compile(r"^(batch|latest):")
+
+
+@dataclass
+class Side:
+    """One side of the gate: its grades, and its batch in the store when known."""
+
+    name: str
+    grades: list[Grade]
+    batch_id: int | None
+
+
+def is_store_reference(reference: str) -> bool:
+    """``batch:ID`` or ``latest:BRANCH``, read from the store rather than from a file."""
+    return _STORE_REFERENCE.match(reference) is not None
+
+
+def resolve_side(reference: str, store: Store | None) -> Side:
+    """A results file or folder, or a store reference (the store must then be given).
+
+    A results folder's batch is the one of the ``runs.jsonl`` beside its results, when the
+    store holds it."""
+    if is_store_reference(reference):
+        assert store is not None
+        batch = store.batch_with_grades(reference)
+        return Side(f"{reference} (batch {batch.id})", store.grades(batch.id), batch.id)
+    grades = list(load_results(reference))
+    batch_id = None
+    if store is not None:
+        from judgekit.store.recording import runs_batch_key
+
+        runs = results_path(reference).parent / "runs.jsonl"
+        if is_file(runs):
+            found = store.find_batch(runs_batch_key(runs))
+            batch_id = None if found is None else found.id
+    return Side(reference, grades, batch_id)
+
+
+@contextmanager
+def store_if_needed(references: Sequence[str], rubrics: bool) -> Iterator[Store | None]:
+    """The store, opened only when a side is a store reference or rubrics are compared."""
+    if rubrics or any(is_store_reference(r) for r in references):
+        from judgekit.store import open_store
+
+        with open_store() as store:
+            yield store
+    else:
+        yield None

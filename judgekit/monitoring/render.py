@@ -1,0 +1,139 @@
+"""The monitor and the judge recheck in the terminal: the table of every metric, the
+alerts and notes, and one closing line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from judgekit._util.number_format import DASH, interval, p_value
+from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit.monitoring.model import Point, Series
+
+if TYPE_CHECKING:
+    from judgekit.monitoring.monitor import MonitorReport
+    from judgekit.monitoring.recheck_run import RecheckRun
+
+__all__ = ["print_monitor_report", "print_recheck"]
+
+_MISSING_SHOWN = 5  # labelled runs named when some were not found
+
+
+def print_monitor_report(report: MonitorReport, console: Console) -> None:
+    """The table, each alert, the notes (one line per note, naming its metrics), then
+    whether anything alerted. Metric names and messages are data, shown visibly."""
+    since = report.since.date().isoformat() if report.since else "the beginning"
+    if not any(series.points for series in report.series):
+        _line(
+            console,
+            f"monitor: nothing recorded since {since} in {visible_markup(report.store)}; "
+            "`judgekit run`, `grade` and `judge` record what they do",
+        )
+        return
+    console.print(_table(report, since))
+    for series in report.series:
+        if series.alert is not None:
+            metric, message = visible_markup(series.metric), visible_markup(series.alert.message)
+            _line(console, f"ALERT {metric}: {message}")
+    # Series that share a note share its line: on a new store every metric is untested alike.
+    notes: dict[str, list[str]] = {}
+    for series in report.series:
+        if series.note and series.alert is None:
+            notes.setdefault(series.note, []).append(series.metric)
+    for note, metrics in notes.items():
+        _line(console, f"note {visible_markup(', '.join(metrics))}: {visible_markup(note)}")
+    alerts = len(report.alerts)
+    if alerts:
+        console.print(
+            f"monitor: [red]{alerts} alert{'s' if alerts > 1 else ''}[/red]", soft_wrap=True
+        )
+    else:
+        gating = sum(s.role == "gating" and s.p_value is not None for s in report.series)
+        console.print(f"monitor: no alerts ({gating} gating metrics tested)", soft_wrap=True)
+
+
+def print_recheck(run: RecheckRun, console: Console) -> None:
+    """The runs left out, the comparison of the kappas and, on a drop, the rubric marked
+    stale."""
+    missing, result = run.missing, run.result
+    if missing:
+        more = " …" if len(missing) > _MISSING_SHOWN else ""
+        console.print(
+            f"note: {len(missing)} labelled runs not found, left out: "
+            f"{visible_markup(', '.join(missing[:_MISSING_SHOWN]))}" + more,
+            soft_wrap=True,
+        )
+    status = "[red]DRIFT[/red]" if result.drifted else "[green]ok[/green]"
+    console.print(f"recheck {status}: {visible_markup(result.message)}", soft_wrap=True)
+    if result.drifted:
+        console.print(
+            f"marked {visible_markup(result.rubric_id)} stale in "
+            f"{visible_markup(str(run.record_path))}: it no "
+            "longer gates or alerts; label, calibrate and promote it again",
+            soft_wrap=True,
+        )
+
+
+def _line(console: Console, text: str) -> None:
+    console.print(text, soft_wrap=True, emoji=False)
+
+
+def _table(report: MonitorReport, since: str) -> Table:
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        title=visible_text(
+            f"Monitor: per {report.by} since {since} ({report.store})", one_line=True
+        ),
+        title_justify="left",
+        caption=f"latest {report.by} against the {report.policy.baseline_windows} before it "
+        f"pooled; one-sided tests at alpha {report.policy.alpha:g} ({report.policy.correction}); "
+        "Wilson intervals for proportions",
+        caption_justify="left",
+    )
+    table.add_column("metric", overflow="fold", min_width=9)
+    for name in ("latest", "95% CI", "n", "baseline", "n ", "p", "status"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for series in report.series:
+        latest = series.points[-1] if series.points else None
+        base = series.baseline
+        table.add_row(
+            visible_text(series.metric, one_line=True),
+            _value(latest, series.kind),
+            _interval(latest, series.kind),
+            str(latest.n) if latest else DASH,
+            _value(base, series.kind),
+            str(base.n) if base else DASH,
+            p_value(series.p_value),
+            _status(series),
+        )
+    return table
+
+
+def _value(point: Point | None, kind: str) -> str:
+    if point is None or point.value is None:
+        return DASH
+    return f"{point.value:.3f}" if kind == "proportion" else f"{point.value:.4g}"
+
+
+def _interval(point: Point | None, kind: str) -> str:
+    if point is None or point.low is None or point.high is None:
+        return DASH
+    if kind == "proportion":
+        return interval(point.low, point.high)
+    return f"±{(point.high - point.low) / 2:.2g}"
+
+
+def _status(series: Series) -> str:
+    if series.alert is not None:
+        return "[red]ALERT[/red]"
+    if series.role == "informational":
+        return "info"
+    if series.p_value is None:
+        return "untested"
+    return "[green]ok[/green]"
