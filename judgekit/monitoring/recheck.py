@@ -18,7 +18,6 @@ monitor show it as stale, and it stops gating until it is calibrated and promote
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,12 +26,16 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-from judgekit._util.atomic_files import atomic_writer
-from judgekit._util.input_paths import is_file, read_bytes
-from judgekit._util.jsonl import parse_json
+from judgekit._util.input_paths import is_file
 from judgekit._util.number_format import p_equation
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import Label
+from judgekit.formats.promotion import (
+    PromotionRecord,
+    StaleMark,
+    load_promotion_record,
+    write_promotion_record,
+)
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
@@ -79,32 +82,28 @@ class RecheckResult:
         }
 
 
-def read_promotion(path: Path) -> dict[str, Any]:
+def read_promotion(path: Path) -> PromotionRecord:
     """The promotion record at ``path``; a missing, unreadable or failing one is an error,
     since only a promoted rubric has a figure to compare with."""
     if not is_file(path):
         raise DataError("no promotion record: only a promoted rubric can be rechecked", path=path)
-    try:
-        record = parse_json(read_bytes(path))
-    except ValueError as exc:  # malformed JSON, or not UTF-8
-        raise DataError(f"not a readable promotion record: {exc}", path=path) from None
-    if not isinstance(record, dict):
-        raise DataError("not a readable promotion record: not a JSON object", path=path)
+    record = load_promotion_record(path)
     for name in ("kappa", "kappa_ci", "n", "rubric_version"):
-        if record.get(name) is None:
+        value = _interval(record.kappa_ci) if name == "kappa_ci" else getattr(record, name)
+        if value is None:
             raise DataError(
                 "the promotion record has no value; promote again", path=path, field=name
             )
-    if not record.get("promotable"):
+    if not record.promotable:
         raise DataError("the record is not a promotion", path=path, field="promotable")
-    if isinstance(record.get("stale"), dict):
+    if record.stale is not None:
         raise DataError(
-            f"marked stale on {record['stale'].get('at', '?')}: label, calibrate and promote "
+            f"marked stale on {record.stale.at or '?'}: label, calibrate and promote "
             "it again before rechecking",
             path=path,
             field="stale",
         )
-    return dict(record)
+    return record
 
 
 def labelled_runs(
@@ -116,11 +115,12 @@ def labelled_runs(
 
 
 def compare_kappas(
-    record: Mapping[str, Any], report: CalibrationReport, *, alpha: float
+    record: PromotionRecord, report: CalibrationReport, *, alpha: float
 ) -> RecheckResult:
-    """The drift test of the module docstring, on the record and the new report."""
-    then = float(record["kappa"])
-    ci_then = (float(record["kappa_ci"][0]), float(record["kappa_ci"][1]))
+    """The drift test of the module docstring, on the record (as :func:`read_promotion`
+    returns it) and the new report."""
+    then, n_then, ci_then = record.kappa, record.n, _interval(record.kappa_ci)
+    assert then is not None and n_then is not None and ci_then is not None  # read_promotion
     now = report.kappa
     ci_now = _interval(report.kappa_ci)
     p_value: float | None = None
@@ -137,14 +137,14 @@ def compare_kappas(
     tested = "" if p_value is None else f", one-sided {p_equation(p_value)}, alpha {alpha:g}"
     message = (
         f"{report.rubric_id} ({report.model}): kappa {verdict}: {then:.3f} "
-        f"[{ci_then[0]:.3f}, {ci_then[1]:.3f}] on {record['n']} labels at promotion, "
+        f"[{ci_then[0]:.3f}, {ci_then[1]:.3f}] on {n_then} labels at promotion, "
         f"{shown_now}{interval} on {report.n} now{tested}"
     )
     return RecheckResult(
         rubric_id=report.rubric_id,
         rubric_version=report.rubric_version,
         model=report.model,
-        n_then=int(record["n"]),
+        n_then=n_then,
         kappa_then=then,
         ci_then=ci_then,
         n_now=report.n,
@@ -176,17 +176,17 @@ def recheck_report(
         raise CalibrationError(f"recheck of {rubric.id}: {exc}") from None
 
 
-def mark_stale(path: Path, record: Mapping[str, Any], result: RecheckResult) -> dict[str, Any]:
+def mark_stale(path: Path, record: PromotionRecord, result: RecheckResult) -> PromotionRecord:
     """Write the ``stale`` entry into the promotion record (atomically); return the record."""
-    updated = dict(record)
-    updated["stale"] = {
-        "at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "reason": f"judge drift: {result.message}",
-        "kappa_now": result.kappa_now,
-        "kappa_ci_now": list(result.ci_now) if result.ci_now else None,
-        "n_now": result.n_now,
-        "p_value": result.p_value,
-    }
-    with atomic_writer(path) as fh:
-        fh.write(json.dumps(updated, indent=2, ensure_ascii=False) + "\n")
+    updated = record.marked_stale(
+        StaleMark(
+            at=datetime.now(UTC).isoformat(timespec="seconds"),
+            reason=f"judge drift: {result.message}",
+            kappa_now=result.kappa_now,
+            kappa_ci_now=list(result.ci_now) if result.ci_now else None,
+            n_now=result.n_now,
+            p_value=result.p_value,
+        )
+    )
+    write_promotion_record(path, updated)
     return updated

@@ -77,9 +77,9 @@ def run_recheck(
     record_path = promotion_record_path(rubric, folder)
     record = read_promotion(record_path)
     version = rubric_version(rubric)
-    if record["rubric_version"] != version:
+    if record.rubric_version != version:
         raise DataError(
-            f"promoted at version {record['rubric_version']}, the rubric is now {version}: it is "
+            f"promoted at version {record.rubric_version}, the rubric is now {version}: it is "
             "stale already; calibrate and promote it again",
             path=record_path,
             field="rubric_version",
@@ -113,7 +113,7 @@ def run_recheck(
     store.record_calibration(report.as_dict())
     if result.drifted:
         updated = mark_stale(record_path, record, result)
-        store.record_promotion(updated, status="stale", reason=result.message)
+        store.record_promotion(updated.as_json(), status="stale", reason=result.message)
     return RecheckRun(result, missing, record_path)
 
 
