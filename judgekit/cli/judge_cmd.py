@@ -4,34 +4,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.terminal_text import visible
-from judgekit.cli.api_key import api_key_from_env
-from judgekit.cli.options import StoreChoice, rubric_option, store_options
+from judgekit.cli.options import (
+    StoreChoice,
+    concurrency_option,
+    json_instead_of,
+    out_dir_option,
+    rubric_option,
+    store_options,
+    suites_option,
+)
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
-from judgekit.formats.run import runs_file_ids
-from judgekit.formats.task import TaskSet
-from judgekit.formats.task_files import load_task_files
-from judgekit.formats.verdict import Verdict
-from judgekit.judging.budget import Budget
-from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
+from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
-from judgekit.judging.pricing import PriceTable
-from judgekit.judging.verdicts_file import VERDICTS_FILE
-from judgekit.providers.registry import make_provider, parse_model_name
-
-if TYPE_CHECKING:
-    from judgekit.store.verdict_sink import VerdictSink
+from judgekit.judging.pipeline import (
+    JudgeRequest,
+    JudgingSession,
+    PreparedJudging,
+    judging_session,
+    prepare_judging,
+)
 
 EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finish
 
@@ -50,27 +49,9 @@ EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finis
     metavar="NAME",
     help="Read the API key from this environment variable instead of the provider's usual one.",
 )
-@click.option(
-    "--tasks",
-    "tasks_path",
-    type=click.Path(path_type=Path),
-    help="Task suites, for {reference} in prompts.",
-)
-@click.option(
-    "--out",
-    "out_dir",
-    default=".",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for verdicts.jsonl.",
-)
-@click.option(
-    "--concurrency",
-    default=8,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Requests in flight at once.",
-)
+@suites_option("Task suites, for {reference} in prompts.")
+@out_dir_option(".", "Folder for verdicts.jsonl.")
+@concurrency_option(8, "Requests in flight at once.")
 @click.option(
     "--max-attempts",
     default=6,
@@ -98,9 +79,7 @@ EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finis
     type=click.Path(dir_okay=False, path_type=Path),
     help="A YAML price table overriding the built-in one.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object instead of the summary."
-)
+@json_instead_of("the summary")
 @store_options
 def judge_command(
     runs: Path,
@@ -133,81 +112,69 @@ def judge_command(
     Example:
       OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
-    rubric = effective_rubric(load_rubric(rubric_ref), model)
-    provider_name, _ = parse_model_name(rubric.judge.model)
-    # Every input is read and checked before anything is written or asked.
-    tasks: TaskSet | None = load_task_files(tasks_path, resolve_code=False) if tasks_path else None
-    price_table = PriceTable.from_file(prices) if prices else PriceTable.from_home()
-    run_ids = runs_file_ids(runs)
-    provider = make_provider(
-        provider_name, base_url=base_url, api_key=api_key_from_env(api_key_env)
+    prepared = prepare_judging(
+        JudgeRequest(
+            runs=runs,
+            rubric_ref=rubric_ref,
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            tasks_path=tasks_path,
+            prices_path=prices,
+            max_cost=max_cost,
+            use_cache=not no_cache,
+            concurrency=concurrency,
+            max_attempts=max_attempts,
+            samples=samples,
+        )
     )
-    budget = None
-    if max_cost is not None:
-        budget = Budget(max_cost, prices=price_table, model=rubric.judge.model)
-    settings = JudgeSettings(
-        concurrency=concurrency, max_attempts=max_attempts, samples=samples, budget=budget
-    )
-    out = out_dir / VERDICTS_FILE
-    with ExitStack() as stack:
-        stack.enter_context(output_folder_lock(out_dir))
-        sink = _open_sink(runs, store, stack)
-        bar = stack.enter_context(_progress(len(run_ids), show=not as_json))
+    provenance = store.provenance() if store.enabled else None
+    with (
+        judging_session(prepared, out_dir, provenance=provenance) as session,
+        _progress(len(prepared.run_ids), show=not as_json) as bar,
+    ):
+        finished = f"the verdicts that finished are in {session.verdicts_file}"
         try:
-            with written_before_store(f"the verdicts that finished are in {out}"):
-                try:
-                    tally = judge_runs_file(
-                        runs,
-                        rubric,
-                        provider=provider,
-                        folder=out_dir,
-                        run_ids=run_ids,
-                        settings=settings,
-                        cache=None if no_cache else JudgeCache(),
-                        prices=price_table,
-                        tasks=tasks,
-                        on_verdict=lambda verdict: _keep(verdict, sink, bar),
-                    )
-                finally:
-                    if sink is not None:
-                        sink.flush()
+            with written_before_store(finished):
+                tally = session.judge(on_verdict=lambda _verdict: bar.advance())
         except KeyboardInterrupt:
             click.echo(
-                f"interrupted: the verdicts that finished are in {out}; rerun the same "
-                "command to finish (it asks only for the runs not judged yet)",
+                f"interrupted: {finished}; rerun the same command to finish (it asks only "
+                "for the runs not judged yet)",
                 err=True,
             )
             raise SystemExit(130) from None
-    recorded = sink.recorded() if sink is not None else None
-    version = rubric_version(rubric)
+    _print_outcome(tally, prepared, session, as_json=as_json)
+
+
+def _print_outcome(
+    tally: JudgeTally, prepared: PreparedJudging, session: JudgingSession, *, as_json: bool
+) -> None:
+    """The summary (or the --json object), then the runs not judged, exit 1 if any."""
+    rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
+    endpoint = prepared.provider.endpoint
     if as_json:
         report = summary_json(
             tally,
             rubric,
-            version,
-            endpoint=provider.endpoint,
+            prepared.version,
+            endpoint=endpoint,
             verdicts_file=out,
             store=store_json(recorded),
         )
         click.echo(json.dumps(report))
     else:
         console = Console()
-        for line in summary_lines(tally, rubric, version):
+        for line in summary_lines(tally, rubric, prepared.version):
             console.print(line, highlight=False, soft_wrap=True)
         click.echo(f"wrote {out}")
         if recorded is not None:
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
     if tally.not_judged:
         # A reason may quote what the server said: shown, never interpreted by the terminal.
-        for line in not_judged_lines(tally, rubric.judge.model, provider.endpoint):
+        for line in not_judged_lines(tally, rubric.judge.model, endpoint):
             click.echo(visible(line, one_line=True), err=True)
         raise SystemExit(EXIT_NOT_JUDGED)
-
-
-def _keep(verdict: Verdict, sink: VerdictSink | None, bar: _Bar) -> None:
-    bar.advance()
-    if sink is not None:
-        sink.add(verdict)
 
 
 class _Bar:
@@ -229,18 +196,3 @@ def _progress(total: int, *, show: bool) -> Iterator[_Bar]:
     shown = show and console.is_terminal
     with Progress(*columns, console=console, transient=True, disable=not shown) as progress:
         yield _Bar(progress, total)
-
-
-def _open_sink(runs: Path, choice: StoreChoice, stack: ExitStack) -> VerdictSink | None:
-    """Open the store and record the runs once, first: the verdicts join their batch, and
-    `judgekit monitor --recheck` can later ask a judge about the same runs."""
-    if not choice.enabled:
-        return None
-    # SQLAlchemy loads only when judging records.
-    from judgekit.store import open_store
-    from judgekit.store.recording import record_runs_file
-    from judgekit.store.verdict_sink import VerdictSink
-
-    store = stack.enter_context(open_store())
-    recorded = record_runs_file(store, runs, source="judge", provenance=choice.provenance())
-    return VerdictSink(store, recorded)

@@ -12,7 +12,9 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from judgekit._util.atomic_files import atomic_writer
-from judgekit._util.input_paths import exists
+from judgekit._util.input_paths import exists, is_dir
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import load_rubric, load_rubrics
 
 if TYPE_CHECKING:
     from judgekit.store.provenance import Provenance
@@ -198,6 +200,17 @@ rubric_refs_option = click.option(
     multiple=True,
     help="A rubric file, folder or id in rubrics/ (repeatable; default: every rubric in rubrics/).",
 )
+
+
+def rubrics_from(refs: tuple[str, ...]) -> list[Rubric]:
+    """The rubrics a repeatable ``--rubric`` names (files, folders or ids in rubrics/), else
+    every one in rubrics/."""
+    if not refs:
+        return load_rubrics("rubrics") if is_dir("rubrics") else []
+    found: list[Rubric] = []
+    for ref in refs:
+        found += load_rubrics(ref) if is_dir(ref) else [load_rubric(ref)]
+    return found
 
 
 def _existing_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:

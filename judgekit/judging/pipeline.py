@@ -1,0 +1,185 @@
+"""A runs file judged into a folder and, optionally, the store: the wiring under ``judgekit judge``.
+
+:func:`prepare_judging` reads and checks every input (rubric, suites, price table, runs
+file, API key) before anything is written or asked; :func:`judging_session` then locks the
+output folder and opens the store, recording the runs first so their verdicts join the
+runs' batch; :meth:`JudgingSession.judge` judges the runs with
+:func:`~judgekit.judging.judge_file.judge_runs_file`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgekit._util.folder_lock import output_folder_lock
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
+from judgekit.formats.run import runs_file_ids
+from judgekit.formats.task import TaskSet
+from judgekit.formats.task_files import load_task_files
+from judgekit.formats.verdict import Verdict
+from judgekit.judging.api_key import api_key_from_env
+from judgekit.judging.budget import Budget
+from judgekit.judging.cache import JudgeCache
+from judgekit.judging.judge import JudgeTally
+from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
+from judgekit.judging.pricing import PriceTable
+from judgekit.judging.verdicts_file import VERDICTS_FILE
+from judgekit.providers.chat import ChatProvider
+from judgekit.providers.registry import make_provider, parse_model_name
+
+if TYPE_CHECKING:
+    from judgekit.store.provenance import Provenance
+    from judgekit.store.recording import Recorded
+    from judgekit.store.verdict_sink import VerdictSink
+
+__all__ = [
+    "JudgeRequest",
+    "JudgingSession",
+    "PreparedJudging",
+    "judging_session",
+    "prepare_judging",
+]
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What to judge and how: the options of ``judgekit judge``."""
+
+    runs: Path
+    rubric_ref: str
+    model: str | None = None  # None: the rubric's judge model
+    base_url: str | None = None
+    api_key_env: str | None = None  # the variable holding the key, never the key itself
+    tasks_path: Path | None = None
+    prices_path: Path | None = None  # None: the price table in JUDGEKIT_HOME, else built in
+    max_cost: float | None = None
+    use_cache: bool = True
+    concurrency: int = 8
+    max_attempts: int = 6
+    samples: int | None = None  # None: the rubric's judge.samples
+
+
+@dataclass(frozen=True)
+class PreparedJudging:
+    """Every input read and checked, and the judge's provider built; nothing written yet."""
+
+    runs: Path
+    rubric: Rubric
+    run_ids: Collection[str]  # in file order
+    provider: ChatProvider
+    settings: JudgeSettings
+    prices: PriceTable
+    tasks: TaskSet | None
+    use_cache: bool
+
+    @property
+    def version(self) -> str:
+        """The rubric's version, as recorded on every verdict."""
+        return rubric_version(self.rubric)
+
+
+def prepare_judging(request: JudgeRequest) -> PreparedJudging:
+    """Read and check every input, in the order their errors are reported."""
+    rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
+    provider_name, _ = parse_model_name(rubric.judge.model)
+    # Judging reads a suite for its references: as data, importing nothing.
+    tasks = load_task_files(request.tasks_path, resolve_code=False) if request.tasks_path else None
+    prices = (
+        PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
+    )
+    run_ids = runs_file_ids(request.runs)
+    provider = make_provider(
+        provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
+    )
+    budget = None
+    if request.max_cost is not None:
+        budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+    settings = JudgeSettings(
+        concurrency=request.concurrency,
+        max_attempts=request.max_attempts,
+        samples=request.samples,
+        budget=budget,
+    )
+    return PreparedJudging(
+        runs=request.runs,
+        rubric=rubric,
+        run_ids=run_ids,
+        provider=provider,
+        settings=settings,
+        prices=prices,
+        tasks=tasks,
+        use_cache=request.use_cache,
+    )
+
+
+class JudgingSession:
+    """The output folder locked and, when recording, the runs recorded in the store."""
+
+    def __init__(self, prepared: PreparedJudging, folder: Path, sink: VerdictSink | None) -> None:
+        self.prepared = prepared
+        self.folder = folder
+        self._sink = sink
+
+    @property
+    def verdicts_file(self) -> Path:
+        return self.folder / VERDICTS_FILE
+
+    def judge(self, on_verdict: Callable[[Verdict], None] | None = None) -> JudgeTally:
+        """Judge the runs not judged yet; every verdict, kept ones included, goes to the
+        store and then to ``on_verdict``. What reached the store is flushed however it ends."""
+        prepared = self.prepared
+        try:
+            return judge_runs_file(
+                prepared.runs,
+                prepared.rubric,
+                provider=prepared.provider,
+                folder=self.folder,
+                run_ids=prepared.run_ids,
+                settings=prepared.settings,
+                cache=JudgeCache() if prepared.use_cache else None,
+                prices=prepared.prices,
+                tasks=prepared.tasks,
+                on_verdict=lambda verdict: self._keep(verdict, on_verdict),
+            )
+        finally:
+            if self._sink is not None:
+                self._sink.flush()
+
+    def recorded(self) -> Recorded | None:
+        """What the store holds of this session; None when not recording."""
+        return self._sink.recorded() if self._sink is not None else None
+
+    def _keep(self, verdict: Verdict, on_verdict: Callable[[Verdict], None] | None) -> None:
+        if on_verdict is not None:
+            on_verdict(verdict)
+        if self._sink is not None:
+            self._sink.add(verdict)
+
+
+@contextmanager
+def judging_session(
+    prepared: PreparedJudging, folder: Path, *, provenance: Provenance | None
+) -> Iterator[JudgingSession]:
+    """Lock ``folder`` and, with a ``provenance``, open the store and record the runs first:
+    the verdicts join their batch, and ``judgekit monitor --recheck`` can later ask a judge
+    about the same runs. Without one nothing is recorded."""
+    with ExitStack() as stack:
+        stack.enter_context(output_folder_lock(folder))
+        sink = _open_sink(prepared.runs, provenance, stack) if provenance is not None else None
+        yield JudgingSession(prepared, folder, sink)
+
+
+def _open_sink(runs: Path, provenance: Provenance, stack: ExitStack) -> VerdictSink:
+    # SQLAlchemy loads only when judging records.
+    from judgekit.store import open_store
+    from judgekit.store.recording import record_runs_file
+    from judgekit.store.verdict_sink import VerdictSink
+
+    store = stack.enter_context(open_store())
+    recorded = record_runs_file(store, runs, source="judge", provenance=provenance)
+    return VerdictSink(store, recorded)
