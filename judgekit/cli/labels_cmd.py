@@ -10,13 +10,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.input_paths import is_file
 from judgekit._util.terminal_text import visible, visible_text
-from judgekit.cli.options import json_option, labels_dir_option, rubric_option
-from judgekit.errors import DataError
+from judgekit.cli.options import json_option, labels_dir_option, rubric_option, suites_option
 from judgekit.formats.rubric_file import load_rubric
-from judgekit.labelling.labels_file import labels_path, read_labels
-from judgekit.labelling.plan import item_hashes
 
 if TYPE_CHECKING:
     from judgekit.labelling.summary import LabelSummary
@@ -32,12 +28,7 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="runs.jsonl files to check labels against for staleness (repeatable).",
 )
-@click.option(
-    "--tasks",
-    "tasks_path",
-    type=click.Path(path_type=Path),
-    help="Task suites, when the labels were given with `judgekit label --tasks`.",
-)
+@suites_option("Task suites, when the labels were given with `judgekit label --tasks`.")
 @json_option
 def labels_command(
     rubric_ref: str,
@@ -57,23 +48,16 @@ def labels_command(
       judgekit labels --rubric goal_completion --runs runs.jsonl
     """
     rubric = load_rubric(rubric_ref)
-    path = labels_path(labels_dir, rubric.id)
-    if not is_file(path):
-        raise DataError(
-            f"no labels for {rubric.id} yet; give some with `judgekit label RUNS --rubric "
-            f"{rubric.id} --labeler NAME`",
-            path=path,
-        )
-    log = read_labels(path, rubric)
-    hashes = item_hashes(runs_files, tasks_path)
     # The statistics (numpy) load only for this command, not every `judgekit` start.
-    from judgekit.labelling.summary import summarise_labels
+    from judgekit.labelling.summary import summarise_labels_file
 
-    summary = summarise_labels(log, rubric, item_hashes=hashes)
+    summary = summarise_labels_file(
+        rubric, labels_dir, runs_files=runs_files, tasks_path=tasks_path
+    )
     if as_json:
         click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
         return
-    for warning in log.warnings:
+    for warning in summary.warnings:
         click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
     _print_summary(summary, Console(emoji=False))
 

@@ -58,93 +58,152 @@ def label_items(
     the runs among ``items`` whose earlier label no longer matches their text, and
     ``already_labelled`` how many runs of the sample were labelled before this session.
     """
-    rubric = screen.rubric
-    keys = screen.keys
-    current: dict[str, Label] = dict(mine)
-    outcome = SessionOutcome()
-    history: list[int] = []
-    done_here: set[str] = set()
-    index = 0
+    loop = _Loop(
+        items,
+        screen=screen,
+        answers=answers,
+        writer=writer,
+        labeler=labeler,
+        current=dict(mine),
+        stale=stale,
+        already_labelled=already_labelled,
+        verdicts=verdicts or {},
+        reveal=reveal,
+        pause_after_reveal=pause_after_reveal,
+        clock=clock,
+    )
+    return loop.run()
+
+
+@dataclass
+class _Loop:
+    """One session's state: where it is in ``items``, what it did, what is on the screen."""
+
+    items: Sequence[Item]
+    screen: LabelScreen
+    answers: Answers
+    writer: LabelWriter
+    labeler: str
+    current: dict[str, Label]  # run id → the labeller's current label, for the tally
+    stale: frozenset[str]
+    already_labelled: int
+    verdicts: Mapping[str, Sequence[Verdict]]
+    reveal: bool
+    pause_after_reveal: bool
+    clock: Callable[[], datetime]
+    outcome: SessionOutcome = field(default_factory=SessionOutcome)
+    history: list[int] = field(default_factory=list)  # the indexes to go back to with undo
+    done_here: set[str] = field(default_factory=set)
+    index: int = 0
     note: str | None = None
-    redraw = True
-    while index < len(items):
-        item = items[index]
+    redraw: bool = True
+
+    def run(self) -> SessionOutcome:
+        while self.index < len(self.items):
+            if self.redraw:
+                self._show()
+                self.redraw = False
+            key = self.answers.key()
+            if key is None or key == "q":
+                self.outcome.quit = key == "q"
+                return self.outcome
+            if not self._act_on(key):
+                return self.outcome
+        self.screen.message(
+            f"done: every run of the sample is labelled "
+            f"({self.already_labelled + len(self.done_here)} labelled, "
+            f"{self.outcome.skipped} skipped)",
+            "green",
+        )
+        return self.outcome
+
+    def _show(self) -> None:
+        item = self.items[self.index]
         run_id = item.run.run_id
-        if redraw:
-            previous = current.get(run_id)
-            shown_previous = previous if (run_id in done_here or run_id in stale) else None
-            screen.show(
-                item,
-                labelled=already_labelled + len(done_here),
-                to_go=len(items) - index,
-                tally=_tally(current.values(), scale_values(rubric.scale)),
-                previous=shown_previous,
-                stale=run_id in stale and run_id not in done_here,
-                note=note,
-            )
-            redraw = False
-        key = answers.key()
-        if key is None or key == "q":
-            outcome.quit = key == "q"
-            return outcome
+        relabel = run_id in self.done_here or run_id in self.stale
+        self.screen.show(
+            item,
+            labelled=self.already_labelled + len(self.done_here),
+            to_go=len(self.items) - self.index,
+            tally=_tally(self.current.values(), scale_values(self.screen.rubric.scale)),
+            previous=self.current.get(run_id) if relabel else None,
+            stale=run_id in self.stale and run_id not in self.done_here,
+            note=self.note,
+        )
+
+    def _act_on(self, key: str) -> bool:
+        """Do what ``key`` says; False when the session ends (the input ended, or quit)."""
         if key == "?":
-            screen.help()
-            continue
-        if key == "s":
-            outcome.skipped += 1
-            history.append(index)
-            index, note, redraw = index + 1, None, True
-            continue
-        if key == "u":
-            if not history:
-                screen.message("nothing to undo in this session")
-                continue
-            index, note, redraw = history.pop(), None, True
-            continue
-        if key == "n":
-            note = answers.line("note: ")
-            if note is None:
-                return outcome
-            note = note.strip() or None
-            screen.message(f"note: {note} (now the label key)" if note else "no note")
-            continue
+            self.screen.help()
+        elif key == "s":
+            self.outcome.skipped += 1
+            self._next()
+        elif key == "u":
+            self._undo()
+        elif key == "n":
+            return self._take_note()
+        else:
+            return self._label(key)
+        return True
+
+    def _next(self) -> None:
+        self.history.append(self.index)
+        self.index, self.note, self.redraw = self.index + 1, None, True
+
+    def _undo(self) -> None:
+        if not self.history:
+            self.screen.message("nothing to undo in this session")
+            return
+        self.index, self.note, self.redraw = self.history.pop(), None, True
+
+    def _take_note(self) -> bool:
+        note = self.answers.line("note: ")
+        if note is None:
+            return False
+        self.note = note.strip() or None
+        self.screen.message(f"note: {self.note} (now the label key)" if self.note else "no note")
+        return True
+
+    def _label(self, key: str) -> bool:
+        """Label the run shown with the score ``key`` names (a typed score reads the rest of
+        its digits); a key that names none is said so, and nothing is written."""
+        keys = self.screen.keys
         if keys.typed and key.isdigit() and len(key) == 1:
-            rest = answers.line(f"score: {key}")
+            rest = self.answers.line(f"score: {key}")
             key = key + (rest or "")
         score = keys.score_for(key)
         if score is None or key in COMMANDS:
-            screen.message(f"{key!r} is not a key here: {keys.legend()} (? for help)")
-            continue
-        run_verdicts = (verdicts or {}).get(run_id, ())
+            self.screen.message(f"{key!r} is not a key here: {keys.legend()} (? for help)")
+            return True
+        run_verdicts = self.verdicts.get(self.items[self.index].run.run_id, ())
+        self._write(score, revealed=self.reveal and bool(run_verdicts))
+        if self.reveal:
+            self.screen.reveal(score, run_verdicts)
+            if self.pause_after_reveal:
+                self.screen.message("press any key for the next run", "dim")
+                if self.answers.key() in (None, "q"):
+                    self.outcome.quit = True
+                    return False
+        self._next()
+        return True
+
+    def _write(self, score: Score, *, revealed: bool) -> None:
+        """Append the label durably before anything else is shown."""
+        item = self.items[self.index]
         label = Label(
-            run_id=run_id,
-            rubric_id=rubric.id,
+            run_id=item.run.run_id,
+            rubric_id=self.screen.rubric.id,
             label=score,
-            labeler=labeler,
-            at=clock(),
-            note=note,
+            labeler=self.labeler,
+            at=self.clock(),
+            note=self.note,
             item_hash=item.hash,
-            revealed=reveal and bool(run_verdicts),
+            revealed=revealed,
         )
-        writer.append(label)
-        current[run_id] = label
-        done_here.add(run_id)
-        outcome.labels.append(label)
-        history.append(index)
-        if reveal:
-            screen.reveal(score, run_verdicts)
-            if pause_after_reveal:
-                screen.message("press any key for the next run", "dim")
-                if answers.key() in (None, "q"):
-                    outcome.quit = True
-                    return outcome
-        index, note, redraw = index + 1, None, True
-    screen.message(
-        f"done: every run of the sample is labelled ({already_labelled + len(done_here)} "
-        f"labelled, {outcome.skipped} skipped)",
-        "green",
-    )
-    return outcome
+        self.writer.append(label)
+        self.current[label.run_id] = label
+        self.done_here.add(label.run_id)
+        self.outcome.labels.append(label)
 
 
 def _tally(labels: Iterable[Label], order: Sequence[Score]) -> dict[Score, int]:

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+from judgekit._util.input_paths import is_file
+from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, Score, scale_values
-from judgekit.labelling.labels_file import LabelLog
+from judgekit.labelling.labels_file import LabelLog, labels_path, read_labels
+from judgekit.labelling.plan import item_hashes
 from judgekit.stats import cohen_kappa_score, krippendorff_alpha
 
-__all__ = ["LabelSummary", "summarise_labels"]
+__all__ = ["LabelSummary", "summarise_labels", "summarise_labels_file"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,26 @@ class LabelSummary:
             "stale_checked": self.stale_checked,
             "warnings": self.warnings,
         }
+
+
+def summarise_labels_file(
+    rubric: Rubric,
+    labels_dir: Path,
+    *,
+    runs_files: Sequence[Path] = (),
+    tasks_path: Path | None = None,
+) -> LabelSummary:
+    """Summarise the rubric's labels file in ``labels_dir``; with ``runs_files`` (and the
+    suites their labels were given with), count the labels whose run changed since."""
+    path = labels_path(labels_dir, rubric.id)
+    if not is_file(path):
+        raise DataError(
+            f"no labels for {rubric.id} yet; give some with `judgekit label RUNS --rubric "
+            f"{rubric.id} --labeler NAME`",
+            path=path,
+        )
+    log = read_labels(path, rubric)
+    return summarise_labels(log, rubric, item_hashes=item_hashes(runs_files, tasks_path))
 
 
 def summarise_labels(
