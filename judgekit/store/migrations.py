@@ -8,14 +8,16 @@ two processes opening a new database at once apply each migration exactly once.
 
 A released migration is never edited or renamed; a change to the tables is a new migration
 appended to :data:`MIGRATIONS`, written against the tables as they were at that point. That is
-why the first migration spells its tables out rather than reusing ``schema.py``, which moves on.
+why the migrations spell their tables out rather than reusing ``schema.py``, which moves on —
+except the verdicts' columns, which :func:`judgekit.store.schema.verdict_columns` keeps as
+migration 0002 left them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Final
 
 from sqlalchemy import (
     Boolean,
@@ -59,27 +61,13 @@ def _create_batches_and_verdicts(connection: Connection) -> None:
         Column("agent_version", String(200)),
         Column("tags", json_column()),
     )
+    # The columns of today but those 0002 added, and batch_id (the last one) still optional:
+    # verdicts could be recorded without a batch.
+    later = (*schema.VERDICT_COLUMNS_ADDED_BY_0002, "batch_id")
     Table(
         "verdicts",
         tables,
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String, nullable=False),
-        Column("rubric_id", String, nullable=False),
-        Column("rubric_version", String, nullable=False),
-        Column("model", String, nullable=False),
-        Column("status", String(16), nullable=False),
-        Column("score", json_column()),
-        Column("reason", Text),
-        Column("samples", json_column()),
-        Column("agreement", Float),
-        Column("position_bias", Boolean),
-        Column("unscored_reason", Text),
-        Column("input_tokens", Integer, nullable=False),
-        Column("output_tokens", Integer, nullable=False),
-        Column("cost_usd", Float),
-        Column("latency_s", Float),
-        Column("cached", Boolean, nullable=False),
-        Column("at", UtcDateTime(), nullable=False),
+        *(column for column in schema.verdict_columns() if column.name not in later),
         Column("batch_id", Integer, ForeignKey("batches.id")),
         UniqueConstraint(
             "run_id", "rubric_id", "rubric_version", "model", name="uq_verdicts_run_rubric_model"
@@ -98,12 +86,25 @@ UNBATCHED_KEY: Final = "unbatched"
 def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     """Batches learn what they evaluated; verdicts become one per batch (run ids repeat from
     one evaluation to the next); runs, grades, calibrations and promotions get tables."""
+    _batches_learn_what_they_evaluated(connection)
+    _unbatched_verdicts_join_one_batch(connection)
+    _verdicts_one_per_batch(connection)
+    _create_runs_and_grades(connection)
+    _create_calibrations_and_promotions(connection)
+
+
+def _batches_learn_what_they_evaluated(connection: Connection) -> None:
+    """A batch gets its key (what it evaluated), its branch and the command that made it."""
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN batch_key VARCHAR(200)")
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN branch VARCHAR(200)")
     connection.exec_driver_sql("ALTER TABLE batches ADD COLUMN source VARCHAR(40)")
     connection.exec_driver_sql("CREATE UNIQUE INDEX uq_batches_batch_key ON batches (batch_key)")
     connection.exec_driver_sql("CREATE INDEX ix_batches_branch ON batches (branch, created_at)")
 
+
+def _unbatched_verdicts_join_one_batch(connection: Connection) -> None:
+    """Verdicts stored without a batch go to a new "unbatched" batch: batch_id becomes
+    required."""
     tables = MetaData()
     batches = Table("batches", tables, autoload_with=connection)
     old = Table("verdicts", tables, autoload_with=connection)
@@ -113,35 +114,15 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         unbatched = inserted[0] if inserted else None
         connection.execute(old.update().where(old.c.batch_id.is_(None)).values(batch_id=unbatched))
 
-    new = MetaData()
-    verdict_columns: list[Column[Any]] = [
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String, nullable=False),
-        Column("rubric_id", String, nullable=False),
-        Column("rubric_version", String, nullable=False),
-        Column("model", String, nullable=False),
-        Column("status", String(16), nullable=False),
-        Column("score", json_column()),
-        Column("score_value", Float),
-        Column("reason", Text),
-        Column("samples", json_column()),
-        Column("agreement", Float),
-        Column("position_bias", Boolean),
-        Column("unscored_reason", Text),
-        Column("input_tokens", Integer, nullable=False),
-        Column("output_tokens", Integer, nullable=False),
-        Column("cost_usd", Float),
-        Column("latency_s", Float),
-        Column("cached", Boolean, nullable=False),
-        Column("at", UtcDateTime(), nullable=False),
-        Column("day", String(10), nullable=False),
-        Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
-    ]
-    Table("batches", new, Column("id", Integer, primary_key=True))
+
+def _verdicts_one_per_batch(connection: Connection) -> None:
+    """Verdicts move to a table where they are one per batch, run, rubric version and model,
+    with their score as a number and their UTC day."""
+    old = Table("verdicts", MetaData(), autoload_with=connection)
     replacement = Table(
         "verdicts_v2",
-        new,
-        *verdict_columns,
+        _with_batches(),
+        *schema.verdict_columns(),
         UniqueConstraint(
             "batch_id",
             "run_id",
@@ -152,7 +133,23 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         ),
     )
     replacement.create(connection)
-    names = [c.name for c in verdict_columns if c.name not in ("score_value", "day")]
+    _copy_verdicts(connection, old, replacement)
+    _fill_score_values(connection, replacement)
+    old.drop(connection)
+    connection.exec_driver_sql("ALTER TABLE verdicts_v2 RENAME TO verdicts")
+    connection.exec_driver_sql(
+        "CREATE INDEX ix_verdicts_rubric ON verdicts (rubric_id, rubric_version, model, at)"
+    )
+    connection.exec_driver_sql(
+        "CREATE INDEX ix_verdicts_rubric_day ON verdicts "
+        "(rubric_id, rubric_version, model, day, score_value)"
+    )
+
+
+def _copy_verdicts(connection: Connection, old: Table, replacement: Table) -> None:
+    """Every verdict into ``replacement``, with the day of its time."""
+    added = schema.VERDICT_COLUMNS_ADDED_BY_0002
+    names = [c.name for c in replacement.columns if c.name not in added]
     # The day is the first ten characters of the ISO-8601 UTC text SQLite holds; a
     # PostgreSQL timestamptz is turned into that text first.
     at_text = (
@@ -166,30 +163,36 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
             select(*(old.c[name] for name in names), func.substr(at_text, 1, 10)),
         )
     )
+
+
+def _fill_score_values(connection: Connection, table: Table) -> None:
+    """Each scored verdict's score as a number (:func:`score_value`), computed in Python."""
     scored = connection.execute(
-        select(replacement.c.id, replacement.c.score).where(replacement.c.score.is_not(None))
+        select(table.c.id, table.c.score).where(table.c.score.is_not(None))
     ).all()
     values = [{"row": row, "value": score_value(score)} for row, score in scored]
     if values:
         connection.execute(
-            replacement.update()
-            .where(replacement.c.id == bindparam("row"))
+            table.update()
+            .where(table.c.id == bindparam("row"))
             .values(score_value=bindparam("value")),
             values,
         )
-    old.drop(connection)
-    connection.exec_driver_sql("ALTER TABLE verdicts_v2 RENAME TO verdicts")
-    connection.exec_driver_sql(
-        "CREATE INDEX ix_verdicts_rubric ON verdicts (rubric_id, rubric_version, model, at)"
-    )
-    connection.exec_driver_sql(
-        "CREATE INDEX ix_verdicts_rubric_day ON verdicts "
-        "(rubric_id, rubric_version, model, day, score_value)"
-    )
 
+
+def _with_batches() -> MetaData:
+    """Tables to be made, knowing of batches as much as a foreign key needs: its id."""
+    tables = MetaData()
+    Table("batches", tables, Column("id", Integer, primary_key=True))
+    return tables
+
+
+def _create_runs_and_grades(connection: Connection) -> None:
+    """Runs (whole, so a judge can be asked again) and their grades, one per batch."""
+    tables = _with_batches()
     Table(
         "runs",
-        new,
+        tables,
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
         Column("run_id", String, nullable=False),
@@ -208,7 +211,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     )
     Table(
         "grades",
-        new,
+        tables,
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
         Column("run_id", String, nullable=False),
@@ -231,9 +234,16 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         Index("ix_grades_at", "at"),
         Index("ix_grades_day", "day"),
     )
+    for name in ("runs", "grades"):
+        tables.tables[name].create(connection)
+
+
+def _create_calibrations_and_promotions(connection: Connection) -> None:
+    """Calibration reports (one per digest) and promotions (one per event)."""
+    tables = MetaData()
     Table(
         "calibrations",
-        new,
+        tables,
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("rubric_id", String, nullable=False),
         Column("rubric_version", String, nullable=False),
@@ -252,7 +262,7 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
     )
     Table(
         "promotions",
-        new,
+        tables,
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("rubric_id", String, nullable=False),
         Column("rubric_version", String, nullable=False),
@@ -265,8 +275,8 @@ def _runs_grades_calibrations_promotions(connection: Connection) -> None:
         UniqueConstraint("rubric_id", "rubric_version", "model", "at", name="uq_promotions_event"),
         Index("ix_promotions_rubric", "rubric_id", "at"),
     )
-    for name in ("runs", "grades", "calibrations", "promotions"):
-        new.tables[name].create(connection)
+    for name in ("calibrations", "promotions"):
+        tables.tables[name].create(connection)
 
 
 MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (

@@ -111,34 +111,49 @@ batches = Table(
     Index("ix_batches_branch", "branch", "created_at"),
 )
 
+
+def verdict_columns() -> list[Column[Any]]:
+    """The verdicts table's columns, new objects on each call (a column belongs to one table).
+
+    Migration 0002 builds the table from exactly these, and 0001 from all of them but the two
+    0002 added (:data:`VERDICT_COLUMNS_ADDED_BY_0002`), so the list stays as 0002 left it: a
+    later change to verdicts is a new migration, made on top of this list in :data:`verdicts`.
+    """
+    return [
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String, nullable=False),
+        Column("rubric_id", String, nullable=False),
+        Column("rubric_version", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("status", String(16), nullable=False),
+        Column("score", json_column()),
+        # The score as a number for aggregates (pass 1, fail 0, a Likert point as itself; NULL
+        # when unscored or not numeric), so the monitor sums in SQL without parsing JSON.
+        Column("score_value", Float),
+        Column("reason", Text),
+        Column("samples", json_column()),
+        Column("agreement", Float),
+        Column("position_bias", Boolean),
+        Column("unscored_reason", Text),
+        Column("input_tokens", Integer, nullable=False),
+        Column("output_tokens", Integer, nullable=False),
+        Column("cost_usd", Float),
+        Column("latency_s", Float),
+        Column("cached", Boolean, nullable=False),
+        Column("at", UtcDateTime(), nullable=False),
+        # The UTC day of ``at`` (YYYY-MM-DD): the monitor groups by it straight off an index,
+        # where grouping by an expression of ``at`` would sort every row first.
+        Column("day", String(10), nullable=False),
+        Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    ]
+
+
+VERDICT_COLUMNS_ADDED_BY_0002: Final = ("score_value", "day")
+
 verdicts = Table(
     "verdicts",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String, nullable=False),
-    Column("rubric_id", String, nullable=False),
-    Column("rubric_version", String, nullable=False),
-    Column("model", String, nullable=False),
-    Column("status", String(16), nullable=False),
-    Column("score", json_column()),
-    # The score as a number for aggregates (pass 1, fail 0, a Likert point as itself; NULL
-    # when unscored or not numeric), so the monitor sums in SQL without parsing JSON.
-    Column("score_value", Float),
-    Column("reason", Text),
-    Column("samples", json_column()),
-    Column("agreement", Float),
-    Column("position_bias", Boolean),
-    Column("unscored_reason", Text),
-    Column("input_tokens", Integer, nullable=False),
-    Column("output_tokens", Integer, nullable=False),
-    Column("cost_usd", Float),
-    Column("latency_s", Float),
-    Column("cached", Boolean, nullable=False),
-    Column("at", UtcDateTime(), nullable=False),
-    # The UTC day of ``at`` (YYYY-MM-DD): the monitor groups by it straight off an index,
-    # where grouping by an expression of ``at`` would sort every row first.
-    Column("day", String(10), nullable=False),
-    Column("batch_id", Integer, ForeignKey("batches.id"), nullable=False),
+    *verdict_columns(),
     # Run ids repeat from one evaluation to the next ("shop/refund_full/3"), so a verdict is
     # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),
