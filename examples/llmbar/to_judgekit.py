@@ -34,8 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judgekit.cli.judge_cmd import effective_rubric
-from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.stats import cohen_kappa_score
 
 REPO = Path(__file__).resolve().parents[2]
