@@ -14,43 +14,25 @@ from judgekit._util.jsonl import copy_lines
 from judgekit.cli.options import (
     StoreChoice,
     baseline_writer,
+    concurrency_option,
     json_option,
     k_option,
+    out_dir_option,
     reasons_option,
     save_baseline_option,
     store_options,
     tasks_option,
 )
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.summary import GradeSummary
 from judgekit.graders.table import print_grade_table
+from judgekit.trials.agent_choice import trial_function_for
 from judgekit.trials.recorder import RESULTS, RUNS
-from judgekit.trials.runner import (
-    TrialFunction,
-    TrialLimits,
-    in_process_trials,
-    load_agent,
-    run_trials,
-)
-
-
-def _trial_function(
-    tasks: TaskSet, agent: str | None, agent_cmd: str | None, limits: TrialLimits
-) -> TrialFunction:
-    if (agent is None) == (agent_cmd is None):
-        raise ConfigError("give exactly one of --agent module:function or --agent-cmd 'COMMAND'")
-    if agent is not None:
-        return in_process_trials(tasks, load_agent(agent), limits)
-    from judgekit.trials.subprocess_agent import subprocess_trials
-
-    assert agent_cmd is not None
-    timeout = limits.timeout_s if limits.timeout_s is not None else 600.0
-    return subprocess_trials(tasks, agent_cmd, timeout_s=timeout)
+from judgekit.trials.runner import TrialFunction, TrialLimits, run_trials
 
 
 @click.command("run")
@@ -63,13 +45,7 @@ def _trial_function(
     "--trials", default=5, show_default=True, type=click.IntRange(min=1), help="Trials per task."
 )
 @k_option("5, or --trials if fewer")
-@click.option(
-    "--concurrency",
-    default=1,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Trials at once.",
-)
+@concurrency_option(1, "Trials at once.")
 @click.option(
     "--max-tool-calls",
     default=50,
@@ -85,14 +61,7 @@ def _trial_function(
     type=click.FloatRange(min=0, min_open=True),
     help="Wall-time cap per trial, in seconds.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    default="judgekit-run",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for runs.jsonl, results.jsonl and results.csv.",
-)
+@out_dir_option("judgekit-run", "Folder for runs.jsonl, results.jsonl and results.csv.")
 @click.option(
     "--resume", is_flag=True, help="Keep the trials already in --out and run only the missing ones."
 )
@@ -131,7 +100,7 @@ def run_command(
     """
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_task_files(tasks_path)
-    trial = _trial_function(tasks, agent, agent_cmd, limits)
+    trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)
     # One process at a time in --out: two --resume would run the same missing trials twice.
     with output_folder_lock(out_dir):
         with baseline_writer(save_baseline) as baseline:

@@ -69,6 +69,13 @@ def run_in_process_trial(
         max_tool_calls=max_tool_calls,
         deadline=None if timeout_s is None else started + timeout_s,
     )
+    outcome = _attempt(agent, task, world, timeout_s)
+    duration = time.monotonic() - started
+    return _trial_run(task, trial, world, outcome, initial=initial, duration=duration)
+
+
+def _attempt(agent: Agent, task: Task, world: World, timeout_s: float | None) -> _Outcome:
+    """Let the agent try, on this thread or (with a timeout) on a worker thread."""
     outcome = _Outcome()
 
     def attempt() -> None:
@@ -86,12 +93,27 @@ def run_in_process_trial(
     elif not run_with_deadline(attempt, timeout_s):
         outcome.stop_reason = "timeout"
         outcome.error = f"no answer within {timeout_s:g} s"
-    duration = time.monotonic() - started
+    return outcome
+
+
+def _trial_run(
+    task: Task,
+    trial: int,
+    world: World,
+    outcome: _Outcome,
+    *,
+    initial: dict[str, Any],
+    duration: float,
+) -> Run:
+    """The run of one trial: what the agent did to its world, and how the trial ended."""
     calls = list(world.calls)  # a copy: an abandoned thread may still append to its world
     answer = outcome.answer
     metadata: dict[str, Any] = {}
     if outcome.error is not None:
         metadata["stop_detail"] = outcome.error
+    usage = None
+    if world.input_tokens or world.output_tokens:
+        usage = Usage(input_tokens=world.input_tokens, output_tokens=world.output_tokens)
     return Run(
         run_id=run_id_of(task.suite, task.id, trial),
         task_id=task.id,
@@ -100,9 +122,7 @@ def run_in_process_trial(
         tool_calls=calls,
         final_answer=None if answer is None or outcome.stop_reason != "completed" else str(answer),
         turns=world.turns,
-        usage=Usage(input_tokens=world.input_tokens, output_tokens=world.output_tokens)
-        if world.input_tokens or world.output_tokens
-        else None,
+        usage=usage,
         cost_usd=world.cost_usd,
         duration_s=round(duration, 6),
         stop_reason=outcome.stop_reason,
