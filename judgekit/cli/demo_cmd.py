@@ -8,15 +8,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit.cli.options import out_dir_option
+
 
 @click.command("demo")
-@click.option(
-    "--out",
-    "out_dir",
-    default="judgekit-demo",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for each suite's runs and results, the rubrics, verdicts, labels, "
+@out_dir_option(
+    "judgekit-demo",
+    "Folder for each suite's runs and results, the rubrics, verdicts, labels, "
     "promotion record, report.html and plots.",
 )
 def demo_command(out_dir: Path) -> None:

@@ -3,93 +3,30 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from judgekit._util.atomic_files import atomic_writer
-from judgekit.errors import DataError
-from judgekit.formats.run import Run, run_json
+from judgekit.formats.run import Run
+from judgekit.importers.runs_output import renamed_warnings, write_runs
 from judgekit.importers.unique_ids import UniqueRunIds
-
-# Past this many repeated ids, the rest are summed up in one line.
-RENAMED_SHOWN = 10
-
-
-class ImportTally:
-    """Counts what passes through, for the one-line report at the end."""
-
-    def __init__(self) -> None:
-        self.runs = 0
-        self.calls = 0
-        self.invalid_arguments = 0
-        self.tool_errors = 0
-
-    def count(self, runs: Iterable[Run]) -> Iterator[Run]:
-        for run in runs:
-            self.runs += 1
-            self.calls += len(run.tool_calls)
-            self.invalid_arguments += sum(c.arguments_error is not None for c in run.tool_calls)
-            self.tool_errors += sum(c.error is not None for c in run.tool_calls)
-            yield run
-
-    def line(self) -> str:
-        return (
-            f"imported {self.runs} runs with {self.calls} tool calls "
-            f"({self.tool_errors} tool errors, {self.invalid_arguments} with invalid arguments)"
-        )
-
-
-def _say_renamed(source: Path, run_ids: UniqueRunIds) -> None:
-    """One warning per run id the import had to make unique (at most RENAMED_SHOWN)."""
-    renamed = list(run_ids.renamed.items())
-    for original, new_ids in renamed[:RENAMED_SHOWN]:
-        shown = ", ".join(repr(new_id) for new_id in new_ids)
-        click.echo(
-            f"judgekit: warning: {source}: run id {original!r} appears {len(new_ids) + 1} "
-            f"times; the later runs are {shown} (each run id must appear once)",
-            err=True,
-        )
-    if len(renamed) > RENAMED_SHOWN:
-        click.echo(
-            f"judgekit: warning: {source}: {len(renamed) - RENAMED_SHOWN} more run ids appear "
-            "several times, renamed the same way (#2, #3, ...)",
-            err=True,
-        )
 
 
 def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
-    tally = ImportTally()
-    counted = _refuse_none(tally.count(runs), source)
     if output is None:
-        for run in counted:
-            sys.stdout.write(_run_line(run, source))
+        tally = write_runs(runs, sys.stdout, source=source)
     else:
         with atomic_writer(output) as fh:
-            for run in counted:
-                fh.write(_run_line(run, source))
+            tally = write_runs(runs, fh, source=source)
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
 
 
-def _run_line(run: Run, source: Path) -> str:
-    """The run's JSONL line; one no reader could take back is refused, naming the source."""
-    try:
-        return run_json(run, exclude_defaults=True) + "\n"
-    except DataError as exc:
-        raise DataError(exc.message, path=source) from None
-
-
-def _refuse_none(runs: Iterable[Run], source: Path) -> Iterator[Run]:
-    """The runs; none at all is an error raised before the output file appears (every
-    command refuses a runs file without runs)."""
-    empty = True
-    for run in runs:
-        empty = False
-        yield run
-    if empty:
-        raise DataError("no conversations in this file: no runs to import", path=source)
+def _say_renamed(source: Path, run_ids: UniqueRunIds) -> None:
+    for warning in renamed_warnings(source, run_ids):
+        click.echo(f"judgekit: warning: {warning}", err=True)
 
 
 _output_option = click.option(

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.calibration.promotion import rubric_status
+from judgekit.cli.options import json_instead_of
 from judgekit.formats.rubric import scale_kind
 from judgekit.formats.rubric_file import load_rubrics, rubric_version
 
@@ -25,7 +26,7 @@ from judgekit.formats.rubric_file import load_rubrics, rubric_version
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder of rubric YAML files.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
+@json_instead_of("the table")
 def rubrics_command(rubrics_dir: Path, as_json: bool) -> None:
     """List every rubric with its version (a content hash), judge model and status.
 

@@ -9,9 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from judgekit.cli.monitor_cmd import rubrics_from
-from judgekit.cli.options import StoreChoice, json_option, provenance_options
-from judgekit.cli.store_files import KINDS, Kind, check_file, detect_kind
+from judgekit.cli.options import (
+    StoreChoice,
+    json_option,
+    provenance_options,
+    rubrics_from,
+    suites_option,
+)
+from judgekit.formats.record_files import RECORD_KINDS, RecordKind, check_records, detect_kind
 from judgekit.formats.rubric_file import effective_rubric
 from judgekit.formats.run import iter_runs_with_lines
 from judgekit.formats.task import TaskSet
@@ -20,6 +25,9 @@ from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.graders.grade import grade_runs
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from judgekit.formats.grade import Grade
     from judgekit.store import Batch, Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.recording import Recorded
@@ -45,15 +53,10 @@ def store_group() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--kind",
-    type=click.Choice(KINDS),
+    type=click.Choice(RECORD_KINDS),
     help="What the files hold (default: told from each file's first record).",
 )
-@click.option(
-    "--tasks",
-    "tasks_path",
-    type=click.Path(path_type=Path),
-    help="Task suites: runs files are graded too, and the grades recorded.",
-)
+@suites_option("Task suites: runs files are graded too, and the grades recorded.")
 @click.option(
     "--skip-unknown", is_flag=True, help="With --tasks, leave ungraded runs of unknown task ids."
 )
@@ -67,7 +70,7 @@ def store_group() -> None:
 @provenance_options
 def store_import_command(
     files: tuple[Path, ...],
-    kind: Kind | None,
+    kind: RecordKind | None,
     tasks_path: Path | None,
     skip_unknown: bool,
     rubric_refs: tuple[str, ...],
@@ -96,7 +99,12 @@ def store_import_command(
         # A verdict's rubric version names no file: the rubrics at hand are matched by version.
         scales = ScaleCheck(rubrics_from(rubric_refs), variant=effective_rubric)
     for path, file_kind in plan:
-        check_file(path, file_kind, tasks, skip_unknown=skip_unknown, scales=scales)
+        check_records(path, file_kind, scales=scales)
+        if file_kind == "runs" and tasks is not None:
+            # Grading checks the task ids too: an unknown one is an error found now, not
+            # halfway through recording.
+            for _ in _grades(path, tasks, skip_unknown):
+                pass
     provenance = store.provenance()
     # SQLAlchemy loads only when the store is used.
     from judgekit.store import open_store
@@ -114,7 +122,7 @@ def store_import_command(
 def _record(
     store: Store,
     path: Path,
-    kind: Kind,
+    kind: RecordKind,
     tasks: TaskSet | None,
     skip_unknown: bool,
     provenance: Provenance,
@@ -129,14 +137,17 @@ def _record(
         return record_results_file(store, path, provenance=provenance)
     if kind == "verdicts":
         return record_verdicts_file(store, path, provenance=provenance)
-    grades = None
-    if tasks is not None:
-        pairs = iter_runs_with_lines(path)
-        grades = grade_runs(pairs, tasks, skip_unknown=skip_unknown, source=str(path))
+    grades = _grades(path, tasks, skip_unknown) if tasks is not None else None
     return record_runs_file(store, path, source="import", provenance=provenance, grades=grades)
 
 
-def _counts(recorded: Recorded, kind: Kind) -> str:
+def _grades(path: Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[Grade]:
+    return grade_runs(
+        iter_runs_with_lines(path), tasks, skip_unknown=skip_unknown, source=str(path)
+    )
+
+
+def _counts(recorded: Recorded, kind: RecordKind) -> str:
     if kind == "results":
         return f"{recorded.grades} grades"
     if kind == "verdicts":

@@ -1,5 +1,5 @@
-"""What a file given to ``judgekit store import`` holds, and checking all of it before any of
-it is recorded."""
+"""Files of records — runs, results (grades) or verdicts — told apart by their first record,
+and read whole to check them before any of it is recorded (``judgekit store import``)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,20 @@ from pydantic import BaseModel
 from judgekit._util.jsonl import iter_json_lines, iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run, RunIdLines, iter_runs_with_lines
-from judgekit.formats.task import TaskSet
+from judgekit.formats.run import Run, RunIdLines
 from judgekit.formats.verdict import Verdict
 from judgekit.formats.verdict_scores import ScaleCheck
-from judgekit.graders.grade import grade_runs
 
-Kind = Literal["runs", "results", "verdicts"]
-KINDS: Final[tuple[Kind, ...]] = ("runs", "results", "verdicts")
-MODELS: Final[dict[Kind, type[BaseModel]]] = {"runs": Run, "results": Grade, "verdicts": Verdict}
+RecordKind = Literal["runs", "results", "verdicts"]
+RECORD_KINDS: Final[tuple[RecordKind, ...]] = ("runs", "results", "verdicts")
+MODELS: Final[dict[RecordKind, type[BaseModel]]] = {
+    "runs": Run,
+    "results": Grade,
+    "verdicts": Verdict,
+}
 
 
-def detect_kind(path: Path) -> Kind:
+def detect_kind(path: Path) -> RecordKind:
     """Runs, results or verdicts, told from the first record's fields."""
     for line, record in iter_json_lines(path):
         if not isinstance(record, dict):
@@ -43,16 +45,9 @@ def detect_kind(path: Path) -> Kind:
     raise DataError("no records: nothing to import", path=path)
 
 
-def check_file(
-    path: Path,
-    kind: Kind,
-    tasks: TaskSet | None = None,
-    *,
-    skip_unknown: bool = False,
-    scales: ScaleCheck | None = None,
-) -> None:
-    """Read the whole file as ``kind`` (and grade runs when ``tasks`` is given), raising the
-    first problem as a one-line :class:`DataError`.
+def check_records(path: Path, kind: RecordKind, *, scales: ScaleCheck | None = None) -> None:
+    """Read the whole file as ``kind``, raising the first problem as a one-line
+    :class:`DataError`.
 
     A run id seen twice in a runs or results file is refused, and so is a verdict seen twice
     for the same run, rubric version and judge model (the store would keep one of them
@@ -72,13 +67,6 @@ def check_file(
             scales.check(record, path=path, line=line)
     if records == 0:
         raise DataError("no records: nothing to import", path=path)
-    if kind == "runs" and tasks is not None:
-        # Grading checks the task ids too: an unknown one is an error found now, not halfway
-        # through recording.
-        for _ in grade_runs(
-            iter_runs_with_lines(path), tasks, skip_unknown=skip_unknown, source=str(path)
-        ):
-            pass
 
 
 class _VerdictKeys:
