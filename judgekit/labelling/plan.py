@@ -12,17 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgekit._util.jsonl import iter_models
 from judgekit.formats.label import Label
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
-from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, make_item
 
-__all__ = ["LabellingPlan", "latest_verdicts", "plan_session", "read_verdicts_file"]
+__all__ = ["LabellingPlan", "latest_verdicts", "plan_session"]
 
 
 @dataclass(frozen=True)
@@ -98,14 +96,3 @@ def latest_verdicts(verdicts: Iterable[Verdict], rubric_id: str) -> dict[str, li
     for (run_id, _), verdict in latest.items():
         grouped.setdefault(run_id, []).append(verdict)
     return grouped
-
-
-def read_verdicts_file(path: str | Path, scales: ScaleCheck | None = None) -> list[Verdict]:
-    """The verdicts of a ``verdicts.jsonl`` file, in file order; with ``scales``, a scored
-    verdict whose score is off its rubric's scale is a :class:`judgekit.errors.DataError`."""
-    verdicts: list[Verdict] = []
-    for line, verdict in iter_models(path, Verdict):
-        if scales is not None:
-            scales.check(verdict, path=path, line=line)
-        verdicts.append(verdict)
-    return verdicts
