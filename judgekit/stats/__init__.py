@@ -7,15 +7,23 @@ Rates over repeated trials (:func:`pass_at_k`, :func:`pass_hat_k`, :func:`wilson
 (:func:`rogan_gladen`, :func:`ppi_mean_interval`), comparing two graders
 (:func:`mcnemar_test`) and planning (:func:`kappa_sample_size`).
 
-Conventions: options are keyword-only; impossible input raises
-:class:`CalibrationInputError` (both a ``ValueError`` and a
-:class:`~judgekit.errors.CalibrationError`); an undefined value is nan with an
-:class:`UndefinedStatisticWarning`.
+Conventions, as in scikit-learn's metrics: options are keyword-only; impossible input (a
+negative count, ``c > n``, ``k`` out of range, a confidence outside (0, 1), sequences of
+unequal length) raises :class:`StatisticsInputError`, both a ``ValueError`` and a
+:class:`~judgekit.errors.JudgekitError` (``CalibrationInputError`` is the same class under
+its older name). A value the data cannot define is nan with an
+:class:`UndefinedStatisticWarning`; every function that can meet one takes
+``replace_undefined_by=`` (scikit-learn's name for it): a number returned in its place with
+no warning, ``math.nan`` for a silent nan.
 """
 
 from __future__ import annotations
 
-from judgekit.stats._validation import CalibrationInputError
+from judgekit.stats._validation import (
+    CalibrationInputError,
+    StatisticsInputError,
+    UndefinedStatisticWarning,
+)
 from judgekit.stats.agreement import (
     cohen_kappa_score,
     confusion,
@@ -38,7 +46,6 @@ from judgekit.stats.ppi import ppi_mean_interval
 from judgekit.stats.proportions import (
     Z_95,
     TwoProportionTest,
-    UndefinedStatisticWarning,
     pass_at_k,
     pass_hat_k,
     two_proportion_test,
@@ -50,6 +57,7 @@ __all__ = [
     "CalibrationInputError",
     "JudgeErrorRates",
     "Rate",
+    "StatisticsInputError",
     "TwoProportionTest",
     "UndefinedStatisticWarning",
     "cohen_kappa_score",
