@@ -414,7 +414,7 @@ def test_gate_shows_task_ids_visibly(tmp_path: Path) -> None:
     assert code == 1
     assert controls_in(out) == []
     shown = "refund␛[2J␛[H␊gate: pass \\x9b2J"
-    assert f"FAIL {shown}: pass-rate drop 0.80 → 0.40 (p < 0.001)" in out.splitlines()
+    assert f"FAIL {shown}: pass-rate drop 0.80 → 0.40 (p = 0.001)" in out.splitlines()
     assert out.splitlines()[-1] == f"gate: FAIL: 1 of 1 tasks failed: {shown}"
     code, out, _ = invoke("gate", "--baseline", baseline, "--candidate", candidate, "--json")
     assert code == 1

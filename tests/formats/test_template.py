@@ -7,13 +7,8 @@ import re
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from judgekit.formats.rubric import (
-    PAIRWISE_PLACEHOLDERS,
-    RUN_PLACEHOLDERS,
-    Rubric,
-    fill_template,
-    placeholder_names,
-)
+from judgekit.formats.rubric import PAIRWISE_PLACEHOLDERS, RUN_PLACEHOLDERS, Rubric
+from judgekit.formats.template import fill_template, placeholder_names
 
 KNOWN = tuple(dict.fromkeys(RUN_PLACEHOLDERS + PAIRWISE_PLACEHOLDERS))
 VALUES = {name: f"<{name.upper()}>" for name in KNOWN}
