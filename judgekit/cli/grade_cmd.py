@@ -13,6 +13,7 @@ from judgekit.cli.options import (
     StoreChoice,
     json_option,
     k_option,
+    out_dir_option,
     reasons_option,
     save_baseline_option,
     store_options,
@@ -27,14 +28,7 @@ from judgekit.graders.table import print_grade_table
 @click.command("grade")
 @click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
 @tasks_option
-@click.option(
-    "--out",
-    "out_dir",
-    default=".",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for results.jsonl and results.csv.",
-)
+@out_dir_option(".", "Folder for results.jsonl and results.csv.")
 @click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
 @k_option("the fewest runs of any task")
 @save_baseline_option
