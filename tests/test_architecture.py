@@ -189,3 +189,21 @@ def test_functions_are_short_or_say_why() -> None:
             if not any(line.strip().startswith(LONG_REASON) for line in text):
                 long.append(f"{module}.{node.name}: {body_lines(node)} lines")
     assert long == []
+
+
+def test_sql_lives_in_the_store() -> None:
+    """Only store/ talks to a database: SQLAlchemy and sqlite3 are imported nowhere else."""
+    drivers = ("sqlalchemy", "sqlite3")
+    outside = []
+    for module, path in MODULES.items():
+        if package_of(module) == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            outside += [f"{module} imports {n}" for n in names if n.split(".")[0] in drivers]
+    assert outside == []

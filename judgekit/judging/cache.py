@@ -16,39 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Final
 
 from judgekit._util.home import judgekit_home
-from judgekit._util.input_paths import os_reason
-from judgekit._util.sqlite_wal import switch_to_wal
-from judgekit.errors import StoreError
 from judgekit.providers.chat import ChatRequest, ChatResponse
+from judgekit.store.cache_file import CacheFile
 
 # Bump when the key's canonical form changes, so old entries miss instead of colliding.
 KEY_FORMAT: Final = 2
-
-# Concurrent judge processes may share one cache file: wait for a writer rather than fail.
-BUSY_TIMEOUT_S: Final = 30.0
-
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS responses (
-    key           TEXT PRIMARY KEY,
-    text          TEXT    NOT NULL,
-    model         TEXT    NOT NULL,
-    input_tokens  INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    latency_s     REAL    NOT NULL
-)
-"""
 
 
 @dataclass(frozen=True)
@@ -86,29 +66,11 @@ class JudgeCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else judgekit_home() / "cache.sqlite"
-        # One connection shared by every thread, serialised by this lock: lookups are cheap,
-        # and one connection keeps the hit and miss counters consistent with the file.
+        self._file = CacheFile(self.path)
+        # The counters are this object's, shared by its threads.
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
-        with self._errors():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # SQLite would say only "unable to open database file" about a path that loops.
-            with suppress(FileNotFoundError):
-                os.stat(self.path)
-            # isolation_level=None: autocommit, so each put is durable as soon as it returns.
-            self._db = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
-            )
-            try:
-                # WAL lets readers proceed while another process writes; NORMAL sync is
-                # durable across application crashes, and WAL never corrupts on power loss.
-                switch_to_wal(self._db, timeout_s=BUSY_TIMEOUT_S)
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute(_SCHEMA)
-            except BaseException:
-                self._db.close()
-                raise
 
     @staticmethod
     def key_for(
@@ -145,16 +107,14 @@ class JudgeCache:
 
     def get(self, key: str) -> ChatResponse | None:
         """The cached answer for ``key``, or None; counts a hit or a miss."""
-        with self._lock, self._errors():
-            row = self._db.execute(
-                "SELECT text, model, input_tokens, output_tokens, latency_s"
-                " FROM responses WHERE key = ?",
-                (key,),
-            ).fetchone()
+        row = self._file.get(key)
+        with self._lock:
             if row is None:
                 self._misses += 1
-                return None
-            self._hits += 1
+            else:
+                self._hits += 1
+        if row is None:
+            return None
         text, model, input_tokens, output_tokens, latency_s = row
         return ChatResponse(
             text=text,
@@ -166,31 +126,26 @@ class JudgeCache:
 
     def put(self, key: str, response: ChatResponse) -> None:
         """Store ``response`` under ``key``, replacing any earlier answer (idempotent)."""
-        with self._lock, self._errors():
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses"
-                " (key, text, model, input_tokens, output_tokens, latency_s)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    response.text,
-                    response.model,
-                    response.input_tokens,
-                    response.output_tokens,
-                    response.latency_s,
-                ),
-            )
+        self._file.put(
+            key,
+            (
+                response.text,
+                response.model,
+                response.input_tokens,
+                response.output_tokens,
+                response.latency_s,
+            ),
+        )
 
     def stats(self) -> CacheStats:
         """How many entries the file holds, and this object's hits and misses so far."""
-        with self._lock, self._errors():
-            (entries,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        entries = self._file.count()
+        with self._lock:
             return CacheStats(entries=entries, hits=self._hits, misses=self._misses)
 
     def close(self) -> None:
         """Close the file; the cache cannot be used afterwards."""
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
     def __enter__(self) -> JudgeCache:
         return self
@@ -202,24 +157,6 @@ class JudgeCache:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """Report sqlite3 and file-system failures as :class:`StoreError` naming the file."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"judge cache {self.path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
-            # Not a lock or a full disk but a damaged file: say it is safe to throw away.
-            raise StoreError(
-                f"judge cache {self.path}: {exc}; delete the file to start an empty cache "
-                "(it holds only judge answers, which are then asked for again)"
-            ) from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"judge cache {self.path}: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"judge cache {self.path}: {os_reason(exc)}") from exc
 
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}

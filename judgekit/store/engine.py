@@ -19,8 +19,8 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from judgekit._util.input_paths import os_reason
-from judgekit._util.sqlite_wal import switch_to_wal
 from judgekit.errors import StoreError
+from judgekit.store.sqlite_wal import switch_to_wal
 
 SUPPORTED_BACKENDS: Final = ("sqlite", "postgresql")
 
