@@ -207,3 +207,15 @@ def test_sql_lives_in_the_store() -> None:
                 continue
             outside += [f"{module} imports {n}" for n in names if n.split(".")[0] in drivers]
     assert outside == []
+
+
+def test_commands_do_not_import_each_other() -> None:
+    """A command is options, a library call and printing: what two commands share lives in
+    the library or in cli/options.py, never in another command's module."""
+    commands = {m for m in MODULES if package_of(m) == "cli" and m.endswith("_cmd")}
+    crossing = [
+        f"{module} imports {target}"
+        for module in sorted(commands)
+        for target in sorted(IMPORTS[module] & commands)
+    ]
+    assert crossing == []
