@@ -20,9 +20,9 @@ import threading
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Final
 
+from judgekit._util.closing import ClosesOnExit
 from judgekit._util.home import judgekit_home
 from judgekit.providers.chat import ChatRequest, ChatResponse
 from judgekit.store.cache_file import CacheFile
@@ -41,7 +41,7 @@ class CacheStats:
     misses: int
 
 
-class JudgeCache:
+class JudgeCache(ClosesOnExit):
     """A SQLite key → :class:`ChatResponse` store, safe to share between threads and processes.
 
     ``path`` defaults to ``cache.sqlite`` in :func:`judgekit._util.home.judgekit_home`. Every ``put``
@@ -146,17 +146,6 @@ class JudgeCache:
     def close(self) -> None:
         """Close the file; the cache cannot be used afterwards."""
         self._file.close()
-
-    def __enter__(self) -> JudgeCache:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}

@@ -11,13 +11,12 @@ per report digest. Reports' aggregate reads are functions in :mod:`.queries`.
 
 from __future__ import annotations
 
-from types import TracebackType
-
+from judgekit._util.closing import ClosesOnExit
 from judgekit.store.reads import StoreReads
 from judgekit.store.writes import StoreWrites
 
 
-class Store(StoreWrites, StoreReads):
+class Store(StoreWrites, StoreReads, ClosesOnExit):
     """Reads and writes of the store's tables (:mod:`judgekit.store.schema`).
 
     >>> from datetime import datetime, timezone
@@ -37,14 +36,3 @@ class Store(StoreWrites, StoreReads):
     def close(self) -> None:
         """Close every pooled connection."""
         self._engine.dispose()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
