@@ -10,7 +10,6 @@ the judge fails. An undefined figure (one class throughout) is None, shown as nu
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -161,46 +160,54 @@ def agreement_figures(
     interval_method: IntervalMethod,
 ) -> AgreementFigures:
     labels: list[Hashable] = list(classes)
-    with warnings.catch_warnings():
-        # An undefined statistic (one class throughout) is reported as null, not warned.
-        warnings.simplefilter("ignore")
-        low, high = kappa_interval(
-            human, judged, labels=labels, confidence=confidence, method=interval_method
+    # An undefined statistic (one class throughout) is reported as null, not warned.
+    low, high = kappa_interval(
+        human,
+        judged,
+        labels=labels,
+        confidence=confidence,
+        method=interval_method,
+        replace_undefined_by=math.nan,
+    )
+    weighted = (
+        number(
+            cohen_kappa_score(
+                human, judged, labels=labels, weights="quadratic", replace_undefined_by=math.nan
+            )
         )
-        weighted = (
-            number(cohen_kappa_score(human, judged, labels=labels, weights="quadratic"))
-            if likert
-            else None
-        )
-        table = confusion(human, judged, labels=labels)
-        return AgreementFigures(
-            agreement=percent_agreement(human, judged),
-            kappa=number(cohen_kappa_score(human, judged, labels=labels)),
-            kappa_ci=(number(low), number(high)),
-            kappa_se=number(kappa_standard_error(human, judged, labels=labels)),
-            confidence=confidence,
-            interval_method=interval_method,
-            ac1=number(gwet_ac1_score(human, judged, labels=labels)),
-            weighted_kappa=weighted,
-            confusion={
-                str(h): {str(j): count for j, count in row.items()} for h, row in table.items()
-            },
-        )
+        if likert
+        else None
+    )
+    table = confusion(human, judged, labels=labels)
+    return AgreementFigures(
+        agreement=percent_agreement(human, judged),
+        kappa=number(
+            cohen_kappa_score(human, judged, labels=labels, replace_undefined_by=math.nan)
+        ),
+        kappa_ci=(number(low), number(high)),
+        kappa_se=number(
+            kappa_standard_error(human, judged, labels=labels, replace_undefined_by=math.nan)
+        ),
+        confidence=confidence,
+        interval_method=interval_method,
+        ac1=number(gwet_ac1_score(human, judged, labels=labels)),
+        weighted_kappa=weighted,
+        confusion={str(h): {str(j): count for j, count in row.items()} for h, row in table.items()},
+    )
 
 
 def error_rates(human: list[Score], judged: list[Score], *, confidence: float) -> ErrorRates:
-    """The false-pass and false-fail rates of a binary judge."""
-    with warnings.catch_warnings():
-        # An undefined statistic (one class throughout) is reported as null, not warned.
-        warnings.simplefilter("ignore")
-        rates = judge_error_rates(human, judged, pos_label=POSITIVE, confidence=confidence)
-        false_pass, false_fail = rates.false_pass_rate, rates.false_fail_rate
-        return ErrorRates(
-            false_pass_rate=number(false_pass.estimate),
-            false_pass_ci=(number(false_pass.low), number(false_pass.high)),
-            false_fail_rate=number(false_fail.estimate),
-            false_fail_ci=(number(false_fail.low), number(false_fail.high)),
-        )
+    """The false-pass and false-fail rates of a binary judge; an undefined one is null."""
+    rates = judge_error_rates(
+        human, judged, pos_label=POSITIVE, confidence=confidence, replace_undefined_by=math.nan
+    )
+    false_pass, false_fail = rates.false_pass_rate, rates.false_fail_rate
+    return ErrorRates(
+        false_pass_rate=number(false_pass.estimate),
+        false_pass_ci=(number(false_pass.low), number(false_pass.high)),
+        false_fail_rate=number(false_fail.estimate),
+        false_fail_ci=(number(false_fail.low), number(false_fail.high)),
+    )
 
 
 def class_balance(human: list[Score], judged: list[Score], classes: list[Score]) -> ClassBalance:

@@ -4,7 +4,6 @@ corrected for the judge's errors measured on the labelled runs (binary rubrics).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,19 +71,21 @@ def pass_rates(rubric: Rubric, pairs: Pairs, rates: ErrorRates, *, confidence: f
     specificity = None if fpr is None else 1.0 - fpr
     corrected = None
     ppi: tuple[float, float, float] | None = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # undefined figures are reported as null
-        if sensitivity is not None and specificity is not None:
-            corrected = number(rogan_gladen(raw, sensitivity, specificity))
-        if unlabelled:
-            estimate, low, high = ppi_mean_interval(
-                [float(h == POSITIVE) for h in pairs.human],
-                [float(j == POSITIVE) for j in pairs.judge],
-                unlabelled,
-                confidence=confidence,
-            )
-            if not math.isnan(estimate):
-                ppi = (estimate, low, high)
+    # An undefined figure is reported as null.
+    if sensitivity is not None and specificity is not None:
+        corrected = number(
+            rogan_gladen(raw, sensitivity, specificity, replace_undefined_by=math.nan)
+        )
+    if unlabelled:
+        estimate, low, high = ppi_mean_interval(
+            [float(h == POSITIVE) for h in pairs.human],
+            [float(j == POSITIVE) for j in pairs.judge],
+            unlabelled,
+            confidence=confidence,
+            replace_undefined_by=math.nan,
+        )
+        if not math.isnan(estimate):
+            ppi = (estimate, low, high)
     return PassRates(
         raw=raw,
         n_scored=len(scored),
