@@ -9,7 +9,7 @@ each version and model). On those runs:
 * each judge's Cohen's kappa against the humans, and ``kappa_difference`` = kappa_B -
   kappa_A (positive: B agrees better) with a **paired** bootstrap percentile interval: the
   runs are resampled with replacement (seeded) and both kappas computed on the same
-  resample, all resamples at once with one ``np.bincount`` per chunk;
+  resample (:func:`judgekit.stats.paired_kappa_differences`);
 * McNemar's exact test on correct/incorrect per run (does one judge get more runs right?).
 
 Both kappas are on the shared runs only, so ``kappa_a`` can differ from the report's
@@ -19,7 +19,6 @@ Both kappas are on the shared runs only, so ``kappa_a`` can differ from the repo
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +34,9 @@ from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score, scale_values
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
-from judgekit.stats import cohen_kappa_score, mcnemar_test
+from judgekit.stats import cohen_kappa_score, mcnemar_test, paired_kappa_differences
 
-__all__ = ["JudgeComparison", "JudgeRef", "build_comparison", "paired_kappa_differences"]
+__all__ = ["JudgeComparison", "JudgeRef", "build_comparison"]
 
 N_RESAMPLES = 2000
 SEED = 0
@@ -104,49 +103,6 @@ class JudgeComparison:
         }
 
 
-def _kappas(tables: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """Cohen's kappa of each (K, K) table in (R, K, K); nan where undefined."""
-    n = tables.sum(axis=(1, 2)).astype(float)
-    observed = np.trace(tables, axis1=1, axis2=2) / n
-    expected = (tables.sum(axis=2) * tables.sum(axis=1)).sum(axis=1) / n**2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappa = (observed - expected) / (1.0 - expected)
-    return np.where(expected >= 1.0, np.nan, kappa)
-
-
-def paired_kappa_differences(
-    human: npt.NDArray[np.int64],
-    judge_a: npt.NDArray[np.int64],
-    judge_b: npt.NDArray[np.int64],
-    k: int,
-    *,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    chunk_cells: int = 1 << 22,
-) -> npt.NDArray[np.float64]:
-    """kappa_B - kappa_A on ``n_resamples`` paired bootstrap resamples of the runs.
-
-    Inputs are class codes 0..k-1. Each run is encoded h·K² + a·K + b; a chunk of
-    resamples is a (rows, n) index matrix, counted with one flat ``np.bincount`` (a K³
-    offset per row) into joint tables, whose margins are the (human, A) and (human, B)
-    tables. nan where either kappa is undefined.
-    """
-    n = human.size
-    cells = k**3
-    encoded = human * k * k + judge_a * k + judge_b
-    rng = np.random.default_rng(seed)
-    rows = max(1, min(n_resamples, chunk_cells // max(n, 1)))
-    out = np.empty(n_resamples, dtype=float)
-    for start in range(0, n_resamples, rows):
-        stop = min(n_resamples, start + rows)
-        index = rng.integers(0, n, size=(stop - start, n))
-        offsets = (np.arange(stop - start) * cells)[:, None]
-        flat = np.bincount((encoded[index] + offsets).ravel(), minlength=(stop - start) * cells)
-        joint = flat.reshape(stop - start, k, k, k)
-        out[start:stop] = _kappas(joint.sum(axis=2)) - _kappas(joint.sum(axis=3))
-    return out
-
-
 def build_comparison(
     rubric_a: Rubric,
     rubric_b: Rubric,
@@ -168,13 +124,22 @@ def build_comparison(
     if judge_a == judge_b:
         raise CalibrationError("--against names the judge being calibrated; name another one")
     human, a, b = _coded_runs(rubric_a, rubric_b, list(verdicts), labels, classes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # undefined kappas are reported as null
-        labels_k = list(range(len(classes)))
-        kappa_a = cohen_kappa_score(human.tolist(), a.tolist(), labels=labels_k)
-        kappa_b = cohen_kappa_score(human.tolist(), b.tolist(), labels=labels_k)
+    # Undefined kappas are reported as null.
+    labels_k = list(range(len(classes)))
+    kappa_a = cohen_kappa_score(
+        human.tolist(), a.tolist(), labels=labels_k, replace_undefined_by=math.nan
+    )
+    kappa_b = cohen_kappa_score(
+        human.tolist(), b.tolist(), labels=labels_k, replace_undefined_by=math.nan
+    )
     differences = paired_kappa_differences(
-        human, a, b, len(classes), n_resamples=n_resamples, seed=seed
+        human.tolist(),
+        a.tolist(),
+        b.tolist(),
+        labels=labels_k,
+        n_resamples=n_resamples,
+        seed=seed,
+        replace_undefined_by=math.nan,
     )
     finite = differences[~np.isnan(differences)]
     ci: tuple[float | None, float | None] = (None, None)

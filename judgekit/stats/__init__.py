@@ -5,7 +5,7 @@ Rates over repeated trials (:func:`pass_at_k`, :func:`pass_hat_k`, :func:`wilson
 :func:`kappa_interval`, :func:`gwet_ac1_score`, :func:`krippendorff_alpha`), how a judge errs
 (:func:`confusion`, :func:`judge_error_rates`), correcting judged rates
 (:func:`rogan_gladen`, :func:`ppi_mean_interval`), comparing two graders
-(:func:`mcnemar_test`) and planning (:func:`kappa_sample_size`).
+(:func:`mcnemar_test`, :func:`paired_kappa_differences`) and planning (:func:`kappa_sample_size`).
 
 Conventions, as in scikit-learn's metrics: options are keyword-only; impossible input (a
 negative count, ``c > n``, ``k`` out of range, a confidence outside (0, 1), sequences of
@@ -42,6 +42,7 @@ from judgekit.stats.judge_errors import (
 )
 from judgekit.stats.mcnemar import mcnemar_test
 from judgekit.stats.multiple import holm_rejections
+from judgekit.stats.paired_kappa import paired_kappa_differences
 from judgekit.stats.ppi import ppi_mean_interval
 from judgekit.stats.proportions import (
     Z_95,
@@ -70,6 +71,7 @@ __all__ = [
     "kappa_standard_error",
     "krippendorff_alpha",
     "mcnemar_test",
+    "paired_kappa_differences",
     "pass_at_k",
     "pass_hat_k",
     "percent_agreement",

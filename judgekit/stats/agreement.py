@@ -69,7 +69,7 @@ def confusion(
     }
 
 
-def _disagreement_weights(k: int, weights: Weights) -> IntArray:
+def disagreement_weights(k: int, weights: Weights) -> IntArray:
     """scikit-learn's disagreement weights as integers: 1 off the diagonal, |i-j| or (i-j)²."""
     order = np.arange(k, dtype=np.int64)
     difference: IntArray = order[:, None] - order[None, :]
@@ -82,7 +82,7 @@ def _disagreement_weights(k: int, weights: Weights) -> IntArray:
     raise StatisticsInputError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
 
 
-def _kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
+def table_kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
     """Kappa of each table in a (B, K, K) stack; nan (unwarned) where chance agreement is 1.
 
     kappa = 1 - n·Σ w·T / Σ w·(row ⊗ col), the disagreement form. The denominator is an
@@ -100,8 +100,8 @@ def _kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
 
 
 def _kappa(pairs: Pairs, weights: Weights, replace_undefined_by: ReplaceUndefined) -> float:
-    disagreement = _disagreement_weights(pairs.k, weights)
-    value = float(_kappas(pairs.table()[None], disagreement)[0])
+    disagreement = disagreement_weights(pairs.k, weights)
+    value = float(table_kappas(pairs.table()[None], disagreement)[0])
     if math.isnan(value):
         return undefined(
             "Cohen's kappa is undefined when chance agreement is total "
@@ -147,7 +147,7 @@ def _standard_error(table: IntArray, disagreement: IntArray) -> tuple[float, flo
     where ā_i. = Σ_j p_.j a_ij and ā_.j = Σ_i p_i. a_ij. This is the variance statsmodels'
     ``cohens_kappa`` reports (``var_kappa``, ``std_kappa``) for simple and weighted kappa.
     """
-    kappa = float(_kappas(table[None], disagreement)[0])
+    kappa = float(table_kappas(table[None], disagreement)[0])
     if math.isnan(kappa):
         return math.nan, math.nan
     n = float(table.sum())
@@ -184,7 +184,7 @@ def kappa_standard_error(
     """
     pairs = encode_pairs(y1, y2, labels=labels)
     check_replacement(replace_undefined_by)
-    kappa, se = _standard_error(pairs.table(), _disagreement_weights(pairs.k, weights))
+    kappa, se = _standard_error(pairs.table(), disagreement_weights(pairs.k, weights))
     if math.isnan(kappa):
         return undefined(
             "the standard error of kappa is undefined where kappa is", replace_undefined_by
@@ -255,7 +255,7 @@ def kappa_interval(
     """
     z = z_value(confidence)
     pairs = encode_pairs(y1, y2, labels=labels)
-    disagreement = _disagreement_weights(pairs.k, weights)
+    disagreement = disagreement_weights(pairs.k, weights)
     check_replacement(replace_undefined_by)
     table = pairs.table()
     if method == "analytic":
@@ -270,11 +270,11 @@ def kappa_interval(
         raise StatisticsInputError(f"method must be 'analytic' or 'bootstrap', got {method!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise StatisticsInputError(f"n_resamples must be a whole number ≥ 1, got {n_resamples!r}")
-    if math.isnan(float(_kappas(table[None], disagreement)[0])):
+    if math.isnan(float(table_kappas(table[None], disagreement)[0])):
         bound = undefined("kappa has no interval where kappa is undefined", replace_undefined_by)
         return bound, bound
     rng = np.random.default_rng(seed)
-    kappas = _kappas(_bootstrap_tables(table, n_resamples, rng), disagreement)
+    kappas = table_kappas(_bootstrap_tables(table, n_resamples, rng), disagreement)
     kappas = kappas[~np.isnan(kappas)]
     if kappas.size == 0:
         bound = undefined("kappa is undefined in every bootstrap resample", replace_undefined_by)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from sklearn.exceptions import UndefinedMetricWarning  # type: ignore[import-untyped]
 from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
 from judgekit.cli import main
@@ -668,7 +669,9 @@ def test_compare_two_judge_models_on_the_same_runs(ws: Workspace) -> None:
     for row in index:
         h = [HUMAN_12[i] for i in row]
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # one class throughout: kappa undefined (nan)
+            # One class throughout: kappa is nan, which scikit-learn warns about whatever
+            # its replace_undefined_by says.
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
             ka = cohen_kappa_score(h, [JUDGE_A[i] for i in row], labels=["pass", "fail"])
             kb = cohen_kappa_score(h, [JUDGE_B[i] for i in row], labels=["pass", "fail"])
         diffs.append(kb - ka)

@@ -29,8 +29,8 @@ from judgekit.stats._validation import encode_pairs
 from judgekit.stats.agreement import (
     _bootstrap_tables,
     _bootstrap_tables_by_index,
-    _disagreement_weights,
-    _kappas,
+    disagreement_weights,
+    table_kappas,
 )
 from tests.stats.conftest import label_pairs
 
@@ -326,15 +326,15 @@ def test_bootstrap_is_seeded_and_near_the_analytic_interval() -> None:
 def test_multinomial_tables_equal_index_resampling_in_distribution() -> None:
     y1, y2 = _sample(300, 2)
     pairs = encode_pairs(y1, y2)
-    weights = _disagreement_weights(pairs.k, None)
+    weights = disagreement_weights(pairs.k, None)
     tables_a = _bootstrap_tables(pairs.table(), 4000, np.random.default_rng(0))
     tables_b = _bootstrap_tables_by_index(pairs, 4000, np.random.default_rng(1), chunk_cells=10**5)
     assert (tables_a.sum(axis=(1, 2)) == 300).all() and (tables_b.sum(axis=(1, 2)) == 300).all()
     # Each cell's mean count is n·p and the kappa percentiles agree within Monte Carlo error.
     assert tables_a.mean(axis=0) == pytest.approx(pairs.table(), abs=0.5)
     assert tables_b.mean(axis=0) == pytest.approx(pairs.table(), abs=0.5)
-    qa = np.quantile(_kappas(tables_a, weights), [0.025, 0.5, 0.975])
-    qb = np.quantile(_kappas(tables_b, weights), [0.025, 0.5, 0.975])
+    qa = np.quantile(table_kappas(tables_a, weights), [0.025, 0.5, 0.975])
+    qb = np.quantile(table_kappas(tables_b, weights), [0.025, 0.5, 0.975])
     assert qa == pytest.approx(qb, abs=0.015)
 
 

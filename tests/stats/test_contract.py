@@ -30,6 +30,7 @@ from judgekit.stats import (
     kappa_standard_error,
     krippendorff_alpha,
     mcnemar_test,
+    paired_kappa_differences,
     pass_at_k,
     pass_hat_k,
     percent_agreement,
@@ -93,6 +94,10 @@ IMPOSSIBLE = [
     (Call(rogan_gladen, (0.5, 1.2, 0.5)), "sensitivity must be in [0, 1], got 1.2"),
     (Call(mcnemar_test, ([True, 2], [True, False])), "a_correct must be booleans, got 2"),
     (
+        Call(paired_kappa_differences, (["a"], ["a"], ["a", "b"])),
+        "y_true and y_b must have the same length, got 1 and 2",
+    ),
+    (
         Call(ppi_mean_interval, ([1, 0], [1, 0], [1, 0]), {"confidence": 0.0}),
         "confidence must be between 0 and 1, got 0.0",
     ),
@@ -138,6 +143,7 @@ UNDEFINED: list[tuple[Call, Callable[[Any], list[float]]]] = [
     ),
     (Call(rogan_gladen, (0.5, 0.5, 0.5)), _as_list),
     (Call(ppi_mean_interval, ([1], [1], [1, 0, 1])), _as_list),
+    (Call(paired_kappa_differences, (ONE_LABEL, ONE_LABEL, ONE_LABEL)), _as_list),
 ]
 
 PUBLIC_FUNCTIONS = {
