@@ -12,7 +12,8 @@ The modules, in the order a report is built: ``selection`` (which verdicts count
 ``join`` (verdicts with hand labels), ``figures`` and ``pass_rates`` (the statistics),
 ``labellers`` (per labeller, stale labels, disagreements), ``criteria`` (the promotion
 policy), ``report`` (all of it), ``compare`` (two judges), ``render`` and ``markdown``
-(text), ``promotion`` (the record and a rubric's status), ``load`` (reading the verdicts).
+(text), ``promotion`` (the record and a rubric's status), ``load`` (reading the labels and the
+verdicts: :func:`load_calibration` is ``judgekit calibrate`` as a library call).
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from judgekit.calibration.compare import JudgeComparison, build_comparison
 from judgekit.calibration.criteria import Criterion, LabelsNeeded
 from judgekit.calibration.figures import IntervalMethod
 from judgekit.calibration.labellers import Disagreement
-from judgekit.calibration.load import JudgedVerdicts, calibration_report, read_judged_verdicts
+from judgekit.calibration.load import (
+    JudgedVerdicts,
+    calibration_report,
+    load_calibration,
+    read_judged_verdicts,
+)
 from judgekit.calibration.markdown import render_markdown
 from judgekit.calibration.pass_rates import PassRates
 from judgekit.calibration.promotion import promotion_record
@@ -44,6 +50,7 @@ __all__ = [
     "calibration_report",
     "failure_lines",
     "labels_needed_line",
+    "load_calibration",
     "promotion_record",
     "read_judged_verdicts",
     "render_markdown",

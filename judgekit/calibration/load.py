@@ -1,6 +1,10 @@
-"""Loading a calibration: the verdicts to compare (a verdicts file, or the store) and the
-report built from them and the hand labels, as ``judgekit calibrate``, ``judgekit promote``
-and the demo compute it::
+"""Loading a calibration: the hand labels, the verdicts to compare (a verdicts file, or the
+store) and the report built from them, as ``judgekit calibrate``, ``judgekit promote`` and
+the demo compute it::
+
+    report = load_calibration(rubric, verdicts_file=Path("verdicts.jsonl"))
+
+or step by step::
 
     judged = read_judged_verdicts(rubric, verdicts_file=Path("verdicts.jsonl"))
     report = calibration_report(rubric, judged, labels, labels_file=path)
@@ -12,15 +16,17 @@ it was read), never counted as unscored.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgekit._util.input_paths import is_file
 from judgekit.calibration.compare import build_comparison
 from judgekit.calibration.figures import IntervalMethod
 from judgekit.calibration.report import CalibrationReport, build_report
-from judgekit.formats.label import Label
+from judgekit.errors import DataError
+from judgekit.formats.label import Label, item_hashes, labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric
 from judgekit.formats.verdict import Verdict, load_verdicts
@@ -29,7 +35,7 @@ from judgekit.formats.verdict_scores import ScaleCheck
 if TYPE_CHECKING:
     from judgekit.store import Store
 
-__all__ = ["JudgedVerdicts", "calibration_report", "read_judged_verdicts"]
+__all__ = ["JudgedVerdicts", "calibration_report", "load_calibration", "read_judged_verdicts"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +108,44 @@ def calibration_report(
         rubric, against, judged.verdicts, labels, confidence=rubric.promotion.confidence
     )
     return dataclasses.replace(report, comparison=comparison)
+
+
+def load_calibration(
+    rubric: Rubric,
+    *,
+    labels_file: Path | None = None,
+    verdicts_file: Path | None = None,
+    store: Store | None = None,
+    runs_files: Sequence[Path] = (),
+    tasks_path: Path | None = None,
+    interval_method: IntervalMethod = "analytic",
+    against: Rubric | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> CalibrationReport:
+    """The calibration report of ``rubric``, read from its files: the labels of
+    ``labels_file`` (default ``labels/<rubric_id>.jsonl``, which must exist), the verdicts
+    (as :func:`read_judged_verdicts` reads them) and, with ``runs_files`` (and the suites
+    ``tasks_path`` names, when the labels were given with their tasks' inputs), the runs'
+    current texts, to tell stale labels. ``warn`` hears what the labels file says is wrong
+    with it as soon as it is read."""
+    path = labels_file or labels_path("labels", rubric.id)
+    if not is_file(path):
+        raise DataError(
+            f"no labels for {rubric.id}; give some with `judgekit label RUNS --rubric "
+            f"{rubric.id} --labeler NAME`, or pass --labels FILE",
+            path=path,
+        )
+    log = read_labels(path, rubric)
+    if warn is not None:
+        for warning in log.warnings:
+            warn(warning)
+    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
+    return calibration_report(
+        rubric,
+        judged,
+        log.current,
+        labels_file=path,
+        item_hashes=item_hashes(runs_files, tasks_path),
+        interval_method=interval_method,
+        against=against,
+    )

@@ -3,114 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.folder_lock import parent_folder_lock
-from judgekit._util.input_paths import is_file
-from judgekit._util.terminal_text import visible
+from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import one_line
-from judgekit.errors import DataError, StoreError
+from judgekit.errors import StoreError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric
-from judgekit.labelling.labels_file import labels_path, read_labels
 
 if TYPE_CHECKING:
     from judgekit.calibration import CalibrationReport, IntervalMethod
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def calibration_options(func: F) -> F:
-    """The options ``calibrate`` and ``promote`` share: where the verdicts and labels are."""
-    options = [
-        click.option(
-            "--rubric",
-            "rubric_ref",
-            required=True,
-            help="A rubric file, or the id of one in rubrics/.",
-        ),
-        click.option(
-            "--verdicts",
-            "verdicts_file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="A verdicts.jsonl to use instead of the store's verdicts.",
-        ),
-        click.option(
-            "--labels",
-            "labels_file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="The labels file (default: labels/<rubric_id>.jsonl).",
-        ),
-        click.option(
-            "--runs",
-            "runs_files",
-            multiple=True,
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="runs.jsonl files to check labels against for staleness (repeatable).",
-        ),
-        click.option(
-            "--tasks",
-            "tasks_path",
-            type=click.Path(path_type=Path),
-            help="Task suites, when the labels were given with `judgekit label --tasks`.",
-        ),
-        click.option(
-            "--interval",
-            "interval_method",
-            type=click.Choice(["analytic", "bootstrap"]),
-            default="analytic",
-            show_default=True,
-            help="How the kappa interval is computed.",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def load_report(
-    rubric: Rubric,
-    *,
-    verdicts_file: Path | None,
-    labels_file: Path | None,
-    runs_files: tuple[Path, ...],
-    tasks_path: Path | None,
-    interval_method: IntervalMethod,
-    against: Rubric | None = None,
-) -> CalibrationReport:
-    """Read the labels and verdicts (file or store) of ``rubric`` and build the report; with
-    ``against``, also compare the two judges (the report's ``comparison``)."""
-    # numpy loads only when calibrating
-    from judgekit.calibration import calibration_report, read_judged_verdicts
-    from judgekit.labelling.plan import item_hashes
-
-    path = labels_file or labels_path("labels", rubric.id)
-    if not is_file(path):
-        raise DataError(
-            f"no labels for {rubric.id}; give some with `judgekit label RUNS --rubric "
-            f"{rubric.id} --labeler NAME`, or pass --labels FILE",
-            path=path,
-        )
-    log = read_labels(path, rubric)
-    for warning in log.warnings:
-        click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
-    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file)
-    return calibration_report(
-        rubric,
-        judged,
-        log.current,
-        labels_file=path,
-        item_hashes=item_hashes(runs_files, tasks_path),
-        interval_method=interval_method,
-        against=against,
-    )
 
 
 @click.command("calibrate")
@@ -179,17 +88,19 @@ def calibrate_command(
         other = effective_rubric(
             load_rubric(against_ref) if against_ref is not None else base, against_model
         )
-    report = load_report(
+    from judgekit.calibration import load_calibration, render_markdown, render_text  # numpy: now
+
+    report = load_calibration(
         rubric,
-        verdicts_file=verdicts_file,
         labels_file=labels_file,
+        verdicts_file=verdicts_file,
         runs_files=runs_files,
         tasks_path=tasks_path,
         interval_method=interval_method,
         against=other,
+        warn=warn_about_labels,
     )
     record_and_plot(report, record=not no_store, plot_path=plot_path)
-    from judgekit.calibration import render_markdown, render_text
 
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from judgekit.calibration.promotion import promotion_record_path
-from judgekit.cli.calibrate_cmd import calibration_options, load_report
+from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option, no_store_option
 from judgekit.cli.store_output import written_before_store
 from judgekit.formats.promotion import PromotionRecord, write_promotion_record
@@ -49,15 +49,17 @@ def promote_command(
       judgekit promote --rubric goal_completion --verdicts verdicts.jsonl
     """
     rubric = load_rubric(rubric_ref)
-    report = load_report(
+    from judgekit.calibration import load_calibration, promotion_record  # numpy: only now
+
+    report = load_calibration(
         rubric,
-        verdicts_file=verdicts_file,
         labels_file=labels_file,
+        verdicts_file=verdicts_file,
         runs_files=runs_files,
         tasks_path=tasks_path,
         interval_method=interval_method,
+        warn=warn_about_labels,
     )
-    from judgekit.calibration import promotion_record
 
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     path = promotion_record_path(rubric, folder)

@@ -16,11 +16,10 @@ from judgekit._util.terminal_text import visible_markup
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say
 from judgekit.demo.judges import JUDGES, SimulatedJudge
+from judgekit.formats.label import labels_path
 from judgekit.formats.promotion import write_promotion_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric
-from judgekit.labelling.labels_file import labels_path, read_labels
-from judgekit.labelling.plan import item_hashes
 
 if TYPE_CHECKING:
     from judgekit.calibration import CalibrationReport
@@ -71,15 +70,14 @@ def _calibrate(
 ) -> CalibrationReport:
     """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes, reading the verdicts
     from this store (not from whichever one JUDGEKIT_DB names)."""
-    from judgekit.calibration import calibration_report, read_judged_verdicts
+    from judgekit.calibration import load_calibration
 
-    path = labels_path(labels_dir, rubric.id)
-    return calibration_report(
+    return load_calibration(
         rubric,
-        read_judged_verdicts(rubric, store=store),
-        read_labels(path, rubric).current,
-        labels_file=path,
-        item_hashes=item_hashes([runs_file], tasks_file),
+        labels_file=labels_path(labels_dir, rubric.id),
+        store=store,
+        runs_files=[runs_file],
+        tasks_path=tasks_file,
     )
 
 

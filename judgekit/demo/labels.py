@@ -23,12 +23,11 @@ from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.demo.judges import SimulatedJudge
 from judgekit.errors import ConfigError
-from judgekit.formats.label import Label
+from judgekit.formats.label import Label, item_hashes, labels_path, read_labels
 from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
-from judgekit.labelling.labels_file import labels_path, read_labels
-from judgekit.labelling.plan import item_hashes, items_for
+from judgekit.labelling.plan import items_for
 
 LABELS: Final = 80  # the sample: half passing runs, half failing
 LABELER: Final = "demo-truth"

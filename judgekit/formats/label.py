@@ -1,11 +1,61 @@
-"""The hand-label format (``labels/<rubric_id>.jsonl``), one append-only line per label."""
+"""The hand-label file, ``labels/<rubric_id>.jsonl``: one append-only line per label, and
+its one reader.
+
+A later line for the same (run, rubric, labeler) supersedes an earlier one, so undo and
+relabelling append and never rewrite (the writer is
+:class:`judgekit.labelling.LabelWriter`). Reading is strict where a person's work is at
+stake and lenient where a crash is the likely cause:
+
+- a last line cut short (no newline, not valid JSON) is what a crash mid-write leaves; it
+  is ignored with a warning, and the next append first cuts it off;
+- any other line that is not JSON, not a label, or whose label is not on the rubric's
+  scale raises :class:`judgekit.errors.DataError` naming the file and the line.
+
+A label records the hash of the text the labeller saw (:func:`item_text`,
+:func:`item_hash`): when a run's text changes later, its labels are stale.
+
+::
+
+    log = read_labels("labels/goal_completion.jsonl", rubric)
+    for (run_id, labeler), label in log.current.items():
+        ...
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judgekit._util.jsonl import parse_json, validation_error_to_data_error
+from judgekit.errors import DataError
+from judgekit.formats.rubric import Rubric, normalise_score, scale_values
+from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.task_files import load_task_files
+from judgekit.formats.transcript import render_transcript
+
+__all__ = [
+    "NO_INPUT",
+    "Label",
+    "LabelLog",
+    "is_json_line",
+    "item_hash",
+    "item_hashes",
+    "item_text",
+    "labels_path",
+    "locked",
+    "read_labels",
+]
+
+NO_INPUT = "(no input was recorded)"
 
 
 class Label(BaseModel):
@@ -32,3 +82,162 @@ class Label(BaseModel):
         description="Whether the judge's verdict was shown right after the label (--reveal); "
         "absent for imported labels",
     )
+
+
+def item_text(run: Run, task_input: str | None = None) -> str:
+    """The run as the labeller reads it: the task, the tool calls with their (folded)
+    arguments and results, and the final answer.
+
+    >>> from judgekit.formats.run import ToolCall
+    >>> print(item_text(Run(run_id="r", task_id="t", input="Refund A100.", final_answer="Done.",
+    ...                     tool_calls=[ToolCall(name="refund", args={"id": "A100"}, result=True)])))
+    Task: Refund A100.
+    <BLANKLINE>
+    Tool call 1: refund(id="A100")
+    Result: true
+    Final answer: Done.
+    """
+    task = run.input if run.input is not None else task_input
+    text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+    answers = run.metadata.get("answers")
+    if isinstance(answers, list) and len(answers) == 2:
+        # A pairwise run: the labeller compares the two answers, as the judge does.
+        text += f"\n\nAnswer A:\n{answers[0]}\n\nAnswer B:\n{answers[1]}"
+    return text
+
+
+def labels_path(labels_dir: str | Path, rubric_id: str) -> Path:
+    """Where a rubric's labels live: ``<labels_dir>/<rubric_id>.jsonl``."""
+    return Path(labels_dir) / f"{rubric_id}.jsonl"
+
+
+def item_hash(text: str) -> str:
+    """The sha256 (hex) of the exact text a labeller saw, as UTF-8.
+
+    >>> item_hash("Final answer: done")[:12]
+    '09fb84bd0c01'
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class LabelLog:
+    """The labels of one rubric file: every line in order, and the current label of each
+    (run, labeler) once superseded lines are dropped."""
+
+    path: Path
+    lines: list[Label] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def current(self) -> dict[tuple[str, str], Label]:
+        """``(run_id, labeler) -> label``: the last line for each pair wins."""
+        latest: dict[tuple[str, str], Label] = {}
+        for label in self.lines:
+            latest[(label.run_id, label.labeler)] = label
+        return latest
+
+    def by_labeler(self, labeler: str) -> dict[str, Label]:
+        """``run_id -> label`` of one labeller's current labels."""
+        return {run: lab for (run, who), lab in self.current.items() if who == labeler}
+
+
+def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
+    """The labels in ``path`` for ``rubric`` (an empty log when the file does not exist).
+
+    Labels are normalised to the scale's spelling (``true`` reads as ``"pass"``).
+    """
+    file = Path(path)
+    log = LabelLog(path=file)
+    try:
+        with file.open("rb") as fh, locked(fh.fileno(), fcntl.LOCK_SH):
+            data = fh.read()  # never half of a label another labeller is appending
+    except FileNotFoundError:
+        return log
+    except IsADirectoryError:
+        raise DataError("is a folder, expected a file", path=file) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=file) from None
+    raw_lines = data.split(b"\n")
+    # data ending with "\n" leaves an empty last element; otherwise the last one is unfinished.
+    unfinished = raw_lines[-1] if raw_lines[-1] else None
+    complete = raw_lines[:-1]
+    for number, raw in enumerate(complete, start=1):
+        if raw.strip():
+            log.lines.append(_parse_line(raw, file, number, rubric))
+    if unfinished is not None and unfinished.strip():
+        number = len(complete) + 1
+        if is_json_line(unfinished):
+            # A whole line without its newline (another tool wrote it): read it as usual.
+            log.lines.append(_parse_line(unfinished, file, number, rubric))
+        else:
+            log.warnings.append(
+                f"{file}:{number}: ignored a truncated last line (left by a crash while writing?)"
+            )
+    return log
+
+
+def is_json_line(raw: bytes) -> bool:
+    """Whether ``raw`` is one whole JSON value (an unfinished line is not)."""
+    try:
+        parse_json(raw)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
+        return False
+    return True
+
+
+def _parse_line(raw: bytes, path: Path, number: int, rubric: Rubric) -> Label:
+    try:
+        value: Any = parse_json(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+        raise DataError(f"malformed JSON: {reason}", path=path, line=number) from None
+    try:
+        label = Label.model_validate(value)
+    except ValidationError as exc:
+        raise validation_error_to_data_error(exc, path=path, line=number) from None
+    if label.rubric_id != rubric.id:
+        raise DataError(
+            f"a label for rubric {label.rubric_id!r} in the file of rubric {rubric.id!r}",
+            path=path,
+            line=number,
+            field="rubric_id",
+        )
+    try:
+        label.label = normalise_score(rubric.scale, label.label)
+    except ValueError:
+        valid = ", ".join(json.dumps(v) for v in scale_values(rubric.scale))
+        raise DataError(
+            f"unknown label {json.dumps(label.label)} for the {rubric.kind} scale of "
+            f"{rubric.id}; valid labels are {valid}",
+            path=path,
+            line=number,
+            field="label",
+        ) from None
+    return label
+
+
+def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str, str] | None:
+    """Run id → hash of the text a labeller would see now, to tell stale labels; None
+    when no runs are given (staleness then goes unchecked). A malformed runs file, or a run
+    id seen twice in one, is a :class:`judgekit.errors.DataError`."""
+    if not runs_files:
+        return None
+    # A task's input is all the text needs: the suite is read as data, importing nothing.
+    tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
+    hashes: dict[str, str] = {}
+    for runs in runs_files:
+        for _, run in iter_unique_runs(runs):
+            task = tasks.get(run.task_id) if tasks is not None else None
+            hashes[run.run_id] = item_hash(item_text(run, task.input if task is not None else None))
+    return hashes
+
+
+@contextmanager
+def locked(fd: int, operation: int) -> Iterator[None]:
+    """Hold a ``flock`` on ``fd`` (shared or exclusive), waiting for it."""
+    fcntl.flock(fd, operation)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -8,14 +8,9 @@
 
 from __future__ import annotations
 
+from judgekit.formats.label import LabelLog, item_hash, labels_path, read_labels
 from judgekit.labelling.keys import ScaleKeys, scale_keys
-from judgekit.labelling.labels_file import (
-    LabelLog,
-    LabelWriter,
-    item_hash,
-    labels_path,
-    read_labels,
-)
+from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, LabelScreen, item_text, make_item
 from judgekit.labelling.session import SessionOutcome, label_items

@@ -15,7 +15,6 @@ from pathlib import Path
 from judgekit.formats.label import Label
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.task import TaskSet
-from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, make_item
@@ -46,19 +45,6 @@ def items_for(runs: Iterable[Run], tasks: TaskSet | None = None) -> list[Item]:
         task = tasks.get(run.task_id) if tasks is not None else None
         items.append(make_item(run, task.input if task is not None else None))
     return items
-
-
-def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str, str] | None:
-    """Run id → hash of the text a labeller would see now, to tell stale labels; None
-    when no runs are given (staleness then goes unchecked)."""
-    if not runs_files:
-        return None
-    # A task's input is all an item needs: the suite is read as data, importing nothing.
-    tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
-    hashes: dict[str, str] = {}
-    for runs in runs_files:
-        hashes.update({item.run.run_id: item.hash for item in runs_file_items(runs, tasks)})
-    return hashes
 
 
 def plan_session(

@@ -21,17 +21,13 @@ from rich.rule import Rule
 from rich.text import Text
 
 from judgekit._util.terminal_text import visible, visible_text
-from judgekit.formats.label import Label
+from judgekit.formats.label import Label, item_hash, item_text
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.formats.run import Run
-from judgekit.formats.transcript import render_transcript
 from judgekit.formats.verdict import Verdict
 from judgekit.labelling.keys import ScaleKeys
-from judgekit.labelling.labels_file import item_hash
 
 __all__ = ["Item", "LabelScreen", "item_text", "make_item"]
-
-NO_INPUT = "(no input was recorded)"
 
 # Line prefixes of render_transcript, and how to draw them.
 _STYLES = (
@@ -42,28 +38,6 @@ _STYLES = (
     ("Final answer:", "bold green"),
     ("The run stopped early:", "yellow"),
 )
-
-
-def item_text(run: Run, task_input: str | None = None) -> str:
-    """The run as the labeller reads it: the task, the tool calls with their (folded)
-    arguments and results, and the final answer.
-
-    >>> from judgekit.formats.run import ToolCall
-    >>> print(item_text(Run(run_id="r", task_id="t", input="Refund A100.", final_answer="Done.",
-    ...                     tool_calls=[ToolCall(name="refund", args={"id": "A100"}, result=True)])))
-    Task: Refund A100.
-    <BLANKLINE>
-    Tool call 1: refund(id="A100")
-    Result: true
-    Final answer: Done.
-    """
-    task = run.input if run.input is not None else task_input
-    text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
-    answers = run.metadata.get("answers")
-    if isinstance(answers, list) and len(answers) == 2:
-        # A pairwise run: the labeller compares the two answers, as the judge does.
-        text += f"\n\nAnswer A:\n{answers[0]}\n\nAnswer B:\n{answers[1]}"
-    return text
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgekit.formats.label import Label
+from judgekit.formats.label import Label, labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.labelling.answers import Answers, TerminalAnswers
-from judgekit.labelling.labels_file import LabelWriter, labels_path, read_labels
+from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.plan import (
     LabellingPlan,
     latest_verdicts,

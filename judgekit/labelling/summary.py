@@ -17,9 +17,8 @@ from typing import Any, Literal
 
 from judgekit._util.input_paths import is_file
 from judgekit.errors import DataError
+from judgekit.formats.label import LabelLog, item_hashes, labels_path, read_labels
 from judgekit.formats.rubric import Rubric, Score, scale_values
-from judgekit.labelling.labels_file import LabelLog, labels_path, read_labels
-from judgekit.labelling.plan import item_hashes
 from judgekit.stats import cohen_kappa_score, krippendorff_alpha
 
 __all__ = ["LabelSummary", "summarise_labels", "summarise_labels_file"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
 from judgekit.errors import DataError, ProviderError
+from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, iter_unique_runs
@@ -22,7 +23,6 @@ from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.judge import Judge
 from judgekit.judging.pricing import PriceTable
-from judgekit.labelling.labels_file import labels_path, read_labels
 from judgekit.monitoring.recheck import (
     RecheckResult,
     compare_kappas,

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from judgekit.formats.label import read_labels
 from judgekit.formats.rubric_file import load_rubric
-from judgekit.labelling.labels_file import read_labels
 from tests.conftest import REPO
 from tests.processes import env
 
