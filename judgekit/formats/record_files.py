@@ -6,22 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final, Literal
 
-from pydantic import BaseModel
-
 from judgekit._util.jsonl import iter_json_lines, iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, RunIdLines
-from judgekit.formats.verdict import Verdict
+from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.formats.verdict_scores import ScaleCheck
 
 RecordKind = Literal["runs", "results", "verdicts"]
 RECORD_KINDS: Final[tuple[RecordKind, ...]] = ("runs", "results", "verdicts")
-MODELS: Final[dict[RecordKind, type[BaseModel]]] = {
-    "runs": Run,
-    "results": Grade,
-    "verdicts": Verdict,
-}
 
 
 def detect_kind(path: Path) -> RecordKind:
@@ -54,29 +47,35 @@ def check_records(path: Path, kind: RecordKind, *, scales: ScaleCheck | None = N
     silently). A scored verdict's score is checked against its rubric's scale when
     ``scales`` knows the rubric version, else only for being a score on some scale.
     """
-    run_ids = RunIdLines(path)
-    verdicts = _VerdictKeys(path)
-    scales = scales if scales is not None else ScaleCheck()
-    records = 0
-    for line, record in iter_models(path, MODELS[kind]):
-        records += 1
-        if isinstance(record, Run | Grade):
+    if kind == "verdicts":
+        checks = _VerdictChecks(path, scales if scales is not None else ScaleCheck())
+        records = len(load_verdicts(path, check=checks))
+    else:
+        run_ids = RunIdLines(path)
+        records = 0
+        model: type[Run | Grade] = Run if kind == "runs" else Grade
+        for line, record in iter_models(path, model):
+            records += 1
             run_ids.add(record.run_id, line)
-        elif isinstance(record, Verdict):
-            verdicts.add(record, line)
-            scales.check(record, path=path, line=line)
     if records == 0:
         raise DataError("no records: nothing to import", path=path)
 
 
-class _VerdictKeys:
-    """The line of each (run, rubric, rubric version, model) of a verdicts file."""
+class _VerdictChecks:
+    """Checks each verdict of a file as it is read: one verdict per (run, rubric, rubric
+    version, model), and its score on its rubric's scale."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, scales: ScaleCheck) -> None:
         self.path = path
+        self.scales = scales
         self.first_line: dict[tuple[str, str, str, str], int] = {}
 
-    def add(self, verdict: Verdict, line: int) -> None:
+    def check(self, verdict: Verdict, *, path: str | Path | None, line: int | None) -> None:
+        assert line is not None  # a verdict read from a file has its line
+        self._add(verdict, line)
+        self.scales.check(verdict, path=path, line=line)
+
+    def _add(self, verdict: Verdict, line: int) -> None:
         key = (verdict.run_id, verdict.rubric_id, verdict.rubric_version, verdict.model)
         first = self.first_line.setdefault(key, line)
         if first != line:

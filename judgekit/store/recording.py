@@ -20,7 +20,7 @@ from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import load_runs
-from judgekit.formats.verdict import Verdict
+from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.store.database import open_store
 from judgekit.store.provenance import Provenance
 from judgekit.store.queries import VerdictIdentity, verdict_identities_elsewhere
@@ -133,7 +133,7 @@ def record_verdicts_file(store: Store, path: str | Path, *, provenance: Provenan
     batch already holds (the same run, rubric version, model and time: `judgekit judge`
     recorded them when it wrote the file), so a monitor never counts one judgement twice."""
     batch_id = open_batch(store, import_batch_key(path), source="import", provenance=provenance)
-    verdicts = [v for _, v in iter_models(path, Verdict)]
+    verdicts = load_verdicts(path)
     known = verdict_identities_elsewhere(store, (v.run_id for v in verdicts), batch_id)
     fresh = [v for v in verdicts if _identity(v) not in known]
     recorded = store.record_verdicts(fresh, batch_id)
