@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judgekit._util.number_format import p_equation
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
@@ -177,7 +178,7 @@ def comparison_lines(report: CalibrationReport) -> list[str]:
         f"bootstrap, {c.n_resamples} resamples, seed {c.seed})",
         f"  accuracy {fixed(c.accuracy_a)} vs {fixed(c.accuracy_b)}; only this judge right "
         f"{c.only_a_correct}, only the other right {c.only_b_correct}; McNemar exact "
-        f"p {c.mcnemar_p:.4f}",
+        f"{p_equation(c.mcnemar_p)}",
     ]
 
 
