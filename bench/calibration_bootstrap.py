@@ -36,9 +36,9 @@ from judgekit.stats import cohen_kappa_score, kappa_interval
 from judgekit.stats._validation import encode_pairs
 from judgekit.stats.agreement import (
     _bootstrap_tables_by_index,
-    _disagreement_weights,
-    _kappas,
 )
+from judgekit.stats.agreement import disagreement_weights as _disagreement_weights
+from judgekit.stats.agreement import table_kappas as _kappas
 
 
 def labels(n: int, seed: int) -> tuple[list[int], list[int]]:
