@@ -5,11 +5,19 @@ A missing value is a dash; an undefined calibration figure says so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from judgekit._util import number_format
+from judgekit._util.number_format import (
+    DASH,
+    UNDEFINED,
+    bracketed_interval,
+    monitor_mean,
+    percent,
+    rate,
+)
 from judgekit.monitoring.model import MetricKind, Point
-from judgekit.report.html_blocks import DASH
 
 __all__ = [
     "figure",
@@ -24,14 +32,10 @@ __all__ = [
 ]
 
 
-def rate(value: float | None) -> str:
-    return DASH if value is None else f"{value:.2f}"
-
-
 def interval_text(bounds: Sequence[float | None] | None) -> str | None:
     if not bounds or len(bounds) != 2 or bounds[0] is None or bounds[1] is None:
         return None
-    return f"{bounds[0]:.2f}–{bounds[1]:.2f}"
+    return number_format.interval(bounds[0], bounds[1])
 
 
 def rate_ci(value: float | None, bounds: Sequence[float | None] | None) -> str:
@@ -39,36 +43,37 @@ def rate_ci(value: float | None, bounds: Sequence[float | None] | None) -> str:
     if value is None:
         return DASH
     interval = interval_text(bounds)
-    return rate(value) if interval is None else f"{value:.2f} ({interval})"
+    return rate(value) if interval is None else f"{rate(value)} ({interval})"
 
 
 def figure(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
+    return number_format.statistic(value)
 
 
 def figure_ci(value: float | None, bounds: Sequence[float | None] | None) -> str:
     """``0.512 [0.301, 0.723]``: a calibration figure, as ``judgekit calibrate`` shows it."""
     if value is None:
-        return "undefined"
-    if not bounds or len(bounds) != 2 or bounds[0] is None or bounds[1] is None:
-        return f"{value:.3f} [undefined]"
-    return f"{value:.3f} [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+        return UNDEFINED
+    if not bounds or len(bounds) != 2:
+        return f"{figure(value)} [{UNDEFINED}]"
+    return f"{figure(value)} {bracketed_interval(bounds[0], bounds[1])}"
 
 
 def fraction(tally: Mapping[str, int] | None) -> str:
     return DASH if not tally else f"{tally['passed']}/{tally['graded']}"
 
 
-def mean(measure: Mapping[str, Any] | None, template: str) -> str:
+def mean(measure: Mapping[str, Any] | None, show: Callable[[float], str]) -> str:
+    """A measure's mean as ``show`` prints it (``number_format.mean_count``, ``.cost``)."""
     if not measure or measure.get("mean") is None:
         return DASH
-    return template.format(measure["mean"])
+    return show(measure["mean"])
 
 
 def metric_value(value: float | None, kind: MetricKind | None) -> str:
     if value is None:
         return DASH
-    return f"{value:.1%}" if kind == "proportion" else f"{value:.4g}"
+    return percent(value) if kind == "proportion" else monitor_mean(value)
 
 
 def point_text(point: Point, kind: MetricKind | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from judgekit._util.number_format import confidence, significant
 from judgekit.report.cells import figure, figure_ci
 from judgekit.report.content import RubricRow
 from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
@@ -37,16 +38,15 @@ def _failed_criteria(criteria: Mapping[str, Mapping[str, Any]]) -> str:
     for name, c in criteria.items():
         if c.get("met"):
             continue
-        value = "undefined" if c.get("value") is None else f"{c['value']:.3g}"
-        text = f"{name}: {c.get('what', '')} {value}, bar {c.get('bar')}"
+        text = f"{name}: {c.get('what', '')} {significant(c.get('value'))}, bar {c.get('bar')}"
         if c.get("short_by") is not None:
-            text += f" ({c['short_by']:.3g} short)"
+            text += f" ({significant(c['short_by'])} short)"
         failed.append(text)
     return "; ".join(failed) or "none"
 
 
 def _calibration(c: Mapping[str, Any]) -> str:
-    percent = f"{c.get('confidence', 0.95):.0%}"
+    percent = confidence(c.get("confidence", 0.95))
     figures = [
         ["runs compared", c.get("n", 0)],
         ["agreement", figure(c.get("agreement"))],

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from judgekit._util.number_format import cost, mean_count, percent
 from judgekit.report.cells import fraction, interval_text, mean, rate, rate_ci
 from judgekit.report.content import ReportContent
-from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
+from judgekit.report.html_blocks import empty_note, escape, paragraph, table
 
 __all__ = ["header", "suite_section", "tasks_section"]
 
@@ -78,9 +79,9 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
             fraction(task.get("state")),
             task.get("claimed_success_but_failed", 0),
             task.get("violations", 0),
-            DASH if task.get("tool_error_rate") is None else f"{task['tool_error_rate']:.0%}",
-            mean(task.get("turns"), "{:.1f}"),
-            mean(task.get("cost_usd"), "{:.4f}"),
+            percent(task.get("tool_error_rate"), decimals=0),
+            mean(task.get("turns"), mean_count),
+            mean(task.get("cost_usd"), cost),
         ]
         for task in tasks
     ]
