@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from judgekit._util.number_format import UNDEFINED, confidence, threshold
 from judgekit.calibration.figures import AgreementFigures
 from judgekit.formats.rubric import PromotionPolicy, Score
 from judgekit.stats import kappa_sample_size
@@ -44,10 +45,10 @@ class Criterion:
     def explain(self) -> str:
         """One line: ``min_kappa: lower bound of the 95% kappa interval 0.512, bar 0.6
         (0.088 short)``."""
-        value = "undefined" if self.value is None else _fmt(self.value)
-        text = f"{self.name}: {self.what} {value}, bar {_fmt(self.bar)}"
+        value = UNDEFINED if self.value is None else threshold(self.value)
+        text = f"{self.name}: {self.what} {value}, bar {threshold(self.bar)}"
         if self.short_by is not None:
-            text += f" ({_fmt(self.short_by)} short)"
+            text += f" ({threshold(self.short_by)} short)"
         elif not self.met:
             text += " (not met)"
         return text
@@ -78,7 +79,7 @@ def criteria(
     counts = Counter(human)
     fewest = min(classes, key=lambda c: counts.get(c, 0))
     fewest_n = counts.get(fewest, 0)
-    percent = f"{policy.confidence:.0%}"
+    percent = confidence(policy.confidence)
     return [
         Criterion("min_labels", n, policy.min_labels, n >= policy.min_labels, "runs compared"),
         Criterion(
@@ -110,16 +111,3 @@ def labels_needed(policy: PromotionPolicy, n: int, figures: AgreementFigures) ->
         for_kappa=for_kappa,
         kappa_reachable=for_kappa is not None,
     )
-
-
-def _fmt(value: float) -> str:
-    """Three decimals at most, trailing zeros dropped; a value that rounds to zero is "0",
-    never "-0" (a lower bound of -0.0000001 is zero to a reader).
-
-    >>> [_fmt(v) for v in (0.6, 50.0, 0.1234, -1e-9, 0.0)]
-    ['0.6', '50', '0.123', '0', '0']
-    """
-    if float(value).is_integer() and abs(value) >= 1:
-        return str(int(value))
-    text = f"{value:.3f}".rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text

@@ -4,11 +4,11 @@ shown on one line."""
 
 from __future__ import annotations
 
+from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.render import (
     comparison_lines,
     criterion_mark,
-    fixed,
     interval,
     labels_needed_line,
     pass_rate_figures,
@@ -54,30 +54,28 @@ def render_markdown(report: CalibrationReport) -> str:
 
 def _figure_rows(report: CalibrationReport) -> list[str]:
     figures, rates = report.figures, report.error_rates
-    percent = f"{report.policy.confidence:.0%}"
+    percent = confidence(report.policy.confidence)
     lines = [
         "| figure | value |",
         "| --- | --- |",
-        f"| agreement | {fixed(figures.agreement)} |",
-        f"| Cohen's kappa | {fixed(figures.kappa)} {interval(figures.kappa_ci)} ({percent}) |",
-        f"| Gwet's AC1 | {fixed(figures.ac1)} |",
+        f"| agreement | {statistic(figures.agreement)} |",
+        f"| Cohen's kappa | {statistic(figures.kappa)} {interval(figures.kappa_ci)} ({percent}) |",
+        f"| Gwet's AC1 | {statistic(figures.ac1)} |",
     ]
     if rates is not None:
-        lines.append(
-            f"| false pass rate | {fixed(rates.false_pass_rate)} {interval(rates.false_pass_ci)} |"
-        )
-        lines.append(
-            f"| false fail rate | {fixed(rates.false_fail_rate)} {interval(rates.false_fail_ci)} |"
-        )
-    lines.append(f"| unscored rate | {fixed(report.counts.unscored_rate)} |")
+        false_pass = f"{statistic(rates.false_pass_rate)} {interval(rates.false_pass_ci)}"
+        false_fail = f"{statistic(rates.false_fail_rate)} {interval(rates.false_fail_ci)}"
+        lines.append(f"| false pass rate | {false_pass} |")
+        lines.append(f"| false fail rate | {false_fail} |")
+    lines.append(f"| unscored rate | {statistic(report.counts.unscored_rate)} |")
     for name, value in pass_rate_figures(report):
         lines.append(f"| {name} | {_md_cell(value)} |")
     if report.self_agreement is not None:
-        lines.append(f"| judge self-agreement | {report.self_agreement.mean:.3f} |")
+        lines.append(f"| judge self-agreement | {statistic(report.self_agreement.mean)} |")
     if report.position_bias is not None:
         bias = report.position_bias
         lines.append(
-            f"| position bias | {bias.rate:.3f} {interval(bias.ci)} "
+            f"| position bias | {statistic(bias.rate)} {interval(bias.ci)} "
             f"({bias.flipped} of {bias.checked} flipped) |"
         )
     return lines

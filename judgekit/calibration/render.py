@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgekit._util.number_format import p_equation
+from judgekit._util.number_format import (
+    UNDEFINED,
+    bracketed_interval,
+    confidence,
+    p_equation,
+    percent,
+    statistic,
+)
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
@@ -25,18 +32,9 @@ __all__ = [
 MAX_REASON = 160
 
 
-def fixed(value: float | None, digits: int = 3) -> str:
-    return "undefined" if value is None else f"{value:.{digits}f}"
-
-
-def _pct(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.1%}"
-
-
 def interval(bounds: Sequence[float | None] | None) -> str:
-    if bounds is None or bounds[0] is None or bounds[1] is None:
-        return "[undefined]"
-    return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
+    """A figure's interval as the report prints it: ``[0.735, 0.965]``."""
+    return bracketed_interval(*(bounds or (None, None)))
 
 
 def _data(value: object) -> str:
@@ -60,14 +58,15 @@ def labels_needed_line(report: CalibrationReport) -> str | None:
     bar = report.policy.min_kappa
     if report.kappa is None:
         return "kappa is undefined (one class throughout): label runs of every class"
+    kappa = statistic(report.kappa)
     if not needed.kappa_reachable:
         return (
-            f"more labels will not clear the kappa bar: kappa is {report.kappa:.3f}, at or below "
+            f"more labels will not clear the kappa bar: kappa is {kappa}, at or below "
             f"the bar {bar}; improve the rubric or the judge"
         )
     return (
         f"about {needed.for_kappa} more labels would bring the kappa interval's lower bound "
-        f"to {bar} (if kappa stays at {report.kappa:.3f} and the class balance holds)"
+        f"to {bar} (if kappa stays at {kappa} and the class balance holds)"
     )
 
 
@@ -91,7 +90,7 @@ def _summary_lines(report: CalibrationReport) -> list[str]:
         f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out; "
         f"{counts.n_labelled_without_verdict} labelled runs have no verdict",
         f"verdicts: {counts.n_verdicts} of this version; {counts.n_unscored} unscored left out "
-        f"(unscored rate {_pct(counts.unscored_rate)}); "
+        f"(unscored rate {percent(counts.unscored_rate, undefined=UNDEFINED)}); "
         f"{counts.n_other_versions} of other versions and {counts.n_other_models} of other "
         "models left out",
         f"class balance: human {human}; judge {judge}",
@@ -100,21 +99,21 @@ def _summary_lines(report: CalibrationReport) -> list[str]:
 
 def _figure_lines(report: CalibrationReport) -> list[str]:
     figures = report.figures
-    percent = f"{report.policy.confidence:.0%}"
+    level = confidence(report.policy.confidence)
     lines = [
-        f"agreement {fixed(figures.agreement)}",
-        f"kappa {fixed(figures.kappa)} {interval(figures.kappa_ci)} "
-        f"({percent}, {figures.interval_method})",
-        f"AC1 {fixed(figures.ac1)}",
+        f"agreement {statistic(figures.agreement)}",
+        f"kappa {statistic(figures.kappa)} {interval(figures.kappa_ci)} "
+        f"({level}, {figures.interval_method})",
+        f"AC1 {statistic(figures.ac1)}",
     ]
     if figures.weighted_kappa is not None:
-        lines.append(f"weighted kappa (quadratic) {fixed(figures.weighted_kappa)}")
+        lines.append(f"weighted kappa (quadratic) {statistic(figures.weighted_kappa)}")
     lines += _error_rate_lines(report)
     lines += [f"{name} {value}" for name, value in pass_rate_figures(report)]
     if report.position_bias is not None:
         bias = report.position_bias
         lines.append(
-            f"position bias {bias.rate:.3f} {interval(bias.ci)}: the choice flipped when "
+            f"position bias {statistic(bias.rate)} {interval(bias.ci)}: the choice flipped when "
             f"the answers swapped places on {bias.flipped} of {bias.checked} runs"
         )
     if report.self_agreement is None:
@@ -122,7 +121,7 @@ def _figure_lines(report: CalibrationReport) -> list[str]:
     else:
         sa = report.self_agreement
         lines.append(
-            f"judge self-agreement {sa.mean:.3f} over {sa.runs} runs "
+            f"judge self-agreement {statistic(sa.mean)} over {sa.runs} runs "
             f"sampled up to {sa.samples} times"
         )
     return lines
@@ -135,9 +134,9 @@ def _error_rate_lines(report: CalibrationReport) -> list[str]:
     fails = report.class_balance.human.get("fail", 0)
     passes = report.class_balance.human.get("pass", 0)
     return [
-        f"false pass rate {fixed(rates.false_pass_rate)} {interval(rates.false_pass_ci)} "
+        f"false pass rate {statistic(rates.false_pass_rate)} {interval(rates.false_pass_ci)} "
         f"(judge passes what humans fail, of {fails})",
-        f"false fail rate {fixed(rates.false_fail_rate)} {interval(rates.false_fail_ci)} "
+        f"false fail rate {statistic(rates.false_fail_rate)} {interval(rates.false_fail_ci)} "
         f"(judge fails what humans pass, of {passes})",
     ]
 
@@ -147,17 +146,20 @@ def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
     rates = report.pass_rates
     if rates is None:
         return []
-    percent = f"{report.policy.confidence:.0%}"
+    level = confidence(report.policy.confidence)
     ppi = "undefined (needs two labelled and two unlabelled runs)"
     if rates.ppi is not None:
         estimate, low, high = rates.ppi
-        ppi = f"{estimate:.3f} {interval([low, high])} ({percent}, {rates.n_unlabelled} unlabelled)"
+        ppi = (
+            f"{statistic(estimate)} {interval([low, high])} "
+            f"({level}, {rates.n_unlabelled} unlabelled)"
+        )
     return [
-        ("judge pass rate (raw)", f"{fixed(rates.raw)} (of {rates.n_scored} scored verdicts)"),
+        ("judge pass rate (raw)", f"{statistic(rates.raw)} (of {rates.n_scored} scored verdicts)"),
         (
             "pass rate corrected (Rogan-Gladen)",
-            f"{fixed(rates.corrected)} (sensitivity {fixed(rates.sensitivity)}, "
-            f"specificity {fixed(rates.specificity)})",
+            f"{statistic(rates.corrected)} (sensitivity {statistic(rates.sensitivity)}, "
+            f"specificity {statistic(rates.specificity)})",
         ),
         ("pass rate, prediction-powered", ppi),
     ]
@@ -169,14 +171,14 @@ def comparison_lines(report: CalibrationReport) -> list[str]:
     if c is None:
         return []
     other = c.against
-    percent = f"{c.confidence:.0%}"
+    level = confidence(c.confidence)
     return [
         f"comparison with {other.model} ({other.rubric_id} version "
         f"{other.rubric_version}): {c.n} labelled runs scored by both",
-        f"  kappa {fixed(c.kappa_a)} (this judge) vs {fixed(c.kappa_b)}, difference "
-        f"{fixed(c.kappa_difference)} {interval(c.kappa_difference_ci)} ({percent}, paired "
+        f"  kappa {statistic(c.kappa_a)} (this judge) vs {statistic(c.kappa_b)}, difference "
+        f"{statistic(c.kappa_difference)} {interval(c.kappa_difference_ci)} ({level}, paired "
         f"bootstrap, {c.n_resamples} resamples, seed {c.seed})",
-        f"  accuracy {fixed(c.accuracy_a)} vs {fixed(c.accuracy_b)}; only this judge right "
+        f"  accuracy {statistic(c.accuracy_a)} vs {statistic(c.accuracy_b)}; only this judge right "
         f"{c.only_a_correct}, only the other right {c.only_b_correct}; McNemar exact "
         f"{p_equation(c.mcnemar_p)}",
     ]
