@@ -1,4 +1,4 @@
-"""judgekit's exception tree.
+"""judgekit's exception tree, and the tables that map third-party errors into it.
 
 ::
 
@@ -19,14 +19,50 @@
 Errors defined beside the code that raises them subclass one of these (the three spec
 errors above; judging's ``JudgingStopped`` is a ``ProviderError``).
 
-The CLI catches ``JudgekitError`` only, so a bug still shows its traceback.
+The CLI catches ``JudgekitError`` only, so a bug still shows its traceback. So an error of a
+library judgekit calls is mapped into the tree where judgekit calls it, at one boundary per
+library, through a table (an :data:`ErrorTable`, read by :func:`map_exceptions`, as httpx
+maps httpcore's errors): the table's row for the nearest class of the error makes the
+judgekit error, and an error no row names passes through unchanged, a bug.
+
+=======================================  ===================================  ===============
+third-party error                        mapped at (its table)                judgekit error
+=======================================  ===================================  ===============
+openai's ``OpenAIError`` tree            providers/openai_errors.py           ProviderError
+                                         (``openai_failures``)
+anthropic's ``AnthropicError`` tree      providers/anthropic_errors.py        ProviderError
+                                         (``anthropic_failures``)
+``json.JSONDecodeError``, ``OSError``    providers/failures.py                ProviderError
+(timeouts, connections) in a request     (``TRANSPORT_FAILURES``)
+SQLAlchemy's ``SQLAlchemyError``, an     store/engine.py (``STORE_ERRORS``,   StoreError
+``OSError`` on the database's file,      ``ENGINE_ERRORS``)
+a driver not installed
+PyYAML's ``YAMLError``; a YAML file      _util/yamlfile.py                    DataError
+absent, a folder, not UTF-8              (``YAML_FILE_ERRORS``)
+PyYAML's ``ConstructorError``, a value   _util/yamlcompose.py                 DataError
+its tag cannot read                      (``SCALAR_ERRORS``, ``DOCUMENT_ERRORS``)
+``json.JSONDecodeError`` and pydantic's  _util/jsonl.py (``LINE_ERRORS``)      DataError
+``ValidationError`` in a line
+``OSError``, ``UnicodeDecodeError``,     _util/jsonl.py (``LINES_FILE_ERRORS``) DataError
+``EOFError`` reading a lines file
+``OSError`` reading a file or folder     _util/input_paths.py                 DataError
+                                         (``READ_ERRORS``, ``PATH_ERRORS``)
+``OSError`` writing an output file       _util/atomic_files.py                OutputError
+=======================================  ===================================  ===============
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
 
 from judgekit._util.redaction import redact
+
+C = TypeVar("C")
+R = TypeVar("R")
 
 
 class JudgekitError(Exception):
@@ -124,3 +160,77 @@ class FolderInUseError(OutputError):
         self.pid = pid
         holder = f"pid {pid}" if pid is not None else "pid unknown"
         super().__init__(f"{folder} is in use by another judgekit process ({holder})")
+
+
+ErrorTable = Mapping[type[BaseException], Callable[[Any, C], JudgekitError | None]]
+"""A boundary's table: a third-party exception class, and the function that makes the
+judgekit error of one of its exceptions and the boundary's context (a path, a URL); a row
+may answer None to let that exception through unchanged."""
+
+
+def table_row(table: Mapping[type[BaseException], R], exc: BaseException) -> R | None:
+    """The row of ``table`` for the nearest class of ``exc`` (itself, then its bases in
+    method resolution order), so a subclass's row wins over its base's.
+
+    >>> table_row({OSError: "read", FileNotFoundError: "absent"}, FileNotFoundError())
+    'absent'
+    >>> table_row({OSError: "read"}, ValueError()) is None
+    True
+    """
+    for cls in type(exc).__mro__:
+        if cls in table:
+            return table[cls]
+    return None
+
+
+def map_exception(exc: BaseException, table: ErrorTable[C], context: C) -> JudgekitError | None:
+    """The judgekit error ``table`` makes of ``exc`` at ``context``; None when no row
+    names it (or its row lets it through)."""
+    make = table_row(table, exc)
+    return make(exc, context) if make is not None else None
+
+
+class _ExceptionMapping:
+    """:func:`map_exceptions`'s context manager (a class: entered once per line read)."""
+
+    __slots__ = ("chain", "context", "table")
+
+    def __init__(self, table: ErrorTable[Any], context: object, chain: bool) -> None:
+        self.table = table
+        self.context = context
+        self.chain = chain
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc is None or not isinstance(exc, Exception):
+            return
+        error = map_exception(exc, self.table, self.context)
+        if error is None:
+            return
+        if self.chain:
+            raise error from exc
+        raise error from None
+
+
+def map_exceptions(
+    table: ErrorTable[C], context: C, *, chain: bool = False
+) -> AbstractContextManager[None]:
+    """A block whose exceptions ``table`` names are raised as the judgekit errors it makes.
+
+    The judgekit error says all there is to say, so the original is dropped from the
+    traceback, unless ``chain`` keeps it as the cause.
+
+    >>> table: ErrorTable[str] = {KeyError: lambda exc, where: ConfigError(f"{where}: no {exc}")}
+    >>> with map_exceptions(table, "settings"):
+    ...     {}["colour"]
+    Traceback (most recent call last):
+    judgekit.errors.ConfigError: settings: no 'colour'
+    """
+    return _ExceptionMapping(table, context, chain)

@@ -20,13 +20,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from judgekit.errors import DataError
+from judgekit.errors import DataError, ErrorTable, map_exception, map_exceptions
 
 __all__ = [
+    "PATH_ERRORS",
+    "READ_ERRORS",
     "exists",
     "is_dir",
     "is_file",
@@ -48,29 +49,35 @@ def os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+READ_ERRORS: ErrorTable[str | Path | None] = {
+    # An absent file, and a folder where a file should be, keep the plainer wording of
+    # judgekit's other readers.
+    FileNotFoundError: lambda exc, where: DataError("no such file", path=where),
+    IsADirectoryError: lambda exc, where: DataError("is a folder, expected a file", path=where),
+    OSError: lambda exc, where: DataError(f"cannot read: {os_reason(exc)}", path=where),
+}
+"""How the system's refusal to read a path reads; the context is the path."""
+
+
 def read_error(exc: OSError, path: str | Path | None = None) -> DataError:
     """``PATH: cannot read: REASON`` for an OSError met while reading ``path``.
 
     The path the system names (``exc.filename``) wins over ``path``: reading a folder of
-    task suites, it is the one file that failed. A folder where a file should be, and an
-    absent file, keep the plainer wording of judgekit's other readers.
+    task suites, it is the one file that failed.
     """
-    where = exc.filename if exc.filename is not None else path
-    if isinstance(exc, FileNotFoundError):
-        return DataError("no such file", path=where)
-    if isinstance(exc, IsADirectoryError):
-        return DataError("is a folder, expected a file", path=where)
-    return DataError(f"cannot read: {os_reason(exc)}", path=where)
+    error = map_exception(exc, READ_ERRORS, exc.filename if exc.filename is not None else path)
+    assert isinstance(error, DataError)  # READ_ERRORS has a row for every OSError
+    return error
 
 
-@contextmanager
-def reading(path: str | Path | None = None) -> Iterator[None]:
+def reading(path: str | Path | None = None) -> AbstractContextManager[None]:
     """Any OSError in the block becomes :func:`read_error`'s DataError. Wrap reads only:
     a failed write is an :class:`~judgekit.errors.OutputError`."""
-    try:
-        yield
-    except OSError as exc:
-        raise read_error(exc, path) from None
+    return map_exceptions(_READING, path)
+
+
+# reading()'s table: READ_ERRORS, with the path the system names winning over the block's.
+_READING: ErrorTable[str | Path | None] = {OSError: read_error}
 
 
 def _mode(path: str | Path) -> int | None:
@@ -119,14 +126,16 @@ def read_text(path: str | Path) -> str:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
 
 
-@contextmanager
-def named_path_errors() -> Iterator[None]:
-    """The command line's last resort: an OSError that names a path (``exc.filename``) and
-    that no reader turned into a judgekit error is a DataError ``PATH: REASON``; one that
-    names no path (a bug, a closed pipe) keeps its traceback."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.filename is None:
-            raise
-        raise DataError(os_reason(exc), path=exc.filename) from exc
+PATH_ERRORS: ErrorTable[None] = {
+    OSError: lambda exc, _: (
+        DataError(os_reason(exc), path=exc.filename) if exc.filename is not None else None
+    ),
+}
+"""The command line's last resort: an OSError that names a path (``exc.filename``) and
+that no reader turned into a judgekit error is ``PATH: REASON``; one that names no path
+(a bug, a closed pipe) passes through with its traceback."""
+
+
+def named_path_errors() -> AbstractContextManager[None]:
+    """A block where :data:`PATH_ERRORS` maps the OSErrors (the original kept as the cause)."""
+    return map_exceptions(PATH_ERRORS, None, chain=True)

@@ -18,9 +18,11 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from judgekit._util.input_paths import read_error, reading
-from judgekit.errors import DataError
+from judgekit.errors import DataError, ErrorTable, map_exceptions
 
 __all__ = [
+    "LINES_FILE_ERRORS",
+    "LINE_ERRORS",
     "copy_lines",
     "iter_json_lines",
     "iter_lines",
@@ -42,30 +44,36 @@ def open_text(path: str | Path) -> IO[str]:
         return p.open(encoding="utf-8")
 
 
+LINES_FILE_ERRORS: ErrorTable[str | Path] = {
+    UnicodeDecodeError: lambda exc, path: DataError(f"not UTF-8 text ({exc.reason})", path=path),
+    OSError: lambda exc, path: read_error(exc, path),
+    EOFError: lambda exc, path: DataError(f"cannot read: {exc}", path=path),  # a .gz cut short
+}
+"""What goes wrong reading a lines file, by the file's path."""
+
+
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every non-blank line, numbered from 1."""
-    with open_text(path) as fh:
-        try:
-            for number, text in enumerate(fh, start=1):
-                if text.strip():
-                    yield number, text
-        except UnicodeDecodeError as exc:
-            raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
-        except OSError as exc:
-            raise read_error(exc, path) from None
-        except EOFError as exc:  # a .gz file cut short
-            raise DataError(f"cannot read: {exc}", path=path) from None
+    with open_text(path) as fh, map_exceptions(LINES_FILE_ERRORS, path):
+        for number, text in enumerate(fh, start=1):
+            if text.strip():
+                yield number, text
+
+
+LINE_ERRORS: ErrorTable[tuple[str | Path, int]] = {
+    json.JSONDecodeError: lambda exc, at: DataError(
+        f"malformed JSON at column {exc.colno}: {exc.msg}", path=at[0], line=at[1]
+    ),
+    ValidationError: lambda exc, at: validation_error_to_data_error(exc, path=at[0], line=at[1]),
+}
+"""What is wrong with one line of a lines file, by the file's path and the line's number."""
 
 
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for every JSON line; malformed JSON is a DataError."""
     for number, text in iter_lines(path):
-        try:
+        with map_exceptions(LINE_ERRORS, (path, number)):
             yield number, parse_json(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"malformed JSON at column {exc.colno}: {exc.msg}", path=path, line=number
-            ) from None
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -160,10 +168,8 @@ def validation_error_to_data_error(
 def iter_models(path: str | Path, model: type[M]) -> Iterator[tuple[int, M]]:
     """Yield ``(line_number, record)`` validated as ``model``, one line at a time."""
     for number, text in iter_lines(path):
-        try:
+        with map_exceptions(LINE_ERRORS, (path, number)):
             yield number, model.model_validate_json(text)
-        except ValidationError as exc:
-            raise validation_error_to_data_error(exc, path=path, line=number) from None
 
 
 def copy_lines(source: str | Path, target: IO[str]) -> None:

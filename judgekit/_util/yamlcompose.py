@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
-from judgekit.errors import DataError
+from judgekit.errors import DataError, ErrorTable, map_exceptions
 
 __all__ = [
     "MAX_ALIASES",
@@ -259,27 +259,16 @@ class _Composer:
 
     def _construct_scalar(self, node: yaml.ScalarNode, line: int) -> None:
         """Construct a typed scalar now, so a value its tag cannot read names its field."""
-        limit = sys.get_int_max_str_digits()  # 0: no limit
-        long_int = (
-            f"an integer of more than {limit} digits; judgekit reads integers of at most {limit}"
-        )
-        try:
+        with map_exceptions(SCALAR_ERRORS, (self, node, line)):
             value = self.loader.construct_object(node)
-        except ConstructorError as exc:
-            raise self.error(exc.problem or "cannot read this value", line) from None
-        except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
-            if node.tag == _INT and limit and _int_digits(node.value) > limit:
-                raise self.error(long_int, line) from None
-            raise self.error(
-                f"{node.value!r} is not a valid {_short_tag(node.tag)}", line
-            ) from None
+        limit = sys.get_int_max_str_digits()  # 0: no limit
         if isinstance(value, int) and limit and value.bit_length() > 3 * limit:
             # Hexadecimal, octal and binary convert at any length, but such a number could
             # not be written back in decimal (in a reason, a results file).
             try:
                 str(value)
             except ValueError:
-                raise self.error(long_int, line) from None
+                raise self.error(_long_int(limit), line) from None
 
     def _open(self, event: Any, line: int) -> None:
         if len(self.stack) >= MAX_DEPTH:
@@ -351,6 +340,46 @@ def _merged(lines: LineNode | None) -> list[LineNode]:
     return [item for _, item in lines.items if item is not None and item.keys is not None]
 
 
+# What PyYAML's constructors raise for a value they cannot read.
+_CONSTRUCTOR_FAILURES = (ValueError, TypeError, KeyError, AttributeError, OverflowError)
+_Scalar = tuple[_Composer, yaml.ScalarNode, int]  # its composer (naming its field), node, line
+
+
+def _long_int(limit: int) -> str:
+    return f"an integer of more than {limit} digits; judgekit reads integers of at most {limit}"
+
+
+def _unreadable_scalar(exc: Exception, at: _Scalar) -> DataError:
+    composer, node, line = at
+    limit = sys.get_int_max_str_digits()  # 0: no limit
+    if node.tag == _INT and limit and _int_digits(node.value) > limit:
+        return composer.error(_long_int(limit), line)
+    return composer.error(f"{node.value!r} is not a valid {_short_tag(node.tag)}", line)
+
+
+SCALAR_ERRORS: ErrorTable[_Scalar] = {
+    ConstructorError: lambda exc, at: at[0].error(exc.problem or "cannot read this value", at[2]),
+    **dict.fromkeys(_CONSTRUCTOR_FAILURES, _unreadable_scalar),
+}
+"""A scalar its tag cannot read, named by its field and line."""
+
+
+def _unconstructed(exc: ConstructorError, at: tuple[Path, int]) -> DataError:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark is not None else None
+    return DataError(exc.problem or "cannot read this YAML", path=at[0], line=line)
+
+
+DOCUMENT_ERRORS: ErrorTable[tuple[Path, int]] = {
+    ConstructorError: _unconstructed,
+    **dict.fromkeys(
+        _CONSTRUCTOR_FAILURES,
+        lambda exc, at: DataError(f"cannot read this YAML: {exc}", path=at[0], line=at[1]),
+    ),
+}
+"""A list or mapping its tag cannot read, named by the file and the document's first line."""
+
+
 def read_yaml(text: str, path: Path) -> tuple[Any, LineNode | None, int | None]:
     """The data of one YAML document, the lines of its lists and mappings, and the line
     where the document starts (None for an empty file).
@@ -364,17 +393,8 @@ def read_yaml(text: str, path: Path) -> tuple[Any, LineNode | None, int | None]:
         root, lines = composer.compose()
         if root is None:
             return None, None, None
-        try:
+        with map_exceptions(DOCUMENT_ERRORS, (path, root.start_mark.line + 1)):
             data = loader.construct_document(root)
-        except ConstructorError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark is not None else None
-            raise DataError(exc.problem or "cannot read this YAML", path=path, line=line) from None
-        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-            # Scalars were constructed while composing; this is a list or mapping tag.
-            raise DataError(
-                f"cannot read this YAML: {exc}", path=path, line=root.start_mark.line + 1
-            ) from None
         return data, lines, root.start_mark.line + 1
     finally:
         loader.dispose()

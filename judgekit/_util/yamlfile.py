@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from judgekit._util.yamlcompose import LineNode, read_yaml
-from judgekit.errors import DataError
+from judgekit.errors import DataError, ErrorTable, map_exceptions
 
 Location = tuple[str | int, ...]
 
@@ -43,6 +43,24 @@ class LineMap:
         return line
 
 
+def _syntax_error(exc: yaml.MarkedYAMLError, path: Path) -> DataError:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark is not None else None
+    problem = exc.problem or exc.context or "invalid YAML"
+    return DataError(f"YAML syntax error: {problem}", path=path, line=line)
+
+
+YAML_FILE_ERRORS: ErrorTable[Path] = {
+    FileNotFoundError: lambda exc, path: DataError("no such file", path=path),
+    IsADirectoryError: lambda exc, path: DataError("is a folder, expected a YAML file", path=path),
+    UnicodeDecodeError: lambda exc, path: DataError(f"not UTF-8 text ({exc.reason})", path=path),
+    yaml.MarkedYAMLError: _syntax_error,
+    yaml.YAMLError: lambda exc, path: DataError(f"YAML error: {exc}", path=path),
+}
+"""What goes wrong reading a YAML file, by its path. (Any other OSError, a permission
+refused say, is left to the reader's caller.)"""
+
+
 def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
     """Parse a YAML file; return its data and the line of every key and item.
 
@@ -50,21 +68,6 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
     beyond judgekit's bounds (see :mod:`judgekit._util.yamlcompose`).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError("no such file", path=p) from None
-    except IsADirectoryError:
-        raise DataError("is a folder, expected a YAML file", path=p) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=p) from None
-    try:
-        data, root, root_line = read_yaml(text, p)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise DataError(f"YAML syntax error: {problem}", path=p, line=line) from None
-    except yaml.YAMLError as exc:
-        raise DataError(f"YAML error: {exc}", path=p) from None
+    with map_exceptions(YAML_FILE_ERRORS, p):
+        data, root, root_line = read_yaml(p.read_text(encoding="utf-8"), p)
     return data, LineMap(root, root_line)
