@@ -1,5 +1,6 @@
 """The store's SQLAlchemy engine: creating it for SQLite or PostgreSQL, and the one place
-where database failures become :class:`StoreError`.
+where database failures become :class:`StoreError` (the tables :data:`STORE_ERRORS`,
+:data:`ENGINE_ERRORS` and :data:`DATABASE_FILE_ERRORS`).
 
 SQLite runs in WAL mode with a busy timeout, so several processes can write to one file at
 once. Every database failure surfaces as :class:`StoreError` naming the database, never its
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,7 +20,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from judgekit._util.input_paths import os_reason
-from judgekit.errors import StoreError
+from judgekit.errors import ErrorTable, StoreError, map_exceptions
 from judgekit.store.sqlite_wal import switch_to_wal
 
 SUPPORTED_BACKENDS: Final = ("sqlite", "postgresql")
@@ -28,17 +29,46 @@ SUPPORTED_BACKENDS: Final = ("sqlite", "postgresql")
 BUSY_TIMEOUT_MS: Final = 30_000
 
 
+def _driver_reason(exc: SQLAlchemyError) -> str:
+    # The driver's own message ("database is locked") without the SQL and parameters,
+    # which may hold long texts of agent output.
+    return str(getattr(exc, "orig", None) or exc)
+
+
+def _file_reason(exc: OSError) -> str:
+    return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else os_reason(exc)
+
+
+def _store_error(reason: Callable[[Any], str]) -> Callable[[Any, URL], StoreError]:
+    """A row of a store table: the database's name (its password hidden), then ``reason``."""
+    return lambda exc, url: StoreError(f"{url.render_as_string(hide_password=True)}: {reason(exc)}")
+
+
+STORE_ERRORS: Final[ErrorTable[URL]] = {
+    SQLAlchemyError: _store_error(_driver_reason),
+    OSError: _store_error(_file_reason),
+}
+"""Any failure of the database, or of its file, while the store uses it."""
+
+ENGINE_ERRORS: Final[ErrorTable[URL]] = {
+    ModuleNotFoundError: _store_error(
+        lambda exc: f"the database driver is not installed (pip install {exc.name})"
+    ),
+    SQLAlchemyError: _store_error(_driver_reason),
+}
+"""A URL SQLAlchemy cannot make an engine of, or whose driver is not installed."""
+
+DATABASE_FILE_ERRORS: Final[ErrorTable[URL]] = {
+    FileNotFoundError: lambda exc, url: None,  # an absent file is created
+    OSError: _store_error(os_reason),
+}
+"""A database file the system will not open: the reason, which SQLite would not give."""
+
+
 def create_store_engine(url: URL) -> Engine:
     """An engine; for SQLite, one whose connections wait for locks and share the file."""
-    where = url.render_as_string(hide_password=True)
-    try:
+    with map_exceptions(ENGINE_ERRORS, url):
         engine = create_engine(url)
-    except ModuleNotFoundError as exc:
-        raise StoreError(
-            f"{where}: the database driver is not installed (pip install {exc.name})"
-        ) from None
-    except SQLAlchemyError as exc:
-        raise StoreError(f"{where}: {exc}") from None
     if engine.dialect.name == "sqlite":
         if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
             _check_database_file(url, Path(url.database))
@@ -53,14 +83,13 @@ def _check_database_file(url: URL, path: Path) -> None:
     """Refuse a database file the system will not open, with its reason (SQLite would say
     only "unable to open database file"): a symbolic link that loops, a folder, a path
     that cannot be searched. An absent file is fine: it is created."""
-    where = url.render_as_string(hide_password=True)
     try:
-        mode = os.stat(path).st_mode
+        with map_exceptions(DATABASE_FILE_ERRORS, url):
+            mode = os.stat(path).st_mode
     except FileNotFoundError:
         return
-    except OSError as exc:
-        raise StoreError(f"{where}: {os_reason(exc)}") from None
     if stat.S_ISDIR(mode):
+        where = url.render_as_string(hide_password=True)
         raise StoreError(f"{where}: {path} is a folder, not a database file")
 
 
@@ -85,22 +114,10 @@ def _begin_sqlite_transaction(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN")
 
 
-@contextmanager
-def store_errors(url: URL) -> Iterator[None]:
+def store_errors(url: URL) -> AbstractContextManager[None]:
     """Report any SQLAlchemy or file-system failure as :class:`StoreError` naming the
-    database; the one place where database exceptions are translated."""
-    try:
-        yield
-    except SQLAlchemyError as exc:
-        # The driver's own message ("database is locked") without the SQL and parameters,
-        # which may hold long texts of agent output.
-        reason = getattr(exc, "orig", None) or exc
-        raise StoreError(f"{url.render_as_string(hide_password=True)}: {reason}") from exc
-    except OSError as exc:
-        where = url.render_as_string(hide_password=True)
-        if exc.filename is not None:
-            where = f"{where}: {exc.filename}"
-        raise StoreError(f"{where}: {os_reason(exc)}") from exc
+    database, by :data:`STORE_ERRORS` (the original kept as the cause)."""
+    return map_exceptions(STORE_ERRORS, url, chain=True)
 
 
 @contextmanager
