@@ -121,17 +121,20 @@ def statistic(value: float | None, *, undefined: str = UNDEFINED) -> str:
     return undefined if _missing(value) else f"{value:.3f}"
 
 
-def bracketed_interval(low: float | None, high: float | None) -> str:
-    """The interval of a statistic in brackets, as the calibration report prints it.
+def bracketed_interval(low: float | None, high: float | None, *, decimals: int = 3) -> str:
+    """The interval of a statistic in brackets, as the calibration report prints it (the
+    demo's interval of a pass rate has two decimals).
 
     >>> bracketed_interval(0.7354, 0.9651), bracketed_interval(-0.1, 1.0)
     ('[0.735, 0.965]', '[-0.100, 1.000]')
+    >>> bracketed_interval(0.5412, 0.6733, decimals=2), bracketed_interval(0.0, 1.0, decimals=2)
+    ('[0.54, 0.67]', '[0.00, 1.00]')
     >>> bracketed_interval(None, 0.5), bracketed_interval(0.1, float("nan"))
     ('[undefined]', '[undefined]')
     """
     if _missing(low, high):
         return f"[{UNDEFINED}]"
-    return f"[{low:.3f}, {high:.3f}]"
+    return f"[{low:.{decimals}f}, {high:.{decimals}f}]"
 
 
 def statistic_interval(low: float | None, high: float | None) -> str:

@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.number_format import statistic
 from judgekit._util.terminal_text import visible, visible_text
 from judgekit.cli.options import json_option, labels_dir_option, rubric_option, suites_option
 from judgekit.formats.rubric_file import load_rubric
@@ -84,7 +85,7 @@ def _print_summary(summary: LabelSummary, console: Console) -> None:
     if summary.agreement_method is None:
         line = "agreement: needs two labellers sharing at least one run"
     else:
-        value = "undefined" if summary.agreement is None else f"{summary.agreement:.3f}"
+        value = statistic(summary.agreement)
         line = f"agreement on {summary.shared_runs} shared runs: {summary.agreement_method} {value}"
     console.print(f"{summary.runs_labelled} runs labelled; {line}", highlight=False)
     if not summary.stale_checked:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from judgekit._util.number_format import bracketed_interval, statistic
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option, no_store_option
@@ -74,10 +75,10 @@ def promote_command(
         criteria = record.as_json()["criteria"]
         click.echo(json.dumps(_outcome(report, record=str(path), criteria=criteria)))
         return
-    low, high = report.kappa_ci
+    kappa = f"{statistic(report.kappa)} {bracketed_interval(*report.kappa_ci)}"
     click.echo(
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}) promoted "
-        f"on {report.n} labels, kappa {report.kappa:.3f} [{low:.3f}, {high:.3f}]; wrote {path}"
+        f"on {report.n} labels, kappa {kappa}; wrote {path}"
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.number_format import DASH, rate, statistic, statistic_interval
 from judgekit._util.terminal_text import visible_markup
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say
@@ -95,13 +96,12 @@ def _promote(rubric: Rubric, report: CalibrationReport, store: Store) -> Path:
 
 
 def _interval(bounds: Sequence[float | None] | None) -> str:
-    if bounds is None or bounds[0] is None or bounds[1] is None:
-        return "—"
-    return f"{bounds[0]:.3f}–{bounds[1]:.3f}"
+    return statistic_interval(*(bounds or (None, None)))
 
 
 def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
+    """A measured figure; the demo's table shows an undefined one as a dash."""
+    return statistic(value, undefined=DASH)
 
 
 def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
@@ -111,9 +111,9 @@ def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> No
         assert rates is not None  # the demo's rubric is binary
         say(
             console,
-            f"{judge.name}: false-pass rate set {judge.false_pass_rate:.2f}, measured "
+            f"{judge.name}: false-pass rate set {rate(judge.false_pass_rate)}, measured "
             f"{_number(rates.false_pass_rate)} (95% CI {_interval(rates.false_pass_ci)}); "
-            f"false-fail rate set {judge.false_fail_rate:.2f}, measured "
+            f"false-fail rate set {rate(judge.false_fail_rate)}, measured "
             f"{_number(rates.false_fail_rate)} (95% CI {_interval(rates.false_fail_ci)})",
         )
     policy = outcomes[0].report.policy
@@ -142,9 +142,9 @@ def _print_table(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
             _number(report.figures.agreement),
             _number(report.kappa),
             _interval(report.kappa_ci),
-            f"{judge.false_pass_rate:.2f}",
+            rate(judge.false_pass_rate),
             _number(rates.false_pass_rate),
-            f"{judge.false_fail_rate:.2f}",
+            rate(judge.false_fail_rate),
             _number(rates.false_fail_rate),
         )
     console.print(table)

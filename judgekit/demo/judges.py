@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judgekit._util.atomic_files import atomic_writer
+from judgekit._util.number_format import rate
 from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import BASE_RUBRIC, say
 from judgekit.errors import ConfigError
@@ -146,9 +147,9 @@ def print_rates(console: Console) -> None:
         rates.add_row(
             judge.model,
             judge.rubric_id,
-            f"{judge.true_pass_rate:.2f}",
-            f"{judge.true_fail_rate:.2f}",
-            f"{judge.false_pass_rate:.2f}",
+            rate(judge.true_pass_rate),
+            rate(judge.true_fail_rate),
+            rate(judge.false_pass_rate),
         )
     console.print(rates)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from judgekit._util.number_format import bracketed_interval, mean_count, percent, rate, setting
 from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import TRIALS, DemoSuite, K, say
 from judgekit.errors import ConfigError
@@ -135,14 +136,14 @@ def print_rate_checks(suite: DemoSuite, checks: Sequence[RateCheck], console: Co
         say(
             console,
             f"  {visible_markup(check.task_id):<{width}}  designed rate "
-            f"{_rate(check.designed)}; measured {check.passed / check.runs:.2f} "
-            f"[{low:.2f}, {high:.2f}]{outside}",
+            f"{_designed(check.designed)}; measured {rate(check.passed / check.runs)} "
+            f"{bracketed_interval(low, high, decimals=2)}{outside}",
         )
 
 
-def _rate(value: float) -> str:
+def _designed(value: float) -> str:
     """Two decimals, or every one a designed rate has (0.6375 is not 0.64)."""
-    return f"{value:.2f}" if round(value, 2) == value else f"{value:g}"
+    return rate(value) if round(value, 2) == value else setting(value)
 
 
 def print_rate_summary(checks: Sequence[RateCheck], console: Console) -> None:
@@ -150,11 +151,12 @@ def print_rate_summary(checks: Sequence[RateCheck], console: Console) -> None:
     inside = sum(check.inside for check in checks)
     joint = sum(check.inside_joint for check in checks)
     n = len(checks)
-    level = 1 - (1 - CONFIDENCE) / n
+    expected = mean_count(n * (1 - CONFIDENCE), decimals=2)
+    level = percent(1 - (1 - CONFIDENCE) / n, decimals=2)
     say(
         console,
         f"designed rate inside its task's 95% interval: {inside} of {n} tasks. A 95% interval "
-        f"misses 1 time in 20 by chance ({n * (1 - CONFIDENCE):.2f} misses expected in {n}); "
-        f"the Bonferroni intervals ({level:.2%} each), which hold all {n} rates at once with "
+        f"misses 1 time in 20 by chance ({expected} misses expected in {n}); "
+        f"the Bonferroni intervals ({level} each), which hold all {n} rates at once with "
         f"95% confidence, contain {joint} of {n}.",
     )

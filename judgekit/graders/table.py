@@ -6,27 +6,24 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from judgekit._util.number_format import (
+    DASH,
+    cost,
+    interval,
+    mean_count,
+    percent,
+    rate,
+    whole,
+)
 from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.graders.summary import GraderTally, GradeSummary, TaskSummary, reliability
 
 
 def _fraction(tally: GraderTally) -> str:
     if tally.graded == 0:
-        return "—"
+        return DASH
     style = "green" if tally.passed == tally.graded else "red"
     return f"[{style}]{tally.passed}/{tally.graded}[/{style}]"
-
-
-def _rate(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def _interval(low: float, high: float) -> str:
-    return f"{low:.2f}–{high:.2f}"
-
-
-def _number(value: float | None, template: str) -> str:
-    return "—" if value is None else template.format(value)
 
 
 def _table(title: str, columns: list[str]) -> Table:
@@ -60,7 +57,7 @@ def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, T
         "Reliability per task", ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"]
     )
     graders = _table("What failed", ["Truth", "Path", "State", "claims", "errors", "stopped"])
-    cost = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
+    spend = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
     for task in tasks:
         name = visible_text(task.task_id, one_line=True)
         stats = reliability(task.runs, task.passed, chosen)
@@ -68,10 +65,10 @@ def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, T
         rates.add_row(
             name,
             str(task.runs),
-            _rate(stats["pass_at_1"]),
-            "—" if ci is None else _interval(*ci),
-            _rate(stats["pass_at_k"]),
-            _rate(stats["pass_hat_k"]),
+            rate(stats["pass_at_1"]),
+            DASH if ci is None else interval(*ci),
+            rate(stats["pass_at_k"]),
+            rate(stats["pass_hat_k"]),
         )
         early = ", ".join(
             f"{reason} {count}"
@@ -82,17 +79,17 @@ def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, T
             name,
             *(_fraction(task.graders[grader]) for grader in ("truth", "path", "state")),
             str(task.claimed_but_failed),
-            _number(task.tool_error_rate, "{:.0%}"),
+            percent(task.tool_error_rate, decimals=0),
             visible_text(early or "0", one_line=True),
         )
-        cost.add_row(
+        spend.add_row(
             name,
-            _number(task.turns.mean, "{:.1f}"),
-            _number(task.turns.worst, "{:.0f}"),
-            _number(task.cost.mean, "{:.4f}"),
-            _number(task.cost.worst, "{:.4f}"),
+            mean_count(task.turns.mean),
+            whole(task.turns.worst),
+            cost(task.cost.mean),
+            cost(task.cost.worst),
         )
-    return rates, graders, cost
+    return rates, graders, spend
 
 
 def _print_suite_lines(summary: GradeSummary, console: Console, *, task_count: int) -> None:
@@ -101,7 +98,7 @@ def _print_suite_lines(summary: GradeSummary, console: Console, *, task_count: i
     ci = headline["pass_at_1_ci"]
     console.print(
         f"suite: {summary.passed}/{summary.runs} runs passed, pass@1 "
-        f"{_rate(headline['pass_at_1'])} (95% CI {'—' if ci is None else _interval(*ci)})",
+        f"{rate(headline['pass_at_1'])} (95% CI {DASH if ci is None else interval(*ci)})",
         highlight=False,
     )
     console.print(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from judgekit._util.number_format import dollars, percent
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
 
@@ -17,10 +18,10 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
     scored = tally.verdicts - tally.unscored
     scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
     unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
-    cost = "unknown (no price for this model)" if tally.unknown_cost else f"${tally.cost_usd:.4f}"
+    cost = "unknown (no price for this model)" if tally.unknown_cost else dollars(tally.cost_usd)
     lines = [
         f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
-        f"{scored} scored ({scores}), {tally.unscored} unscored ({unscored_rate:.1%})",
+        f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)})",
         f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
         f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
     ]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Literal
 
-from judgekit._util.number_format import p_equation
+from judgekit._util.number_format import alert_value, p_equation, setting
 from judgekit.monitoring.model import Alert, Point, Series
 from judgekit.monitoring.points import mean_point, proportion_point
 from judgekit.stats.multiple import holm_rejections
@@ -135,9 +135,9 @@ def _alert_message(series: Series, rules: AlertPolicy, tests: int) -> str | None
         f", Holm across {tests} metrics" if rules.correction == "holm" and tests > 1 else ""
     )
     return (
-        f"{series.title} {change} {_fmt(baseline.value)} → {_fmt(latest.value)} "
+        f"{series.title} {change} {alert_value(baseline.value)} → {alert_value(latest.value)} "
         f"(baseline {baseline.label}: n = {baseline.n}; latest {latest.label}: n = {latest.n}); "
-        f"one-sided {p_equation(series.p_value)}, alpha {rules.alpha:g}{correction}"
+        f"one-sided {p_equation(series.p_value)}, alpha {setting(rules.alpha)}{correction}"
     )
 
 
@@ -169,10 +169,6 @@ def _span(window: Sequence[Point]) -> str:
     if len(window) == 1:
         return window[0].label
     return f"{window[0].label} … {window[-1].label} ({len(window)} windows)"
-
-
-def _fmt(value: float) -> str:
-    return f"{value:.3g}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
 
 
 def _join(first: str | None, second: str) -> str:

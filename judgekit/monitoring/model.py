@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from judgekit._util.number_format import rate
+
 MetricKind = Literal["proportion", "mean"]
 # gating: an alert on it fires (exit 1); informational: shown, never alerting (draft rubrics).
 MetricRole = Literal["gating", "informational"]
@@ -63,9 +65,9 @@ class TaskDrop:
         return self.latest_successes / self.latest_n - self.baseline_successes / self.baseline_n
 
     def describe(self) -> str:
-        before = self.baseline_successes / self.baseline_n
-        now = self.latest_successes / self.latest_n
-        return f"{self.task_id} {before:.2f} → {now:.2f} ({self.latest_successes}/{self.latest_n})"
+        before = rate(self.baseline_successes / self.baseline_n)
+        now = rate(self.latest_successes / self.latest_n)
+        return f"{self.task_id} {before} → {now} ({self.latest_successes}/{self.latest_n})"
 
 
 @dataclass

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from judgekit._util.atomic_files import write_bytes_atomically
-from judgekit._util.number_format import p_equation
+from judgekit._util.number_format import axis_dollars, p_equation
 from judgekit.monitoring.model import Point, Series
 
 __all__ = [
@@ -94,7 +94,7 @@ def plot_cost_turns(cost: Series | None, turns: Series | None) -> bytes:
     series gets a "no data" panel."""
     figure = _figure(WIDTH_PX, series_height_px(2))
     top, bottom = figure.subplots(2, 1, squeeze=False)[:, 0]
-    _draw_panel(top, cost, fallback_title="cost per run (USD)", y_format=_dollars)
+    _draw_panel(top, cost, fallback_title="cost per run (USD)", y_format=axis_dollars)
     _draw_panel(bottom, turns, fallback_title="turns per run")
     return _png(figure)
 
@@ -186,10 +186,6 @@ def _no_data(ax: Axes) -> None:
     ax.text(0.5, 0.5, "no data", ha="center", va="center", fontsize=14, color="#666666")
     ax.set_xticks([])
     ax.set_yticks([])
-
-
-def _dollars(value: float, _position: float | None = None) -> str:
-    return f"${value:.4g}"
 
 
 def _panel_title(series: Series) -> str:

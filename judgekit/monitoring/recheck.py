@@ -27,7 +27,12 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from judgekit._util.input_paths import is_file
-from judgekit._util.number_format import p_equation
+from judgekit._util.number_format import (
+    bracketed_interval,
+    p_equation,
+    setting,
+    statistic,
+)
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import Label
 from judgekit.formats.promotion import (
@@ -131,13 +136,13 @@ def compare_kappas(
         drop = then - now
         p_value = 1 - NormalDist().cdf(drop / se) if se > 0 else float(drop <= 0)
     drifted = p_value is not None and p_value < alpha
-    shown_now = "undefined" if now is None else f"{now:.3f}"
-    interval = "" if ci_now is None else f" [{ci_now[0]:.3f}, {ci_now[1]:.3f}]"
+    shown_now = statistic(now)
+    interval = "" if ci_now is None else f" {bracketed_interval(*ci_now)}"
     verdict = "dropped" if drifted else "held"
-    tested = "" if p_value is None else f", one-sided {p_equation(p_value)}, alpha {alpha:g}"
+    tested = "" if p_value is None else f", one-sided {p_equation(p_value)}, alpha {setting(alpha)}"
     message = (
-        f"{report.rubric_id} ({report.model}): kappa {verdict}: {then:.3f} "
-        f"[{ci_then[0]:.3f}, {ci_then[1]:.3f}] on {n_then} labels at promotion, "
+        f"{report.rubric_id} ({report.model}): kappa {verdict}: {statistic(then)} "
+        f"{bracketed_interval(*ci_then)} on {n_then} labels at promotion, "
         f"{shown_now}{interval} on {report.n} now{tested}"
     )
     return RecheckResult(

@@ -9,7 +9,15 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.number_format import DASH, interval, p_value
+from judgekit._util.number_format import (
+    DASH,
+    half_width,
+    interval,
+    monitor_mean,
+    p_value,
+    setting,
+    statistic,
+)
 from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.monitoring.model import Point, Series
 
@@ -92,7 +100,8 @@ def _table(report: MonitorReport, since: str) -> Table:
         ),
         title_justify="left",
         caption=f"latest {report.by} against the {report.policy.baseline_windows} before it "
-        f"pooled; one-sided tests at alpha {report.policy.alpha:g} ({report.policy.correction}); "
+        f"pooled; one-sided tests at alpha {setting(report.policy.alpha)} "
+        f"({report.policy.correction}); "
         "Wilson intervals for proportions",
         caption_justify="left",
     )
@@ -118,7 +127,7 @@ def _table(report: MonitorReport, since: str) -> Table:
 def _value(point: Point | None, kind: str) -> str:
     if point is None or point.value is None:
         return DASH
-    return f"{point.value:.3f}" if kind == "proportion" else f"{point.value:.4g}"
+    return statistic(point.value) if kind == "proportion" else monitor_mean(point.value)
 
 
 def _interval(point: Point | None, kind: str) -> str:
@@ -126,7 +135,7 @@ def _interval(point: Point | None, kind: str) -> str:
         return DASH
     if kind == "proportion":
         return interval(point.low, point.high)
-    return f"±{(point.high - point.low) / 2:.2g}"
+    return half_width((point.high - point.low) / 2)
 
 
 def _status(series: Series) -> str:

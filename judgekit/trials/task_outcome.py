@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judgekit._util.number_format import rate, setting
 from judgekit._util.terminal_text import visible
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.formats.task import Task
@@ -104,8 +105,8 @@ class TaskOutcome:
         """The rate against the required one, then each failing trial's reasons (data,
         which quote the agent's arguments: shown visibly, one line each)."""
         lines = [
-            f"{self.name}: pass rate {self.passes}/{self.trials} = {self.pass_rate:.2f}, "
-            f"required ≥ {self.min_pass_rate:g}"
+            f"{self.name}: pass rate {self.passes}/{self.trials} = {rate(self.pass_rate)}, "
+            f"required ≥ {setting(self.min_pass_rate)}"
         ]
         failing = [grade for grade in self.grades if not grade.passed]
         for grade in failing[:MAX_LISTED_TRIALS]:

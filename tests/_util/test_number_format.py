@@ -112,6 +112,7 @@ def test_a_statistic_can_print_a_dash_where_a_table_shows_one() -> None:
 def test_intervals_of_statistics_have_two_styles() -> None:
     assert bracketed_interval(0.7354, 0.9651) == "[0.735, 0.965]"
     assert bracketed_interval(-0.1, 1.0) == "[-0.100, 1.000]"
+    assert bracketed_interval(0.5412, 0.6733, decimals=2) == "[0.54, 0.67]"
     assert bracketed_interval(None, 0.5) == "[undefined]"
     assert bracketed_interval(0.5, math.nan) == "[undefined]"
     assert statistic_interval(0.7354, 0.9651) == "0.735–0.965"
