@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from judgekit._util.jsonl import parse_json
 from judgekit.errors import ProviderError
-from judgekit.providers.errors import provider_label
+from judgekit.providers.failures import provider_label
 
 __all__ = ["AnthropicMessage", "OpenAICompletion", "read_answer"]
 

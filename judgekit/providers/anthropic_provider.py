@@ -29,23 +29,20 @@ the judge's prompt asks for JSON, and an answer that is not JSON is the judge's 
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError
 from judgekit.providers.answers import AnthropicMessage, read_answer
+from judgekit.providers.anthropic_errors import anthropic_failures
 from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
-from judgekit.providers.errors import map_provider_error
+from judgekit.providers.failures import provider_errors
+from judgekit.providers.keys import api_key as resolve_api_key
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam
 
 __all__ = ["AnthropicProvider"]
-
-# Sent when a server at --base-url needs no key: the SDK refuses to start without one.
-PLACEHOLDER_API_KEY = "not-needed"
 
 
 class AnthropicProvider(ChatProvider):
@@ -57,6 +54,7 @@ class AnthropicProvider(ChatProvider):
     """
 
     name = "anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
 
     def __init__(
         self, api_key: str | None = None, base_url: str | None = None, timeout_s: float = 60.0
@@ -67,15 +65,9 @@ class AnthropicProvider(ChatProvider):
             raise ConfigError(
                 "the anthropic provider needs the anthropic package: pip install anthropic"
             ) from exc
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not key and base_url is None:
-            raise ConfigError(
-                "ANTHROPIC_API_KEY is not set: set ANTHROPIC_API_KEY (or pass --api-key-env) "
-                "or --base-url for a local server"
-            )
         self.base_url = base_url
         self._client = anthropic.AsyncAnthropic(
-            api_key=key or PLACEHOLDER_API_KEY,
+            api_key=resolve_api_key(api_key, key_variable=self.key_variable, base_url=base_url),
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
@@ -86,7 +78,7 @@ class AnthropicProvider(ChatProvider):
 
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         started = time.perf_counter()
-        try:
+        with provider_errors(self, anthropic_failures()):
             # The raw body, checked by read_answer: the SDK would build its objects unchecked.
             response = await self._client.messages.with_raw_response.create(
                 model=request.model,
@@ -95,8 +87,6 @@ class AnthropicProvider(ChatProvider):
                 messages=[_anthropic_message(m) for m in request.messages if m.role != "system"],
             )
             raw = await response.read()
-        except (anthropic.AnthropicError, json.JSONDecodeError, OSError) as exc:
-            raise map_provider_error(exc, provider=self.name) from exc
         latency_s = time.perf_counter() - started
         url = f"{self.endpoint.rstrip('/')}/v1/messages"
         message = read_answer(raw, AnthropicMessage, provider=self.name, url=url)

@@ -40,9 +40,14 @@ class ChatResponse(BaseModel):
 
 
 class ChatProvider(ABC):
-    """A model provider. ``name`` is the part before the slash in ``provider/model``."""
+    """A model provider. ``name`` is the part before the slash in ``provider/model``.
+
+    ``key_variable`` is the environment variable the provider reads its API key from, if
+    any: its value is redacted from every message, and key errors tell the user to set it.
+    """
 
     name: str
+    key_variable: str | None = None
 
     @abstractmethod
     async def complete(self, request: ChatRequest) -> ChatResponse:

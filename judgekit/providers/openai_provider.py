@@ -23,23 +23,20 @@ which names the option; set ``json_output=False`` for such a server. OpenAI requ
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.answers import OpenAICompletion, read_answer
 from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
-from judgekit.providers.errors import map_provider_error
+from judgekit.providers.failures import provider_errors
+from judgekit.providers.keys import api_key as resolve_api_key
+from judgekit.providers.openai_errors import openai_failures
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = ["OpenAICompatibleProvider", "OpenAIProvider"]
-
-# Sent when a server at --base-url needs no key: the SDK refuses to start without one.
-PLACEHOLDER_API_KEY = "not-needed"
 
 
 class OpenAIProvider(ChatProvider):
@@ -65,21 +62,10 @@ class OpenAIProvider(ChatProvider):
             ) from exc
         self.base_url = base_url
         self._client = openai.AsyncOpenAI(
-            api_key=self._api_key(api_key),
+            api_key=resolve_api_key(api_key, key_variable=self.key_variable, base_url=base_url),
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
-        )
-
-    def _api_key(self, explicit: str | None) -> str:
-        key = explicit or (os.environ.get(self.key_variable) if self.key_variable else None)
-        if key:
-            return key
-        if self.base_url is not None:
-            return PLACEHOLDER_API_KEY
-        raise ConfigError(
-            f"{self.key_variable} is not set: set {self.key_variable} (or pass --api-key-env) "
-            "or --base-url for a local server"
         )
 
     def _body(self, request: ChatRequest) -> dict[str, object]:
@@ -98,10 +84,8 @@ class OpenAIProvider(ChatProvider):
         return body
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        import openai
-
         started = time.perf_counter()
-        try:
+        with provider_errors(self, openai_failures()):
             # The SDK's own HTTP client and errors, but posting a plain JSON body (the typed
             # `chat.completions.create` spends milliseconds per request walking its parameter
             # types, which at judge concurrency costs more than the wait) and taking the raw
@@ -111,8 +95,6 @@ class OpenAIProvider(ChatProvider):
                 cast_to=bytes,
                 body=self._body(request),
             )
-        except (openai.OpenAIError, json.JSONDecodeError, OSError) as exc:
-            raise map_provider_error(exc, provider=self.name) from exc
         latency_s = time.perf_counter() - started
         url = f"{self.endpoint.rstrip('/')}/chat/completions"
         completion = read_answer(raw, OpenAICompletion, provider=self.name, url=url)

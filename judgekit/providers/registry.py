@@ -33,7 +33,9 @@ from importlib.metadata import entry_points
 
 from judgekit._util.redaction import add_secret
 from judgekit.errors import ConfigError
+from judgekit.providers.anthropic_provider import AnthropicProvider
 from judgekit.providers.chat import ChatProvider
+from judgekit.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -44,10 +46,17 @@ __all__ = [
     "register_provider",
 ]
 
-PROVIDER_NAMES = ("anthropic", "local", "openai")
+# The built-in providers; their modules import their SDKs only when a provider is made.
+_BUILT_IN: dict[str, type[OpenAIProvider | AnthropicProvider]] = {
+    provider.name: provider
+    for provider in (AnthropicProvider, OpenAICompatibleProvider, OpenAIProvider)
+}
+PROVIDER_NAMES = tuple(_BUILT_IN)
 ENTRY_POINT_GROUP = "judgekit.providers"
-# The variables the built-in providers read their keys from.
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+# The variables the built-in providers read their keys from, as each declares.
+KEY_VARIABLES = tuple(
+    provider.key_variable for provider in _BUILT_IN.values() if provider.key_variable
+)
 
 # Called with base_url= and api_key= keywords (either may be None).
 ProviderFactory = Callable[..., ChatProvider]
@@ -121,18 +130,9 @@ def make_provider(
     add_secret(api_key)
     for variable in KEY_VARIABLES:
         add_secret(os.environ.get(variable))
-    if provider_name == "openai":
-        from judgekit.providers.openai_provider import OpenAIProvider
-
-        return OpenAIProvider(api_key=api_key, base_url=base_url)
-    if provider_name == "local":
-        from judgekit.providers.openai_provider import OpenAICompatibleProvider
-
-        return OpenAICompatibleProvider(api_key=api_key, base_url=base_url)
-    if provider_name == "anthropic":
-        from judgekit.providers.anthropic_provider import AnthropicProvider
-
-        return AnthropicProvider(api_key=api_key, base_url=base_url)
+    built_in = _BUILT_IN.get(provider_name)
+    if built_in is not None:
+        return built_in(api_key=api_key, base_url=base_url)
     factory = _plugged_in(provider_name)
     if factory is not None:
         provider = factory(base_url=base_url, api_key=api_key)

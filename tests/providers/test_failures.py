@@ -1,4 +1,5 @@
-"""map_provider_error: no SDK exception escapes unmapped, and each maps to the right verdict."""
+"""Each provider's SDK failures: no SDK exception escapes unmapped, and each maps to the right
+verdict by the shared rules."""
 
 from __future__ import annotations
 
@@ -15,7 +16,25 @@ import openai
 import pytest
 
 from judgekit.errors import ProviderError
-from judgekit.providers.errors import map_provider_error
+from judgekit.providers.anthropic_errors import anthropic_failures
+from judgekit.providers.anthropic_provider import AnthropicProvider
+from judgekit.providers.chat import ChatProvider
+from judgekit.providers.failures import provider_error
+from judgekit.providers.openai_errors import openai_failures
+from judgekit.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider
+
+PROVIDERS: dict[str, tuple[type[ChatProvider], Any]] = {
+    "openai": (OpenAIProvider, openai_failures),
+    "local": (OpenAICompatibleProvider, openai_failures),
+    "anthropic": (AnthropicProvider, anthropic_failures),
+}
+
+
+def map_provider_error(exc: BaseException, *, provider: str) -> ProviderError:
+    """What the provider called ``provider`` makes of ``exc``: its SDK's table, its key."""
+    cls, failures = PROVIDERS[provider]
+    return provider_error(exc, failures(), provider=cls.name, key_variable=cls.key_variable)
+
 
 REQUEST = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
 

@@ -1,9 +1,12 @@
-"""Every failure of a provider SDK, as one judgekit :class:`~judgekit.errors.ProviderError`.
+"""Every failure of a provider SDK, as one judgekit :class:`~judgekit.errors.ProviderError`:
+the rules that decide what went wrong, whether trying again may help and, when the server
+said, how long to wait first.
 
-The openai and anthropic SDKs each raise their own exception tree (and, on a body that is not
-JSON, a bare ``json.JSONDecodeError``); :func:`map_provider_error` is the one place that turns
-any of them into a ``ProviderError`` saying what went wrong, whether trying again may help and,
-when the server said, how long to wait first.
+Each provider reads its own SDK's exceptions into a :class:`Failure` through a table
+(:mod:`~judgekit.providers.openai_errors`, :mod:`~judgekit.providers.anthropic_errors`);
+:data:`TRANSPORT_FAILURES` reads those from below the SDKs (a body that is not JSON, a
+timeout, a refused connection), and :func:`provider_errors` maps a request's exceptions
+through both. The rules are the same for every provider:
 
 =====================================================  ==========
 failure                                                retryable
@@ -18,7 +21,7 @@ anything else                                          no
 
 A server's ``x-should-retry: true|false`` header overrides the table, as it does in the SDKs.
 
->>> error = map_provider_error(TimeoutError("read timed out"), provider="openai")
+>>> error = provider_error(TimeoutError("read timed out"), {}, provider="openai", key_variable=None)
 >>> error.retryable, str(error)
 (True, 'OpenAI timed out: read timed out')
 """
@@ -28,29 +31,33 @@ from __future__ import annotations
 import email.utils
 import json
 import math
-import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from judgekit.errors import ProviderError
+from judgekit.errors import ProviderError, map_exceptions, table_row
+from judgekit.providers.chat import ChatProvider
+from judgekit.providers.keys import key_hint
 
-__all__ = ["map_provider_error", "provider_label"]
+__all__ = [
+    "TRANSPORT_FAILURES",
+    "Failure",
+    "FailureTable",
+    "provider_error",
+    "provider_errors",
+    "provider_label",
+]
 
 _Kind = Literal["status", "timeout", "connection", "credentials", "malformed", "retryable", "other"]
 
-# How a provider is named in messages, and how to give it a key it will accept.
+# How a provider is named in messages.
 _LABELS = {"openai": "OpenAI", "anthropic": "Anthropic", "local": "the OpenAI-compatible server"}
-_KEY_FIXES = {
-    "openai": "set OPENAI_API_KEY (or pass --api-key-env) or --base-url for a local server",
-    "anthropic": "set ANTHROPIC_API_KEY (or pass --api-key-env) or --base-url for a local server",
-    "local": "pass --api-key-env naming the variable that holds the server's key",
-}
 
 
 @dataclass(frozen=True)
-class _Failure:
+class Failure:
     """What an exception says, whichever SDK raised it."""
 
     kind: _Kind
@@ -60,17 +67,43 @@ class _Failure:
     code: str | None = None  # the API's machine-readable cause, e.g. "insufficient_quota"
 
 
-def map_provider_error(exc: BaseException, *, provider: str) -> ProviderError:
+FailureTable = Mapping[type[BaseException], Callable[[Any], Failure]]
+"""A provider's table: an exception class of its SDK, and how one of its exceptions reads."""
+
+
+def provider_error(
+    exc: BaseException, sdk_failures: FailureTable, *, provider: str, key_variable: str | None
+) -> ProviderError:
     """The :class:`ProviderError` for an exception raised while calling ``provider``.
 
-    ``provider`` is the name before the slash in ``provider/model`` ("openai", "anthropic",
-    "local"); it picks the wording and the environment variable a key error names. A
+    ``sdk_failures`` reads the provider's SDK's exceptions (the nearest class's row wins),
+    :data:`TRANSPORT_FAILURES` those from below the SDK; anything else is a failure that
+    is not retried. ``provider`` is the name before the slash in ``provider/model``; it
+    picks the wording, and ``key_variable`` the variable a key error names. A
     ``ProviderError`` is returned as it is. Raise the result ``from exc`` to keep the cause.
     """
     if isinstance(exc, ProviderError):
         return exc
-    failure = _openai_failure(exc) or _anthropic_failure(exc) or _transport_failure(exc)
-    return _decide(failure or _Failure("other", _describe(exc)), provider)
+    read = table_row(sdk_failures, exc) or table_row(TRANSPORT_FAILURES, exc)
+    failure = read(exc) if read is not None else _httpx_failure(exc)
+    return _decide(failure or Failure("other", describe(exc)), provider, key_hint(key_variable))
+
+
+def provider_errors(
+    provider: ChatProvider, sdk_failures: FailureTable
+) -> AbstractContextManager[None]:
+    """A request's block, where an exception of a class ``sdk_failures`` or
+    :data:`TRANSPORT_FAILURES` names becomes :func:`provider_error`'s ProviderError, raised
+    from it; any other exception (a bug) passes through."""
+    classes = {**TRANSPORT_FAILURES, **sdk_failures}
+    return map_exceptions(dict.fromkeys(classes, _decided), (provider, sdk_failures), chain=True)
+
+
+def _decided(exc: BaseException, at: tuple[ChatProvider, FailureTable]) -> ProviderError:
+    provider, sdk_failures = at
+    return provider_error(
+        exc, sdk_failures, provider=provider.name, key_variable=provider.key_variable
+    )
 
 
 def provider_label(provider: str) -> str:
@@ -83,10 +116,9 @@ def provider_label(provider: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def _decide(failure: _Failure, provider: str) -> ProviderError:
+def _decide(failure: Failure, provider: str, key_fix: str) -> ProviderError:
     name = _LABELS.get(provider, provider)
     label = provider_label(provider)
-    key_fix = _KEY_FIXES.get(provider, f"set {provider.upper()}_API_KEY (or pass --api-key-env)")
     detail = failure.detail
     if failure.kind == "status" and failure.status is not None:
         return _status_error(failure, label, key_fix)
@@ -103,7 +135,7 @@ def _decide(failure: _Failure, provider: str) -> ProviderError:
     return ProviderError(f"{label} request failed: {detail}")
 
 
-def _status_error(failure: _Failure, label: str, key_fix: str) -> ProviderError:
+def _status_error(failure: Failure, label: str, key_fix: str) -> ProviderError:
     status = failure.status or 0
     said = f"HTTP {status}: {failure.detail}"
     retryable = False
@@ -167,89 +199,49 @@ def _finite_float(value: str | None) -> float | None:
     return number if number is not None and math.isfinite(number) else None
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """The exception's class and message (``KeyError: 'surprise'``)."""
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _api_message(body: object, fallback: str) -> str:
+def api_message(body: object, fallback: str) -> str:
     """The API's own explanation in an error body (``{"error": {"message": ...}}``)."""
     error = body.get("error", body) if isinstance(body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     return message if isinstance(message, str) and message else fallback
 
 
-def _openai_failure(exc: BaseException) -> _Failure | None:
-    if "openai" not in sys.modules:  # no openai exception can exist before the SDK is imported
-        return None
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        detail = _api_message(exc.body, exc.message)
-        return _Failure("status", detail, exc.status_code, exc.response.headers, exc.code)
-    if isinstance(exc, openai.APITimeoutError):
-        return _Failure("timeout", f"{exc.message} ({exc.request.url})")
-    if isinstance(exc, openai.APIConnectionError | openai.WebSocketConnectionClosedError):
-        return _Failure("connection", _connection_detail(exc))
-    if isinstance(exc, openai.APIResponseValidationError):
-        return _Failure("malformed", exc.message)
-    if isinstance(exc, openai.OpenAIError):
-        return _Failure("other", _describe(exc))
-    return None
+def connection_detail(exc: BaseException) -> str:
+    """The SDK's message, then the URL it tried and the low-level cause (refused, DNS, reset)."""
+    request = getattr(exc, "request", None)
+    where = [str(request.url)] if request is not None else []
+    if exc.__cause__ is not None:
+        where.append(describe(exc.__cause__))
+    return f"{exc} ({': '.join(where)})" if where else str(exc)
 
 
-def _anthropic_failure(exc: BaseException) -> _Failure | None:
-    if "anthropic" not in sys.modules:  # as for openai: nothing to recognise yet
-        return None
-    import anthropic
-
-    if isinstance(exc, anthropic.APIStatusError):
-        detail = exc.api_message or _api_message(exc.body, exc.message)
-        spent = (anthropic.ContractSpendLimitReachedError, anthropic.EnforcedSpendLimitReachedError)
-        code = "spend_limit_reached" if isinstance(exc, spent) else exc.error_code or exc.type
-        return _Failure("status", detail, exc.status_code, exc.response.headers, code)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return _Failure("timeout", f"request timed out ({exc.request.url})")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return _Failure("connection", _connection_detail(exc))
-    if isinstance(exc, anthropic.APIResponseValidationError):
-        return _Failure("malformed", exc.message)
-    if isinstance(exc, anthropic.RetryableError):
-        return _Failure("retryable", _describe(exc))
-    if isinstance(exc, anthropic.CredentialsError | anthropic.WorkloadIdentityError):
-        return _Failure("credentials", _describe(exc))
-    if isinstance(exc, anthropic.AnthropicError):
-        return _Failure("other", _describe(exc))
-    return None
+TRANSPORT_FAILURES: FailureTable = {
+    # Both SDKs let this escape when a 200's body is not JSON (a truncating proxy, say).
+    json.JSONDecodeError: lambda exc: Failure("malformed", f"the body is not JSON ({exc})"),
+    TimeoutError: lambda exc: Failure("timeout", str(exc) or type(exc).__name__),
+    ConnectionError: lambda exc: Failure("connection", describe(exc)),
+    OSError: lambda exc: Failure("other", describe(exc)),
+}
+"""Failures below the SDKs, the standard library's."""
 
 
-def _transport_failure(exc: BaseException) -> _Failure | None:
-    """Failures below the SDKs: the standard library's, and httpx's if one leaks through."""
-    if isinstance(exc, json.JSONDecodeError):
-        # Both SDKs let this escape when a 200's body is not JSON (a truncating proxy, say).
-        return _Failure("malformed", f"the body is not JSON ({exc})")
-    if isinstance(exc, TimeoutError):
-        return _Failure("timeout", str(exc) or type(exc).__name__)
-    if isinstance(exc, ConnectionError):
-        return _Failure("connection", _describe(exc))
-    # The SDKs bundle their own httpx (``httpx2`` today, ``httpx`` before) and judgekit depends
-    # on neither, so their transport errors are recognised by class name within that package.
+def _httpx_failure(exc: BaseException) -> Failure | None:
+    """httpx's failures, should one leak through an SDK. The SDKs bundle their own httpx
+    (``httpx2`` today, ``httpx`` before) and judgekit depends on neither, so they are
+    recognised by class name within that package."""
     names = {
         cls.__name__
         for cls in type(exc).__mro__
         if cls.__module__.split(".")[0] in ("httpx", "httpx2")
     }
     if "TimeoutException" in names:
-        return _Failure("timeout", _describe(exc))
+        return Failure("timeout", describe(exc))
     if names & {"NetworkError", "RemoteProtocolError"}:
-        return _Failure("connection", _describe(exc))
+        return Failure("connection", describe(exc))
     return None
-
-
-def _connection_detail(exc: BaseException) -> str:
-    """The SDK's message, then the URL it tried and the low-level cause (refused, DNS, reset)."""
-    request = getattr(exc, "request", None)
-    where = [str(request.url)] if request is not None else []
-    if exc.__cause__ is not None:
-        where.append(_describe(exc.__cause__))
-    return f"{exc} ({': '.join(where)})" if where else str(exc)
