@@ -25,30 +25,32 @@ library, through a table (an :data:`ErrorTable`, read by :func:`map_exceptions`,
 maps httpcore's errors): the table's row for the nearest class of the error makes the
 judgekit error, and an error no row names passes through unchanged, a bug.
 
-=======================================  ===================================  ===============
-third-party error                        mapped at (its table)                judgekit error
-=======================================  ===================================  ===============
-openai's ``OpenAIError`` tree            providers/openai_errors.py           ProviderError
-                                         (``openai_failures``)
-anthropic's ``AnthropicError`` tree      providers/anthropic_errors.py        ProviderError
-                                         (``anthropic_failures``)
-``json.JSONDecodeError``, ``OSError``    providers/failures.py                ProviderError
-(timeouts, connections) in a request     (``TRANSPORT_FAILURES``)
-SQLAlchemy's ``SQLAlchemyError``, an     store/engine.py (``STORE_ERRORS``,   StoreError
-``OSError`` on the database's file,      ``ENGINE_ERRORS``)
-a driver not installed
-PyYAML's ``YAMLError``; a YAML file      _util/yamlfile.py                    DataError
-absent, a folder, not UTF-8              (``YAML_FILE_ERRORS``)
-PyYAML's ``ConstructorError``, a value   _util/yamlcompose.py                 DataError
-its tag cannot read                      (``SCALAR_ERRORS``, ``DOCUMENT_ERRORS``)
-``json.JSONDecodeError`` and pydantic's  _util/jsonl.py (``LINE_ERRORS``)      DataError
+========================================  ========================================  ==============
+third-party error                         mapped at: its table                      judgekit error
+========================================  ========================================  ==============
+openai's ``OpenAIError`` tree             providers/openai_errors.py:               ProviderError
+                                          ``openai_failures``
+anthropic's ``AnthropicError`` tree       providers/anthropic_errors.py:            ProviderError
+                                          ``anthropic_failures``
+``json.JSONDecodeError``, ``OSError``     providers/failures.py:                    ProviderError
+(a timeout, a refused connection)         ``TRANSPORT_FAILURES``
+SQLAlchemy's ``SQLAlchemyError``, an      store/engine.py: ``STORE_ERRORS``,        StoreError
+``OSError`` on the database's file,       ``ENGINE_ERRORS``,
+a database driver not installed           ``DATABASE_FILE_ERRORS``
+SQLAlchemy's ``ArgumentError`` for a      store/database.py: by hand                StoreError
+database URL it cannot parse
+PyYAML's ``YAMLError``; a YAML file       _util/yamlfile.py:                        DataError
+absent, a folder, not UTF-8               ``YAML_FILE_ERRORS``
+PyYAML's ``ConstructorError``, a value    _util/yamlcompose.py:                     DataError
+its tag cannot read                       ``SCALAR_ERRORS``, ``DOCUMENT_ERRORS``
+``json.JSONDecodeError``, pydantic's      _util/jsonl.py: ``LINE_ERRORS``           DataError
 ``ValidationError`` in a line
-``OSError``, ``UnicodeDecodeError``,     _util/jsonl.py (``LINES_FILE_ERRORS``) DataError
-``EOFError`` reading a lines file
-``OSError`` reading a file or folder     _util/input_paths.py                 DataError
-                                         (``READ_ERRORS``, ``PATH_ERRORS``)
-``OSError`` writing an output file       _util/atomic_files.py                OutputError
-=======================================  ===================================  ===============
+``OSError``, ``UnicodeDecodeError``,      _util/jsonl.py:                           DataError
+``EOFError`` reading a lines file         ``LINES_FILE_ERRORS``
+``OSError`` reading a file or folder      _util/input_paths.py:                     DataError
+                                          ``READ_ERRORS``, ``PATH_ERRORS``
+``OSError`` writing an output file        _util/atomic_files.py: by hand            OutputError
+========================================  ========================================  ==============
 """
 
 from __future__ import annotations

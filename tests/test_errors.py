@@ -8,7 +8,15 @@ import pkgutil
 import pytest
 
 import judgekit
-from judgekit.errors import ConfigError, JudgekitError, SpecError
+from judgekit.errors import (
+    ConfigError,
+    DataError,
+    ErrorTable,
+    JudgekitError,
+    SpecError,
+    map_exceptions,
+    table_row,
+)
 
 # Exceptions that are not errors reported to a user, so stay outside the tree on purpose.
 OUTSIDE_THE_TREE = {
@@ -81,3 +89,45 @@ def test_spec_errors_keep_their_messages() -> None:
     matcher = MatcherSpecError("$any takes true ($any: true)", ("expect_tools", 0, "args"))
     assert str(matcher) == "expect_tools[0].args: $any takes true ($any: true)"
     assert str(RubricSpecError("bad", ("prompt",), token="{x}")) == "bad"
+
+
+# -- map_exceptions: how a boundary's table is read ---------------------------------------
+
+
+def test_the_row_of_the_nearest_class_wins_whatever_the_order() -> None:
+    table: ErrorTable[str] = {
+        OSError: lambda exc, where: DataError("cannot read", path=where),
+        FileNotFoundError: lambda exc, where: DataError("no such file", path=where),
+    }
+    with pytest.raises(DataError) as caught, map_exceptions(table, "tasks.yaml"):
+        raise FileNotFoundError(2, "No such file or directory")
+    assert str(caught.value) == "tasks.yaml: no such file"
+    with pytest.raises(DataError) as caught, map_exceptions(table, "tasks.yaml"):
+        raise PermissionError(13, "Permission denied")
+    assert str(caught.value) == "tasks.yaml: cannot read"
+
+
+def test_the_original_is_dropped_unless_chained() -> None:
+    table: ErrorTable[None] = {KeyError: lambda exc, _: ConfigError(f"no {exc}")}
+    with pytest.raises(ConfigError) as caught, map_exceptions(table, None):
+        raise KeyError("colour")
+    assert (caught.value.__cause__, caught.value.__suppress_context__) == (None, True)
+    with pytest.raises(ConfigError) as caught, map_exceptions(table, None, chain=True):
+        raise KeyError("colour")
+    assert str(caught.value) == "no 'colour'"
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_what_no_row_maps_passes_through_unchanged() -> None:
+    table: ErrorTable[None] = {
+        OSError: lambda exc, _: DataError("x", path=exc.filename) if exc.filename else None,
+        BaseException: lambda exc, _: ConfigError("never"),
+    }
+    with pytest.raises(BrokenPipeError), map_exceptions(table, None):
+        raise BrokenPipeError(32, "Broken pipe")  # its row answers None
+    with pytest.raises(KeyboardInterrupt), map_exceptions(table, None):
+        raise KeyboardInterrupt  # not an Exception: never mapped
+    with map_exceptions(table, None):
+        pass
+    assert table_row(table, ValueError()) is table[BaseException]
+    assert table_row({OSError: 1}, ValueError()) is None

@@ -7,8 +7,14 @@ import pytest
 import judgekit.testing
 from judgekit.errors import ConfigError
 from judgekit.providers.anthropic_provider import AnthropicProvider
+from judgekit.providers.keys import PLACEHOLDER_API_KEY, api_key
 from judgekit.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider
-from judgekit.providers.registry import PROVIDER_NAMES, make_provider, parse_model_name
+from judgekit.providers.registry import (
+    KEY_VARIABLES,
+    PROVIDER_NAMES,
+    make_provider,
+    parse_model_name,
+)
 
 
 @pytest.mark.parametrize(
@@ -65,3 +71,37 @@ def test_testing_exports_exist_and_are_sorted() -> None:
     assert judgekit.testing.__all__ == sorted(judgekit.testing.__all__)
     for name in judgekit.testing.__all__:
         assert hasattr(judgekit.testing, name), name
+
+
+def test_each_provider_class_declares_the_variable_its_key_is_read_from() -> None:
+    declared = {
+        cls.name: cls.key_variable
+        for cls in (OpenAIProvider, OpenAICompatibleProvider, AnthropicProvider)
+    }
+    assert declared == {"openai": "OPENAI_API_KEY", "local": None, "anthropic": "ANTHROPIC_API_KEY"}
+    assert KEY_VARIABLES == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+
+
+@pytest.mark.parametrize(
+    ("provider", "variable"), [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")]
+)
+def test_a_missing_key_names_the_variable_the_class_declares(
+    provider: str, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(variable)
+    with pytest.raises(ConfigError) as raised:
+        make_provider(provider)
+    assert str(raised.value) == (
+        f"{variable} is not set: set {variable} (or pass --api-key-env) "
+        "or --base-url for a local server"
+    )
+
+
+def test_a_server_that_needs_no_key_gets_the_placeholder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert api_key(None, key_variable="OPENAI_API_KEY", base_url="http://127.0.0.1:9") == (
+        PLACEHOLDER_API_KEY
+    )
+    assert PLACEHOLDER_API_KEY == "not-needed"
+    assert api_key("mine", key_variable=None, base_url=None) == "mine"
