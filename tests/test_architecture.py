@@ -219,3 +219,35 @@ def test_commands_do_not_import_each_other() -> None:
         for target in sorted(IMPORTS[module] & commands)
     ]
     assert crossing == []
+
+
+def test_numbers_are_formatted_by_number_format() -> None:
+    """Only _util/number_format.py turns a float into text with a format spec (``:.2f``,
+    ``:g``, ``:.1%``, in an f-string, a ``str.format`` template or ``%``), so one value
+    prints the same in every command; everything else calls its functions."""
+    import re
+
+    spec = re.compile(r"[eEfFgG%]$")
+    template = re.compile(r"\{[^{}:]*:(?:[^{}]?[<>=^])?[-+ ]?z?#?0?\d*[,_]?(?:\.\d+)?[eEfFgG%]\}")
+    printf = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[eEfFgG]")
+    ad_hoc = []
+    for module, path in MODULES.items():
+        if module == "judgekit._util.number_format":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+                text = "".join(
+                    part.value if isinstance(part, ast.Constant) else "{}"
+                    for part in getattr(node.format_spec, "values", [])
+                )
+                found = bool(spec.search(text))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found = bool(template.search(node.value))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                left = node.left
+                found = isinstance(left, ast.Constant) and bool(printf.search(str(left.value)))
+            else:
+                continue
+            if found:
+                ad_hoc.append(f"{module}:{getattr(node, 'lineno', '?')}")
+    assert ad_hoc == []

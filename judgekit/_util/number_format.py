@@ -162,7 +162,7 @@ def percent(value: float | None, *, decimals: int = 1, undefined: str = DASH) ->
 
 
 def confidence(level: float) -> str:
-    """A confidence level (or a tolerance) as a whole percent.
+    """A confidence level as a whole percent.
 
     >>> confidence(0.95), confidence(0.9), confidence(0.0), confidence(1.0)
     ('95%', '90%', '0%', '100%')

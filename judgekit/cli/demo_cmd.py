@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from judgekit._util.number_format import duration
 from judgekit.cli.options import out_dir_option
 
 
@@ -40,7 +41,7 @@ def demo_command(out_dir: Path) -> None:
     with output_folder_lock(out_dir):
         run_demo(out_dir, console)
     console.print(
-        f"\ndemo finished in {time.monotonic() - started:.1f} s; everything is in {out_dir}",
+        f"\ndemo finished in {duration(time.monotonic() - started)}; everything is in {out_dir}",
         highlight=False,
         soft_wrap=True,
     )

@@ -9,7 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.number_format import DASH, p_value, rate, relative_change
+from judgekit._util.number_format import DASH, p_value, rate, relative_change, setting
 from judgekit._util.terminal_text import visible_markup, visible_text
 from judgekit.gate.compare import Comparison, GateReport, SideSummary, TaskResult
 
@@ -79,7 +79,7 @@ def _table(report: GateReport) -> Table:
         collapse_padding=True,
         title="Gate: candidate against baseline, per task",
         title_justify="left",
-        caption=f"p: one-sided test of a pass-rate drop (alpha {report.alpha:g}, "
+        caption=f"p: one-sided test of a pass-rate drop (alpha {setting(report.alpha)}, "
         f"correction {report.correction}); "
         "cost and turns: change of the mean",
         caption_justify="left",

@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
+from judgekit._util.number_format import percent, setting
 from judgekit.formats.grade import GraderResult
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import LoopRule, Task
@@ -50,8 +51,8 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
         rate = errors / len(calls)
         if rate > task.max_tool_error_rate:
             failures.append(
-                f"tool error rate {rate:.0%} ({errors} of {len(calls)} calls), "
-                f"max is {task.max_tool_error_rate:.0%}"
+                f"tool error rate {percent(rate, decimals=0)} ({errors} of {len(calls)} calls), "
+                f"max is {percent(task.max_tool_error_rate, decimals=0)}"
             )
     if failures:
         return GraderResult(passed=False, reason="; ".join(failures))
@@ -131,4 +132,5 @@ def _budget(task: Task) -> tuple[int, str] | None:
         return budget.max_tool_calls, "max_tool_calls"
     assert budget.multiplier is not None and task.expect_tools is not None
     expected = len(task.expect_tools)
-    return math.ceil(budget.multiplier * expected), f"{budget.multiplier:g} × {expected} expected"
+    label = f"{setting(budget.multiplier)} × {expected} expected"
+    return math.ceil(budget.multiplier * expected), label

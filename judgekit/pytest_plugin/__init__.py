@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import pytest
 
+from judgekit._util.number_format import setting
 from judgekit.errors import JudgekitError
 from judgekit.pytest_plugin.failures import RegressionFailed, TaskFailed
 from judgekit.pytest_plugin.hand_written import assert_task_passes, task_cases
@@ -101,7 +102,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     s = suite_run.settings
     return (
         f"judgekit: {len(suite_run.tasks)} tasks from {s.tasks_path}, agent {s.agent}, "
-        f"{s.trials} trials each, min pass rate {s.min_pass_rate:g}"
+        f"{s.trials} trials each, min pass rate {setting(s.min_pass_rate)}"
         + (f", baseline {s.baseline}" if s.baseline else "")
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judgekit._util.number_format import percent, setting
 from judgekit._util.terminal_text import visible
 from judgekit.gate.compare import GateReport
 
@@ -24,8 +25,8 @@ def regression_message(report: GateReport, baseline: Path) -> str:
     lines = [
         f"worse than the baseline {baseline} in {len(report.failing_tasks)} of "
         f"{len(report.tasks)} tasks (pass rates: one-sided two-proportion test, alpha "
-        f"{report.alpha:g}; cost and turns: +{report.cost_tolerance:.0%} and "
-        f"+{report.turns_tolerance:.0%} at a flat pass rate)"
+        f"{setting(report.alpha)}; cost and turns: +{percent(report.cost_tolerance, decimals=0)} and "
+        f"+{percent(report.turns_tolerance, decimals=0)} at a flat pass rate)"
     ]
     for task in report.tasks:
         if task.verdict == "fail":

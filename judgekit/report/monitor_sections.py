@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 
-from judgekit._util.number_format import p_value
+from judgekit._util.number_format import p_value, setting
 from judgekit.monitoring.model import Alert, MetricKind, Point, Series
 from judgekit.report.cells import point_text
 from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
@@ -23,7 +23,7 @@ def alerts_section(alerts: Sequence[Alert], kinds: Mapping[str, MetricKind]) -> 
             f"{point_text(alert.latest, kinds.get(alert.metric))}, n={alert.latest.n}",
             f"{point_text(alert.baseline, kinds.get(alert.metric))}, n={alert.baseline.n}",
             p_value(alert.p_value),
-            f"{alert.alpha:g}",
+            setting(alert.alpha),
             alert.message,
         ]
         for alert in alerts

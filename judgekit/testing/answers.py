@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from judgekit._util.number_format import setting
 from judgekit.testing.fake_request import Api, FakeRequest
 
 __all__ = ["Response", "completion_response", "count_tokens", "error_response", "not_json_response"]
@@ -47,7 +48,7 @@ def error_response(
 ) -> Response:
     """An HTTP error in ``api``'s format (a ``Retry-After`` header when ``retry_after`` is
     given)."""
-    headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+    headers = {} if retry_after is None else {"Retry-After": setting(retry_after)}
     body = _error_body(api, status, message or f"HTTP {status} injected by FakeLLMServer")
     return Response(status, json.dumps(body).encode(), headers)
 

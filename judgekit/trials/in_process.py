@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from judgekit._util.number_format import setting
 from judgekit.formats.run import Run, StopReason, Usage
 from judgekit.formats.task import Task
 from judgekit.trials.agent_thread import run_with_deadline
@@ -92,7 +93,7 @@ def _attempt(agent: Agent, task: Task, world: World, timeout_s: float | None) ->
         attempt()
     elif not run_with_deadline(attempt, timeout_s):
         outcome.stop_reason = "timeout"
-        outcome.error = f"no answer within {timeout_s:g} s"
+        outcome.error = f"no answer within {setting(timeout_s)} s"
     return outcome
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgekit._util.number_format import setting
 from judgekit.errors import ConfigError
 from judgekit.formats.agent_usage import USAGE_FILE, AgentUsage, read_agent_usage
 from judgekit.formats.run import Run, StopReason, Usage
@@ -85,8 +86,8 @@ def subprocess_trials(
     """
     if timeout_s <= 0 or check_timeout_s <= 0:
         raise ConfigError(
-            f"timeouts must be positive, got timeout_s={timeout_s:g} and "
-            f"check_timeout_s={check_timeout_s:g}"
+            f"timeouts must be positive, got timeout_s={setting(timeout_s)} and "
+            f"check_timeout_s={setting(check_timeout_s)}"
         )
     agent = CommandTemplate.parse(command, what="agent command").anchored(Path.cwd())
     agent.require_program(what="agent command")
@@ -206,7 +207,7 @@ def _run_check(
         return _check_state(False, None, f"check {finished.start_error}")
     output = finished.output
     if finished.timed_out:
-        output += f"\n[check killed after {timeout_s:g} s]"
+        output += f"\n[check killed after {setting(timeout_s)} s]"
     return _check_state(finished.exit_code == 0, finished.exit_code, output)
 
 
@@ -228,7 +229,7 @@ def _metadata(finished: Finished, timeout_s: float, usage_error: str | None) -> 
         metadata["exit_code"] = finished.exit_code
     metadata["output"] = finished.output[-AGENT_OUTPUT_CHARS:]
     if finished.timed_out:
-        metadata["stop_detail"] = f"no exit within {timeout_s:g} s; process group killed"
+        metadata["stop_detail"] = f"no exit within {setting(timeout_s)} s; process group killed"
     elif finished.start_error is not None:
         metadata["stop_detail"] = f"agent {finished.start_error}"
     if usage_error is not None:

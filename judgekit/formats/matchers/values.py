@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from judgekit._util.number_format import setting
 from judgekit.formats.matchers.base import Matcher, Mismatch
 from judgekit.formats.matchers.equality import coerce_to, not_a_number_hint, values_equal
 from judgekit.formats.matchers.rendering import kind_of, render_value
@@ -105,7 +106,7 @@ class Approx(Matcher):
         )
 
     def describe(self) -> str:
-        return f"{render_value(self.target)} ± {self.tolerance():g}"
+        return f"{render_value(self.target)} ± {setting(self.tolerance())}"
 
 
 class Bound(Matcher):
