@@ -6,14 +6,14 @@ in every command and in the HTML report.
   reader can use. In a table cell the value stands alone (:func:`p_value`); in a sentence it
   is ``p = 0.018`` or ``p < 0.0001`` (:func:`p_equation`).
 * rates (pass rates, error rates set by the demo): two decimals (``0.70``); their intervals
-  ``0.54–0.67`` (:func:`interval`).
+  ``0.54–0.67`` (:func:`interval`), in the demo's rate checks ``[0.54, 0.67]``.
 * statistics (kappa, agreement, AC1, a measured error rate, a monitored proportion): three
   decimals (``0.512``); their intervals ``[0.301, 0.723]`` (:func:`bracketed_interval`) or,
   in the demo's table, ``0.301–0.723`` (:func:`statistic_interval`).
 * percentages: :func:`percent` (``45.0%``), a confidence level :func:`confidence` (``95%``),
   a relative change :func:`relative_change` (``+125%``).
 * money: :func:`dollars` (``$0.0123``), a table cell in USD :func:`cost` (``0.0123``), a plot's
-  axis :func:`axis_dollars` (``$0.0123``, four significant digits).
+  axis :func:`axis_dollars` (``$0.01234``, four significant digits).
 * means and counts: :func:`mean_count` (turns, ``3.5``), :func:`whole` (``4``), a monitored
   mean :func:`monitor_mean` (``12.35``) and its spread :func:`half_width` (``±0.12``).
 * values in sentences: :func:`threshold` (a bar and what is set against it, ``0.6``),
