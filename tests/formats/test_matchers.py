@@ -65,6 +65,37 @@ def is_short(value: Any) -> tuple[bool, str]:
         ({"$subset": {"a": 1}}, {"b": 2}, "x.a: missing key (expected 1)"),
         ({"$subset": [1, 2]}, [2, 3, 1], None),
         ({"$subset": [1, 1]}, [1, 2], "x: expected items [1, 1] among [1, 2] (1 not found)"),
+        ({"$unordered": [1, 2, 2]}, [2, 1, 2], None),
+        ({"$unordered": [1, 2]}, [2.0, 1], None),
+        ({"$unordered": []}, [], None),
+        (
+            {"$unordered": [1, 2, 2]},
+            [2, 1, 1],
+            "x: expected [1, 2, 2] in any order, got [2, 1, 1]: missing 2; unexpected 1",
+        ),
+        (
+            {"$unordered": [1, 2]},
+            [2, 1, 3],
+            "x: expected [1, 2] in any order, got [2, 1, 3]: unexpected 3",
+        ),
+        (
+            {"$unordered": [1, 2, 3]},
+            [3],
+            "x: expected [1, 2, 3] in any order, got [3]: missing 1, 2",
+        ),
+        (
+            {"$unordered": [1, 2, 3, 4, 5]},
+            [],
+            "x: expected [1, 2, 3, 4, 5] in any order, got []: missing 1, 2, 3 and 2 more",
+        ),
+        ({"$unordered": [1]}, {"a": 1}, 'x: expected a list, got {"a": 1}'),
+        ({"$unordered": [3], "$coerce": True}, ["3"], None),
+        ({"$unordered": [{"$regex": "y\\d"}, "x"]}, ["x", "y1"], None),
+        (
+            {"$unordered": ["x", {"$regex": "y\\d"}]},
+            ["y1", "z"],
+            "x: expected ['x', /y\\d/] in any order, got [\"y1\", \"z\"]: missing 'x'; unexpected 'z'",
+        ),
         ({"$icase": "New  York"}, " new york", None),
         ({"$icase": "New York"}, "newyork", None),
         ({"$eq": 42, "$coerce": True}, "+42", None),
@@ -126,6 +157,29 @@ def test_nested_dicts_and_lists_name_the_failing_path() -> None:
     assert reason(spec, short) == "x.passengers: expected 1 items, got 0: []"
 
 
+def test_unordered_pairs_items_by_a_maximum_matching_not_greedily() -> None:
+    # Greedy pairing would give $any the "a" that only the second item can take.
+    assert reason({"$unordered": [{"$any": True}, "a"]}, ["a", "b"]) is None
+    assert reason({"$unordered": [{"$type": "str"}, "a"]}, ["a", 1]) == (
+        "x: expected [a value of type str, 'a'] in any order, got [\"a\", 1]: "
+        "missing 'a'; unexpected 1"
+    )
+
+
+def test_unordered_items_are_full_matchers_with_the_specs_options() -> None:
+    spec = {"items": {"$unordered": [{"id": 7, "qty": {"$gte": 1}}, {"id": 3}]}}
+    assert reason(spec, {"items": [{"id": 3}, {"id": 7, "qty": 2}]}) is None
+    assert reason(spec, {"items": [{"id": 3, "note": "x"}, {"id": 7, "qty": 2}]}) == (
+        "x.items: expected [{id: 7, qty: a number ≥ 1}, {id: 3}] in any order, got "
+        '[{"id": 3, "note": "x"}, {"id": 7, "qty": 2}]: missing {id: 3}; '
+        'unexpected {"id": 3, "note": "x"}'
+    )
+    lenient = compile_matcher(spec, allow_extra_keys=True)
+    assert lenient.check({"items": [{"id": 3, "note": "x"}, {"id": 7, "qty": 2}]}) is None
+    optional = {"ids": {"$unordered": [1, 2], "$optional": True}}
+    assert reason(optional, {}) is None
+
+
 def test_optional_and_absent_keys() -> None:
     spec = {"unit": {"$one_of": ["units"], "$optional": True}, "debug": {"$absent": True}}
     assert reason(spec, {}) is None
@@ -171,6 +225,14 @@ def test_top_level_arguments_allow_or_forbid_extras() -> None:
             "mixes $-operators ($eq) with plain keys (plain); wrap a literal dict in $eq",
         ),
         ({"$lte": "9"}, "$lte takes a finite number, got '9'"),
+        (
+            {"$unordered": 5},
+            "$unordered takes a list of items (each a value or a matcher), got 5",
+        ),
+        (
+            {"$unordered": {"a": 1}},
+            "$unordered takes a list of items (each a value or a matcher), got {'a': 1}",
+        ),
         ({"$gt": float("-inf")}, "$gt takes a finite number, got -inf"),
         (float("nan"), "NaN never equals anything; use $type: float"),
     ],
@@ -180,6 +242,14 @@ def test_invalid_specs_are_refused_with_the_fix(spec: Any, message: str) -> None
         compile_matcher({"arg": spec})
     assert caught.value.message.startswith(message)
     assert caught.value.where[0] == "arg"
+
+
+def test_a_bad_item_of_unordered_is_refused_at_its_own_path() -> None:
+    with pytest.raises(MatcherSpecError) as caught:
+        compile_matcher({"ids": {"$unordered": [1, {"$regex": "("}]}})
+    assert str(caught.value) == (
+        "ids.$unordered[1]: bad regex '(': missing ), unterminated subpattern at position 0"
+    )
 
 
 def test_eq_takes_a_dict_literally() -> None:

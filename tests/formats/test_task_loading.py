@@ -65,7 +65,7 @@ def test_dates_stay_strings(tmp_path: Path) -> None:
         ),
         (
             "suite: s\ntasks:\n  - id: a\n    expect_tools:\n      - name: f\n        args:\n          x: {$oneof: [1]}\n",
-            "{path}:7: tasks[0].expect_tools[0].args.x: unknown operator $oneof; valid operators are $eq, $any, $absent, $one_of, $regex, $approx, $contains, $subset, $icase, $type, $custom, $gt, $gte, $lt, $lte, $optional, $coerce, $abs, $rel",
+            "{path}:7: tasks[0].expect_tools[0].args.x: unknown operator $oneof; valid operators are $eq, $any, $absent, $one_of, $regex, $approx, $contains, $subset, $unordered, $icase, $type, $custom, $gt, $gte, $lt, $lte, $optional, $coerce, $abs, $rel",
         ),
         (
             "suite: s\ntasks:\n  - id: a\n  - id: b\n  - id: a\n",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judgekit.formats.matchers.base import Matcher, MatcherSpecError
-from judgekit.formats.matchers.containers import Contains, DictOf, ListOf, Subset
+from judgekit.formats.matchers.containers import Contains, DictOf, ListOf, Subset, Unordered
 from judgekit.formats.matchers.custom import custom_matcher
 from judgekit.formats.matchers.rendering import Where
 from judgekit.formats.matchers.strings import CaseInsensitive, Regex
@@ -153,6 +153,14 @@ def _subset(op: _Operator) -> Matcher:
     raise op.error("$subset takes a dict (keys that must be there) or a list")
 
 
+def _unordered(op: _Operator) -> Matcher:
+    if not isinstance(op.value, list):
+        raise op.error(
+            f"$unordered takes a list of items (each a value or a matcher), got {op.value!r}"
+        )
+    return Unordered(op.compile_each(op.value))
+
+
 def _icase(op: _Operator) -> Matcher:
     if not isinstance(op.value, str):
         raise op.error(f"$icase takes a string, got {op.value!r}")
@@ -192,6 +200,7 @@ _COMPILERS: dict[str, Callable[[_Operator], Matcher]] = {
     "$approx": _approx,
     "$contains": _contains,
     "$subset": _subset,
+    "$unordered": _unordered,
     "$icase": _icase,
     "$type": _type,
     "$custom": _custom,

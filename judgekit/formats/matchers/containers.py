@@ -1,4 +1,4 @@
-"""Matchers of dicts and lists: key by key, item by item, containing, and subsets."""
+"""Matchers of dicts and lists: key by key, item by item, containing, subsets, any order."""
 
 from __future__ import annotations
 
@@ -140,3 +140,42 @@ class Subset(Matcher):
             return self.dict_part.describe()
         assert self.list_items is not None
         return "[" + ", ".join(m.describe() for m in self.list_items) + "]"
+
+
+class Unordered(Matcher):
+    """A list holding exactly these items in any order, as a multiset (each item a matcher).
+
+    Items pair by a maximum matching, so a loose item written first (``$any``) never takes
+    the only value a stricter one could use.
+    """
+
+    _SHOWN = 3  # leftovers named in a reason; the rest are counted
+
+    def __init__(self, items: list[Matcher]) -> None:
+        self.items = items
+
+    def check(self, actual: Any) -> Mismatch | None:
+        if not isinstance(actual, list):
+            return Mismatch((), f"expected a list, got {render_value(actual)}")
+        pairs = [[m.check(value) is None for value in actual] for m in self.items]
+        owner = maximum_matching(pairs, len(actual))
+        matched_items = {i for i in owner if i != -1}
+        missing = [m.describe() for i, m in enumerate(self.items) if i not in matched_items]
+        extra = [render_value(value) for value, i in zip(actual, owner, strict=True) if i == -1]
+        if not missing and not extra:
+            return None
+        parts = [
+            f"{label} {self._listed(found)}"
+            for label, found in (("missing", missing), ("unexpected", extra))
+            if found
+        ]
+        return Mismatch(
+            (), f"expected {self.describe()}, got {render_value(actual)}: {'; '.join(parts)}"
+        )
+
+    def _listed(self, shown: list[str]) -> str:
+        more = len(shown) - self._SHOWN
+        return ", ".join(shown[: self._SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+    def describe(self) -> str:
+        return "[" + ", ".join(m.describe() for m in self.items) + "] in any order"
