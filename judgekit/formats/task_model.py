@@ -9,7 +9,7 @@ and their loader are in :mod:`judgekit.formats.task`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -133,6 +133,12 @@ class Task(BaseModel):
         default=False,
         description="Leave calls the tool refused out of expected-call matching (a refused "
         "call changed nothing); forbid_tools and allow_tools still see every attempt.",
+    )
+    idempotent_tools: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list,
+        description="Tools whose exact repeat (same name and arguments) of their last "
+        "successful call leaves the world as it was: Truth sets the repeat aside (Path still "
+        "counts it as a duplicate).",
     )
     # Path
     max_calls: dict[str, Count] | None = None

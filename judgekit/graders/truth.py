@@ -10,11 +10,15 @@ Unordered modes pair expected and actual calls by a maximum bipartite matching, 
 verdict never depends on the order in which expectations are written. When a run fails, the
 calls left over are paired by an optimal assignment (fewest failing arguments) to explain
 what is wrong with each: a missing call, a wrong argument, a missing or unexpected argument.
+
+Before any matching, a call to one of ``idempotent_tools`` that repeats exactly (same name,
+canonical arguments) that tool's last successful call is set aside: it left the world as it
+was, so it is neither an unexpected call nor a second match for one expectation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from judgekit._util.assignment import min_cost_assignment
 from judgekit._util.matching import maximum_matching
@@ -22,6 +26,7 @@ from judgekit.formats.grade import GraderResult
 from judgekit.formats.matchers import DictOf, Mismatch
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, Task
+from judgekit.graders.canonical import call_key
 from judgekit.graders.rendering import call_label, render_call
 
 _MAX_REASONS = 3
@@ -47,10 +52,13 @@ def grade_truth(run: Run, task: Task) -> GraderResult | None:
     expected = task.expect_tools
     matchers = task.call_matchers
     ignored = set(task.ignore_tools)
+    repeats = _idempotent_repeats(calls, task.idempotent_tools)
     positions = [
         i
         for i, call in enumerate(calls)
-        if call.name not in ignored and not (task.ignore_failed_calls and call.error is not None)
+        if call.name not in ignored
+        and not (task.ignore_failed_calls and call.error is not None)
+        and i not in repeats
     ]
     kept = [calls[i] for i in positions]
     labels = [call_label(i) for i in positions]  # reasons number calls as in the whole run
@@ -68,8 +76,43 @@ def grade_truth(run: Run, task: Task) -> GraderResult | None:
     if not expected:
         return GraderResult(passed=True, reason="no tool call, as expected")
     return GraderResult(
-        passed=True, reason=f"all {len(expected)} expected calls matched ({task.order})"
+        passed=True,
+        reason=f"all {len(expected)} expected calls matched ({task.order})"
+        + _set_aside(calls, repeats),
     )
+
+
+def _idempotent_repeats(calls: Sequence[ToolCall], tools: Sequence[str]) -> dict[int, int]:
+    """Each exact repeat of an idempotent tool's last successful call -> that call's index.
+
+    Only the *last* success counts: after ``f(a), f(b)``, ``f(a)`` changes the world back.
+    A refused call changed nothing, so it neither is nor breaks the last success."""
+    idempotent = set(tools)
+    last_success: dict[str, tuple[Hashable, int]] = {}
+    repeats: dict[int, int] = {}
+    for index, call in enumerate(calls):
+        if call.name not in idempotent or call.arguments_error is not None:
+            continue
+        key = call_key(call)
+        last = last_success.get(call.name)
+        if last is not None and last[0] == key:
+            repeats[index] = last[1]
+        elif call.error is None:
+            last_success[call.name] = (key, index)
+    return repeats
+
+
+def _set_aside(calls: Sequence[ToolCall], repeats: dict[int, int]) -> str:
+    """What a passing reason adds about idempotent repeats, so a pass never hides them."""
+    if not repeats:
+        return ""
+    told = [
+        f"{call_label(i)} {calls[i].name} (repeats {call_label(first)})"
+        for i, first in list(repeats.items())[:_MAX_REASONS]
+    ]
+    if len(repeats) > _MAX_REASONS:
+        told.append(f"and {len(repeats) - _MAX_REASONS} more")
+    return f"; set aside as idempotent repeats: {', '.join(told)}"
 
 
 def _forbidden_or_disallowed(calls: Sequence[ToolCall], task: Task) -> str | None:
