@@ -5,18 +5,20 @@ acceptable values, ``""`` marking an optional argument) and a model's output. Th
 what BFCL's AST checker accepts, in judgekit's matcher language:
 
 - every argument becomes ``{$one_of: [...]}``; ``""`` becomes ``$optional: true`` unless the
-  function doc lists the argument as required (BFCL checks required arguments first, and
-  then a ``""`` is only an acceptable value of a string argument);
+  function doc lists the argument as required (BFCL checks required arguments first); an
+  explicit ``""`` stays acceptable where BFCL's type check lets a string through (a
+  ``string``/``any`` argument, or one whose answers are strings), required or not;
 - no argument outside the possible answer (``extra_args: forbid``);
 - simple and multiple categories expect exactly one call (``strict``), parallel ones the same
   calls in any order (``unordered``), irrelevance ones no call at all;
-- strings the doc types as ``string``/``any`` compare with ``$icase`` (ignoring case and
-  white space, as BFCL does); BFCL also drops ``,./-_*^``, which judgekit cannot say
-  (left as disagreements, see examples/bfcl/README.md);
+- strings the doc types as ``string``/``any`` (and strings in lists and dicts) compare as
+  BFCL compares them, ignoring case, spaces and ``,./-_*^``: a ``$regex``
+  (:mod:`judgekit.importers.bfcl_strings`);
 - ``integer`` arguments get ``$type: int`` (BFCL refuses 5.0 for an integer, accepts 5 for a
   float);
 - Java and JavaScript arguments are source-code strings that BFCL converts by the doc type:
-  they get ``$type: str``, and ``$coerce: true`` for numbers and booleans ("5" equals 5).
+  they get ``$type: str``, and each typed value the spellings BFCL's converter reads as it
+  (``true`` only, ``42L`` for a Java long; :mod:`judgekit.importers.bfcl_source`).
   Collection literals (``new ArrayList<>(...)``, ``{a: 1}``) have no judgekit equivalent.
 
 The run holds the model's calls; arguments that are not a JSON object are kept and flagged
@@ -35,6 +37,8 @@ from judgekit._util.jsonl import iter_json_lines, parse_json
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, OrderMode, Task
+from judgekit.importers.bfcl_source import SCALAR_SOURCE_TYPES, source_value_spec
+from judgekit.importers.bfcl_strings import bfcl_text_spec
 
 __all__ = ["NOTHING_ACCEPTABLE", "bfcl_run", "bfcl_task", "language_of", "load_bfcl"]
 
@@ -52,18 +56,6 @@ NOTHING_ACCEPTABLE: dict[str, Any] = {"$regex": "(?!)"}
 _TEXT_TYPES = {"string", "any", "String", "char"}
 _LIST_TYPES = {"array", "tuple", "Array", "ArrayList"}
 _DICT_TYPES = {"dict", "HashMap"}
-# Java / JavaScript doc types whose source text converts to a number or a boolean.
-_SCALAR_SOURCE_TYPES = {
-    "byte",
-    "short",
-    "integer",
-    "long",
-    "float",
-    "double",
-    "boolean",
-    "Boolean",
-    "Bigint",
-}
 
 
 def language_of(category: str) -> Language:
@@ -149,16 +141,17 @@ def _argument_spec(
     marked_optional = OPTIONAL_MARK in values
     acceptable = [v for v in values if v != OPTIONAL_MARK]
     doc_type = str((schema or {}).get("type", ""))
-    if marked_optional and required and doc_type in _TEXT_TYPES:
-        # BFCL first checks that a required argument is given; "" is then a string like any other.
+    if marked_optional and _takes_a_string(acceptable, doc_type):
+        # The mark is also a value: BFCL compares a given "" with the answers, "" among them.
         acceptable.append(OPTIONAL_MARK)
+    # BFCL checks that a required argument is given before it reads any "" mark.
     optional = marked_optional and not required
     if schema is None and optional:
         # The doc lacks the argument: BFCL refuses it when given, and allows it to be left out.
         return {"$absent": True}
     if not acceptable:
         return {"$absent": True} if optional else dict(NOTHING_ACCEPTABLE)
-    spec: dict[str, Any] = {"$one_of": [_value_spec(v, schema) for v in acceptable]}
+    spec: dict[str, Any] = {"$one_of": [_value_spec(v, schema, language) for v in acceptable]}
     spec.update(_type_modifiers(acceptable, doc_type, language))
     if optional:
         spec["$optional"] = True
@@ -169,10 +162,7 @@ def _type_modifiers(values: list[Any], doc_type: str, language: Language) -> dic
     """What BFCL checks beyond the value itself, from the doc type."""
     if language != "python":
         # The model writes source code: BFCL refuses anything but a string, then converts it.
-        modifiers: dict[str, Any] = {"$type": "str"}
-        if doc_type in _SCALAR_SOURCE_TYPES:
-            modifiers["$coerce"] = True
-        return modifiers
+        return {"$type": "str"}
     if doc_type == "integer" and all(_is_int(v) for v in values):
         return {"$type": "int"}
     return {}
@@ -182,11 +172,19 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _value_spec(value: Any, schema: dict[str, Any] | None) -> Spec:
+def _takes_a_string(acceptable: list[Any], doc_type: str) -> bool:
+    """Whether BFCL's type check lets a string through: the doc types it as text, or the
+    first answer is a string (BFCL then reads the value as a variable name)."""
+    return doc_type in _TEXT_TYPES or bool(acceptable and isinstance(acceptable[0], str))
+
+
+def _value_spec(value: Any, schema: dict[str, Any] | None, language: Language) -> Spec:
     """One acceptable value, compared the way BFCL compares it for the doc type."""
     doc_type = str((schema or {}).get("type", ""))
+    if language != "python" and doc_type in SCALAR_SOURCE_TYPES:
+        return source_value_spec(value, doc_type, language)
     if isinstance(value, str) and doc_type in _TEXT_TYPES:
-        return {"$icase": value}
+        return bfcl_text_spec(value)
     if isinstance(value, dict) and doc_type in _DICT_TYPES:
         return _dict_option_spec(value)
     if isinstance(value, list) and doc_type in _LIST_TYPES:
@@ -199,7 +197,7 @@ def _list_option_spec(items: list[Any], schema: dict[str, Any]) -> Spec:
     item_type = str((schema.get("items") or {}).get("type", ""))
     if item_type == "dict":
         return [_dict_option_spec(i) if isinstance(i, dict) else _literal(i) for i in items]
-    return [{"$icase": i} if isinstance(i, str) else _literal(i) for i in items]
+    return [bfcl_text_spec(i) if isinstance(i, str) else _literal(i) for i in items]
 
 
 def _dict_option_spec(option: dict[str, Any]) -> Spec:
@@ -214,8 +212,10 @@ def _dict_key_spec(values: Any) -> Spec:
     optional = len(kept) != len(options)
     if not kept:
         return {"$absent": True} if optional else dict(NOTHING_ACCEPTABLE)
+    if optional:
+        kept.append(OPTIONAL_MARK)  # BFCL compares a given "" with the values, "" among them
     spec: dict[str, Any] = {
-        "$one_of": [{"$icase": v} if isinstance(v, str) else _literal(v) for v in kept]
+        "$one_of": [bfcl_text_spec(v) if isinstance(v, str) else _literal(v) for v in kept]
     }
     if optional:
         spec["$optional"] = True
