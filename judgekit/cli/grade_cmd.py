@@ -52,6 +52,10 @@ def grade_command(
     --out, then records the runs and grades in the store (--no-store: not). Exit 2 on bad
     input, with nothing written.
 
+    The suite's headline is the pass@1 of all runs pooled, then pass@k and pass^k as the
+    mean over tasks of each task's estimator (τ-bench's convention); a task with fewer than
+    k runs is left out of that mean and named, and with none left both are undefined.
+
     A suite that names code is code, like a conftest.py: grading imports the modules its
     $custom matchers name and runs them. Grade only suites you trust.
 

@@ -91,6 +91,10 @@ def run_command(
     --resume completes it. A crash, a timeout or a cap fails that trial, never the run.
     At the end, the runs and grades are recorded in the store (--no-store: not).
 
+    The suite's headline is the pass@1 of all runs pooled, then pass@k and pass^k as the
+    mean over tasks of each task's estimator (τ-bench's convention); a task with fewer than
+    k runs is left out of that mean and named, and with none left both are undefined.
+
     A suite that names code is code, like a conftest.py: run imports its tools: module and
     the modules its $custom matchers name, and runs them. Run only suites you trust.
 

@@ -111,6 +111,29 @@ class TaskSummary:
         }
 
 
+def mean_over_tasks(tasks: Iterable[TaskSummary], k: int) -> dict[str, Any]:
+    """The suite's pass@k and pass^k as τ-bench and the pass@k papers report them: the
+    unweighted mean over tasks of each task's unbiased estimator (its own n and c).
+
+    A task with fewer than k runs has no estimator at k; it is left out of both means and
+    named in ``left_out`` (a 0 there would drag the mean down, a 1 push it up). With no task
+    left, both means are None: undefined, never 0.
+    """
+    ordered = sorted(tasks, key=lambda s: s.task_id)
+    counted = [task for task in ordered if task.runs >= k]
+    return {
+        "k": k,
+        "tasks": len(counted),
+        "left_out": [task.task_id for task in ordered if task.runs < k],
+        "pass_at_k": _mean([pass_at_k(t.runs, t.passed, k) for t in counted]),
+        "pass_hat_k": _mean([pass_hat_k(t.runs, t.passed, k) for t in counted]),
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
 class GradeSummary:
     """Tallies per task. ``keep_failures`` bounds the failing reasons kept per task."""
 
@@ -169,6 +192,7 @@ class GradeSummary:
             "pass_at_1": headline["pass_at_1"],
             "pass_at_1_ci": headline["pass_at_1_ci"],
             "k": chosen,
+            "mean_over_tasks": mean_over_tasks(self.tasks.values(), chosen),
             "tasks": [
                 s.as_dict(k=chosen) for s in sorted(self.tasks.values(), key=lambda s: s.task_id)
             ],

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from judgekit._util.number_format import (
     DASH,
+    UNDEFINED,
     cost,
     interval,
     mean_count,
@@ -16,7 +19,16 @@ from judgekit._util.number_format import (
     whole,
 )
 from judgekit._util.terminal_text import visible_markup, visible_text
-from judgekit.graders.summary import GraderTally, GradeSummary, TaskSummary, reliability
+from judgekit.graders.summary import (
+    GraderTally,
+    GradeSummary,
+    TaskSummary,
+    mean_over_tasks,
+    reliability,
+)
+
+# The tasks left out of the suite's mean are named up to this many; the JSON lists them all.
+MAX_NAMED_LEFT_OUT = 10
 
 
 def _fraction(tally: GraderTally) -> str:
@@ -46,7 +58,7 @@ def print_grade_table(
     tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
     for table in _task_tables(tasks, chosen):
         console.print(table)
-    _print_suite_lines(summary, console, task_count=len(tasks))
+    _print_suite_lines(summary, console, tasks=tasks, k=chosen)
     if show_reasons:
         _print_failures(tasks, console)
 
@@ -92,14 +104,20 @@ def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, T
     return rates, graders, spend
 
 
-def _print_suite_lines(summary: GradeSummary, console: Console, *, task_count: int) -> None:
-    """The suite's headline, the legend of the tables, and the failing tasks."""
+def _print_suite_lines(
+    summary: GradeSummary, console: Console, *, tasks: list[TaskSummary], k: int
+) -> None:
+    """The suite's headline (pooled pass@1, then pass@k and pass^k as means over tasks),
+    the legend of the tables, and the failing tasks."""
     headline = reliability(summary.runs, summary.passed, 1)
     ci = headline["pass_at_1_ci"]
     console.print(
         f"suite: {summary.passed}/{summary.runs} runs passed, pass@1 "
         f"{rate(headline['pass_at_1'])} (95% CI {DASH if ci is None else interval(*ci)})",
         highlight=False,
+    )
+    console.print(
+        suite_mean_line(mean_over_tasks(tasks, k)), highlight=False, soft_wrap=True, emoji=False
     )
     console.print(
         "claims: failed runs whose answer claims success; errors: tool calls refused; "
@@ -109,12 +127,33 @@ def _print_suite_lines(summary: GradeSummary, console: Console, *, task_count: i
     )
     failing = sorted(summary.failing_tasks())
     console.print(
-        f"failing tasks ({len(failing)} of {task_count}): "
+        f"failing tasks ({len(failing)} of {len(tasks)}): "
         f"{visible_markup(', '.join(failing)) or 'none'}",
         highlight=False,
         soft_wrap=True,
         emoji=False,
     )
+
+
+def suite_mean_line(mean: dict[str, Any]) -> str:
+    """The suite's pass@k and pass^k as means over tasks (:func:`mean_over_tasks`), saying
+    which tasks have too few runs to count, or why both are undefined (markup-safe)."""
+    k, counted, left_out = mean["k"], mean["tasks"], mean["left_out"]
+    if counted == 0:
+        why = f"every task has fewer than {k} runs" if left_out else "no tasks"
+        return f"suite, mean over tasks: pass@{k} and pass^{k} {UNDEFINED} ({why})"
+    total = counted + len(left_out)
+    over = f"{counted} of {total} tasks" if left_out else f"{counted} task{'s' * (counted > 1)}"
+    line = (
+        f"suite, mean over {over}: pass@{k} {rate(mean['pass_at_k'])}, "
+        f"pass^{k} {rate(mean['pass_hat_k'])}"
+    )
+    if left_out:
+        named = ", ".join(left_out[:MAX_NAMED_LEFT_OUT])
+        more = len(left_out) - MAX_NAMED_LEFT_OUT
+        line += f"; left out, fewer than {k} runs: {visible_markup(named)}"
+        line += f" and {more} more" if more > 0 else ""
+    return line
 
 
 def _print_failures(tasks: list[TaskSummary], console: Console) -> None:

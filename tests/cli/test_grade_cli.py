@@ -32,6 +32,10 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
     assert code == 0
     assert "Reliability per task" in out
     assert "suite: 5/18 runs passed, pass@1 0.28 (95% CI 0.12–0.51)" in out
+    # --k defaults to the fewest runs of any task (3), so every task counts in the mean:
+    # (n, c) = (4, 1), (5, 2), (6, 1), (3, 1); pass@3 = 1 − C(n−c, 3)/C(n, 3) = 0.75, 0.9,
+    # 0.5, 1 → 0.7875; no task passed 3 times, so pass^3 = 0.
+    assert "suite, mean over 4 tasks: pass@3 0.79, pass^3 0.00" in out.splitlines()
     assert (
         "failing tasks (4 of 4): cancel_shipped, refund_and_notify, refund_full, refuse_overrefund"
         in out
@@ -84,6 +88,38 @@ def test_grade_json_report(tmp_path: Path) -> None:
         "weather-gate-book",
         "weather-only",
     ]
+
+
+def test_grade_k_beyond_some_tasks_runs_leaves_them_out_of_the_suite_mean(
+    tmp_path: Path,
+) -> None:
+    # travel's (runs, passed): ambiguous-needs-search (2, 1), no-book-when-raining (2, 1),
+    # search-before-book (4, 1), weather-gate-book (6, 2), weather-only (3, 1). At k = 3 the
+    # two 2-run tasks have no estimator; pass@3 = 1 − C(n−c, 3)/C(n, 3) over the other three:
+    # (1 − 1/4 + 1 − 4/20 + 1) / 3 = 0.85; pass^3 = 0 (no task has 3 passes).
+    code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", tmp_path, "--k", "3")
+    assert code == 0
+    assert (
+        "suite, mean over 3 of 5 tasks: pass@3 0.85, pass^3 0.00; left out, fewer than 3 runs: "
+        "ambiguous-needs-search, no-book-when-raining"
+    ) in out.splitlines()
+    code, out, _ = invoke(
+        "grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", tmp_path, "--k", "3", "--json"
+    )
+    assert code == 0
+    assert json.loads(out)["mean_over_tasks"] == {
+        "k": 3,
+        "tasks": 3,
+        "left_out": ["ambiguous-needs-search", "no-book-when-raining"],
+        "pass_at_k": pytest.approx(0.85, abs=1e-15),
+        "pass_hat_k": 0.0,
+    }
+    code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", tmp_path, "--k", "7")
+    assert code == 0
+    assert (
+        "suite, mean over tasks: pass@7 and pass^7 undefined (every task has fewer than 7 runs)"
+        in out.splitlines()
+    )
 
 
 def test_unknown_task_is_an_error_unless_skipped(tmp_path: Path) -> None:

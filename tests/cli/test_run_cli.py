@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from math import comb
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from examples.shop import agent as shop_agent
@@ -54,6 +56,16 @@ def test_run_json_and_baseline(tmp_path: Path) -> None:
     assert refund["runs"] == 30
     assert refund["pass_at_1"] == refund["passed"] / 30
     assert refund["turns"]["mean"] is not None and refund["cost_usd"]["worst"] == 0.0016
+    # The suite's pass@5 and pass^5: the mean over the 4 tasks of each one's estimator.
+    passed = [t["passed"] for t in report["tasks"]]
+    assert passed == [21, 23, 21, 17]
+    assert report["mean_over_tasks"] == {
+        "k": 5,
+        "tasks": 4,
+        "left_out": [],
+        "pass_at_k": pytest.approx(sum(1 - comb(30 - c, 5) / comb(30, 5) for c in passed) / 4),
+        "pass_hat_k": pytest.approx(sum(comb(c, 5) / comb(30, 5) for c in passed) / 4),
+    }
     assert baseline.read_text() == (out / "results.jsonl").read_text()
     assert len((out / "runs.jsonl").read_text().splitlines()) == 120
 
