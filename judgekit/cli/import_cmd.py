@@ -105,3 +105,55 @@ def import_anthropic_command(file: Path, output: Path | None, task_id: str | Non
     run_ids = UniqueRunIds()
     _write(import_anthropic(file, task_id=task_id, run_ids=run_ids), output, file)
     _say_renamed(file, run_ids)
+
+
+@import_group.command("bfcl")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--answers",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="BFCL's possible-answer file for FILE's category ({id, ground_truth} lines).",
+)
+@click.option(
+    "--entries",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="BFCL's question file for FILE's category ({id, question, function} lines).",
+)
+@_output_option
+@click.option(
+    "--suite-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
+)
+def import_bfcl_command(
+    file: Path, answers: Path | None, entries: Path | None, output: Path | None, suite_out: Path
+) -> None:
+    """Import a BFCL result file (FILE) as runs, and its entries as a suite of tasks.
+
+    Each task says what BFCL's AST checker accepts: each argument's possible answers,
+    strings compared as BFCL standardises them, Java/JavaScript values as the source text its
+    converters read (booleans only true/false, a long with L); the run holds the model's
+    calls, its `result` read as BFCL's JSON form ([{name: "<JSON arguments>"}]), output in
+    any other form kept as text. Lines that already carry possible_answer and function
+    need neither --answers nor --entries. The category is read from each id.
+
+    \b
+    Example:
+      judgekit import bfcl BFCL_v4_simple_python_result.json \\
+        --answers possible_answer/BFCL_v4_simple_python.json \\
+        --entries BFCL_v4_simple_python.json -o runs.jsonl --suite-out tasks.yaml
+      judgekit grade runs.jsonl --tasks tasks.yaml --out results
+    """
+    from judgekit.formats.task import Task
+    from judgekit.importers.bfcl_files import (
+        bfcl_tasks_and_runs,
+        join_bfcl_files,
+        write_bfcl_suite,
+    )
+
+    tasks: list[Task] = []
+    joined = join_bfcl_files(file, answers=answers, questions=entries)
+    _write(bfcl_tasks_and_runs(joined, tasks), output, file)
+    write_bfcl_suite(tasks, suite_out, name=file.stem)
+    click.echo(f"wrote {len(tasks)} tasks to {suite_out}", err=True)
