@@ -62,6 +62,11 @@ class Run(BaseModel):
     input: str | None = None
     tool_calls: list[ToolCall]
     final_answer: str | None = None
+    messages_to_user: list[str] = Field(
+        default_factory=list,
+        description="Every text the agent sent the user, in order, as sent (the last is "
+        "usually final_answer); read by expect_answer.",
+    )
     turns: Count | None = None
     usage: Usage | None = None
     cost_usd: NonNegativeFloat | None = None

@@ -152,6 +152,7 @@ class RunDraft:
         self.tool_calls: list[ToolCall] = []
         self.input: str | None = None
         self.final_answer: str | None = None
+        self.messages_to_user: list[str] = []
         self.turns = 0
         self._usage: dict[str, int] | None = None
         self._unanswered: dict[PairingKey, deque[ToolCall]] = {}
@@ -168,6 +169,7 @@ class RunDraft:
         self.turns += 1
         if has_text(text):
             self.final_answer = text
+            self.messages_to_user.append(text)  # as sent: expect_answer reads every one
 
     def add_call(self, call: ToolCall, key: PairingKey | None) -> None:
         """Record a call; ``key`` (None when the call has no id) lets a result find it."""
@@ -205,6 +207,7 @@ class RunDraft:
             "task_id": _identifier(given.get("task_id")) or default_task_id or stem,
             "tool_calls": self.tool_calls,
             "final_answer": self.final_answer,
+            "messages_to_user": self.messages_to_user,
             "turns": self.turns,
             "usage": Usage.model_validate(self._usage) if self._usage is not None else None,
             "metadata": metadata,

@@ -101,6 +101,10 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
         "trial": 0,
         "input": "Book flight AA123 for Friday, but only if it isn't raining in Denver.",
         "final_answer": "Booked AA123 for Friday.\nBooking B7.",
+        "messages_to_user": [
+            "Let me check the weather and the flight.",
+            "Booked AA123 for Friday.\nBooking B7.",
+        ],
         "turns": 4,
         "usage": {"input_tokens": 2100, "output_tokens": 95, "cache_read_input_tokens": 400},
         "cost_usd": 0.0123,
@@ -154,6 +158,7 @@ def test_input_skips_tool_results_and_a_system_message(tmp_path: Path) -> None:
     run = _only_run(_write_json(tmp_path / "photo.json", conversation))
 
     assert (run.input, run.final_answer, run.turns) == ("What is this?", None, 1)
+    assert run.messages_to_user == []  # white space alone tells the user nothing
     assert run.metadata == {"unmatched_tool_results": 1}
     assert run.usage is None
 

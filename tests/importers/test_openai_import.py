@@ -91,6 +91,8 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
         "trial": 2,
         "input": "Order A100 arrived broken. Refund it in full.",
         "final_answer": "Refund of $40 issued for A100.",
+        # The text beside a tool call counts: the user saw it.
+        "messages_to_user": ["Refunding the full amount now.", "Refund of $40 issued for A100."],
         "turns": 4,
         "usage": {"input_tokens": 420, "output_tokens": 52, "total_tokens": 150},
         "cost_usd": None,
@@ -168,6 +170,7 @@ def test_a_call_left_unanswered_keeps_no_result(tmp_path: Path) -> None:
 
     assert run.tool_calls == [ToolCall(name="look", id="c1")]
     assert run.final_answer == "Checking."
+    assert run.messages_to_user == ["Checking."]
     assert run.turns == 1
 
 

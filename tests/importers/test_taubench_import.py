@@ -84,6 +84,19 @@ def test_turns_input_and_final_answer(runs: list[Run], compact: list[dict[str, A
     assert all(run.usage is None for run in runs)
 
 
+def test_messages_to_user_are_every_assistant_text_as_sent(runs: list[Run]) -> None:
+    import gzip
+
+    raw = shared_data_path("taubench", "raw", "gpt-4o-airline.json.gz")
+    with gzip.open(raw, "rt", encoding="utf-8") as fh:
+        records = json.load(fh)
+    for run, record in zip(runs, records, strict=True):
+        sent = [m["content"] for m in record["traj"] if m["role"] == "assistant" and m["content"]]
+        assert run.messages_to_user == sent, run.run_id
+        assert run.final_answer == sent[-1]
+    assert sum(len(run.messages_to_user) for run in runs) == 1380
+
+
 def test_totals(runs: list[Run]) -> None:
     calls = [call for run in runs for call in run.tool_calls]
     errors = Counter(call.name for call in calls if call.error is not None)
