@@ -27,7 +27,8 @@ class GraderResult(BaseModel):
 
 
 class Grade(BaseModel):
-    """Truth, Path and State on one run. A grader the task does not configure is ``None``.
+    """Truth, Path, State and Answer on one run. A grader the task does not configure is
+    ``None`` (results files written before Answer existed load with ``answer`` None).
 
     ``passed`` is true only when every configured grader passed, the run completed and it
     broke no rule (``violations``).
@@ -42,6 +43,7 @@ class Grade(BaseModel):
     truth: GraderResult | None = None
     path: GraderResult | None = None
     state: GraderResult | None = None
+    answer: GraderResult | None = None
     claimed_success: bool | None = None
     violations: list[str] = Field(default_factory=list)
     turns: Count | None = None
@@ -52,8 +54,9 @@ class Grade(BaseModel):
 
     @property
     def first_failure(self) -> str | None:
-        """The first failing reason: Truth, Path, State, a violation, then how the run ended."""
-        for name in ("truth", "path", "state"):
+        """The first failing reason: Truth, Path, State, Answer, a violation, then how the
+        run ended."""
+        for name in ("truth", "path", "state", "answer"):
             result: GraderResult | None = getattr(self, name)
             if result is not None and not result.passed:
                 return f"{name}: {result.reason}"

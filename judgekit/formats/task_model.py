@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from judgekit._util.yamlfile import Location
+from judgekit.formats.answer_spec import AnswerItem, AnswerNormalisation, compile_answer_items
 from judgekit.formats.matchers import DictOf, Matcher, MatcherSpecError, compile_matcher
 from judgekit.formats.numbers import Count
 
@@ -94,7 +95,8 @@ class Task(BaseModel):
     A grader is configured by its fields: Truth by ``expect_tools``, ``forbid_tools`` or
     ``allow_tools``; Path by any of ``max_calls``, ``step_budget``, ``max_turns``,
     ``duplicates``, ``loops``, ``max_tool_error_rate``; State by ``expect_state`` or
-    ``only_changes``. A grader left unconfigured is not run (its grade is null).
+    ``only_changes``; Answer by ``expect_answer``. A grader left unconfigured is not run
+    (its grade is null).
 
     Tasks for a subprocess agent (``judgekit.trials.subprocess_agent``) may also say where
     the agent works and how its work is checked:
@@ -151,6 +153,18 @@ class Task(BaseModel):
     expect_state: dict[str, Any] | None = None
     only_changes: list[str] | None = None
     initial_state: dict[str, Any] | None = None
+    # Answer
+    expect_answer: list[Any] | None = Field(
+        default=None,
+        description="What the agent must have told the user: each item a string or number "
+        "found in the final answer or any message to the user, or a $-matcher on such a text.",
+    )
+    answer_normalise: list[AnswerNormalisation] = Field(
+        default_factory=list,
+        description="Rewrites applied to the texts and plain items before expect_answer "
+        "searches: lowercase, remove_commas, collapse_spaces ([lowercase, remove_commas] is "
+        "τ-bench's rule).",
+    )
     # Judges
     reference: str | None = None
     rubrics: list[str] = Field(default_factory=list)
@@ -188,6 +202,7 @@ class Task(BaseModel):
     _call_matchers: list[DictOf] = PrivateAttr()
     _state_matchers: list[tuple[StatePath, Matcher]] = PrivateAttr()
     _allowed_changes: list[StatePath] = PrivateAttr()
+    _answer_items: list[AnswerItem] = PrivateAttr()
     _suite: str | None = PrivateAttr(default=None)
     _base_dir: Path | None = PrivateAttr(default=None)
 
@@ -218,6 +233,11 @@ class Task(BaseModel):
             parse_state_path(p, where=("only_changes", i))
             for i, p in enumerate(self.only_changes or [])
         ]
+        self._answer_items = (
+            []
+            if self.expect_answer is None
+            else compile_answer_items(self.expect_answer, self.answer_normalise, resolve_code=code)
+        )
         ignored = set(self.ignore_tools)
         for index, call in enumerate(self.expect_tools or []):
             if call.name in ignored:
@@ -279,6 +299,11 @@ class Task(BaseModel):
         return self.__pydantic_private__["_allowed_changes"]  # type: ignore[index,no-any-return]
 
     @property
+    def answer_items(self) -> list[AnswerItem]:
+        """The compiled items of ``expect_answer``, in order (empty when it is not set)."""
+        return self.__pydantic_private__["_answer_items"]  # type: ignore[index,no-any-return]
+
+    @property
     def suite(self) -> str | None:
         return self._suite
 
@@ -305,6 +330,10 @@ class Task(BaseModel):
     @property
     def has_state(self) -> bool:
         return self.expect_state is not None or self.only_changes is not None
+
+    @property
+    def has_answer(self) -> bool:
+        return self.expect_answer is not None
 
 
 def parse_state_path(dotted: str, *, where: Location) -> StatePath:

@@ -1,4 +1,4 @@
-"""Grade runs: Truth, Path and State together, one run at a time or a whole file streamed."""
+"""Grade runs: Truth, Path, State and Answer together, one run at a time or a whole file streamed."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import Task, TaskSet
+from judgekit.graders.answer import grade_answer
 from judgekit.graders.claims import claims_success
 from judgekit.graders.path import grade_path
 from judgekit.graders.state import grade_state
@@ -23,10 +24,11 @@ def grade_run(run: Run, task: Task) -> Grade:
     truth = grade_truth(run, task)
     path = grade_path(run, task)
     state = grade_state(run, task)
+    answer = grade_answer(run, task)
     passed = (
         run.completed
         and not run.violations
-        and all(r.passed for r in (truth, path, state) if r is not None)
+        and all(r.passed for r in (truth, path, state, answer) if r is not None)
     )
     return Grade(
         run_id=run.run_id,
@@ -36,6 +38,7 @@ def grade_run(run: Run, task: Task) -> Grade:
         truth=truth,
         path=path,
         state=state,
+        answer=answer,
         claimed_success=claims_success(run.final_answer),
         violations=run.violations,
         turns=run.turns,

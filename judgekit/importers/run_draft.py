@@ -167,7 +167,7 @@ class RunDraft:
 
     def add_assistant_message(self, text: str | None) -> None:
         self.turns += 1
-        if has_text(text):
+        if text is not None and has_text(text):
             self.final_answer = text
             self.messages_to_user.append(text)  # as sent: expect_answer reads every one
 
