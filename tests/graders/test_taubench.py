@@ -45,6 +45,9 @@ def _suite(records: list[dict[str, Any]]) -> dict[str, Any]:
             "ignore_tools": sorted({c["name"] for r in records for c in r["tool_calls"]} - writes),
             "ignore_failed_calls": True,
         }
+        if record["gt_outputs"]:  # τ-bench's own rule for what the agent must tell the user
+            tasks[record["task_id"]]["expect_answer"] = record["gt_outputs"]
+            tasks[record["task_id"]]["answer_normalise"] = ["lowercase", "remove_commas"]
     return {"suite": "taubench-airline", "tasks": [tasks[k] for k in sorted(tasks)]}
 
 
@@ -66,15 +69,24 @@ def test_truth_agrees_with_the_taubench_reward(tmp_path: Path) -> None:
 
     confusion: Counter[tuple[bool, bool]] = Counter()
     kinds: Counter[str] = Counter()
+    answers: Counter[tuple[bool, float | None]] = Counter()
     for grade in grades:
         record = by_key[(grade["task_id"], grade["trial"])]
         rewarded = record["reward"] == 1.0
-        confusion[(grade["truth"]["passed"], rewarded)] += 1
-        if grade["truth"]["passed"] != rewarded:
+        answer = grade["answer"]
+        passed = grade["truth"]["passed"] and (answer is None or answer["passed"])
+        confusion[(passed, rewarded)] += 1
+        if answer is not None:
+            answers[(answer["passed"], record["r_outputs"])] += 1
+        if passed != rewarded:
             kinds[_why(record, raw_records[(grade["task_id"], grade["trial"])])] += 1
 
-    assert confusion == {(True, True): 84, (False, False): 112, (True, False): 4}
-    assert kinds == {OUTPUTS: 2, NOT_EVALUATED: 2}
+    # Truth alone passed 4 runs τ-bench failed, 2 for a value missing from the answer: the
+    # answer check (expect_answer from gt_outputs) now fails those 2 as τ-bench does.
+    assert confusion == {(True, True): 84, (False, False): 114, (True, False): 2}
+    assert kinds == {NOT_EVALUATED: 2}
+    # On every run τ-bench evaluated, Answer agrees with its r_outputs.
+    assert answers == {(False, 0.0): 10, (True, 1.0): 3, (False, None): 2, (True, None): 1}
 
 
 def _open_gz(path: Path) -> Any:
