@@ -11,7 +11,9 @@ from typing import Any
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.stats.proportions import pass_at_k, pass_hat_k, wilson_interval
 
-GRADERS = ("truth", "path", "state")
+GRADERS = ("truth", "path", "state", "answer")
+# Answer is new and set by few suites: reports show it only where some run was graded on it.
+OPTIONAL_GRADERS = frozenset({"answer"})
 
 
 @dataclass
@@ -98,7 +100,11 @@ class TaskSummary:
             "runs": self.runs,
             "passed": self.passed,
             **reliability(self.runs, self.passed, k),
-            **{name: tally.as_dict() for name, tally in self.graders.items()},
+            **{
+                name: tally.as_dict()
+                for name, tally in self.graders.items()
+                if tally.graded or name not in OPTIONAL_GRADERS
+            },
             "claimed_success_but_failed": self.claimed_but_failed,
             "violations": self.violations,
             "turns": self.turns.as_dict(),

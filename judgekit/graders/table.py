@@ -64,11 +64,17 @@ def print_grade_table(
 
 
 def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, Table]:
-    """The three tables, one row per task: reliability, what failed, cost per run."""
+    """The three tables, one row per task: reliability, what failed, cost per run. The
+    Answer column appears only when some run was graded on it."""
     rates = _table(
         "Reliability per task", ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"]
     )
-    graders = _table("What failed", ["Truth", "Path", "State", "claims", "errors", "stopped"])
+    shown = ["truth", "path", "state"]
+    if any(task.graders["answer"].graded for task in tasks):
+        shown.append("answer")
+    graders = _table(
+        "What failed", [name.capitalize() for name in shown] + ["claims", "errors", "stopped"]
+    )
     spend = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
     for task in tasks:
         name = visible_text(task.task_id, one_line=True)
@@ -89,7 +95,7 @@ def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, T
         )
         graders.add_row(
             name,
-            *(_fraction(task.graders[grader]) for grader in ("truth", "path", "state")),
+            *(_fraction(task.graders[grader]) for grader in shown),
             str(task.claimed_but_failed),
             percent(task.tool_error_rate, decimals=0),
             visible_text(early or "0", one_line=True),

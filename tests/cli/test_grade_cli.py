@@ -54,6 +54,8 @@ def test_grade_writes_results_and_prints_the_table(tmp_path: Path) -> None:
         "path_reason": "2 calls, 0 tool errors, no duplicates or loops, within budget 4",
         "state_passed": "true",
         "state_reason": "1 state check passed; no change outside [orders.A100.refunded]",
+        "answer_passed": "",  # not configured: the shop suite sets no expect_answer
+        "answer_reason": "",
         "claimed_success": "true",
         "violations": "",
         "turns": "3",

@@ -160,3 +160,61 @@ def test_a_suite_default_normalisation_reaches_every_task(tmp_path: Path) -> Non
     assert (a.has_answer, b.has_answer) == (True, False)
     result = grade_answer(_run("TOTAL 1,042.50"), a)
     assert result is not None and result.passed
+
+
+def _grade_files(tmp_path: Path, suite: str) -> tuple[str, list[dict[str, str]], dict[str, Any]]:
+    import csv
+    import io
+    import json
+
+    from rich.console import Console
+
+    from judgekit.graders.grade_file import grade_file
+    from judgekit.graders.table import print_grade_table
+
+    (tmp_path / "suite.yaml").write_text(suite, encoding="utf-8")
+    runs = [
+        {"run_id": "r1", "task_id": "a", "tool_calls": [], "messages_to_user": ["Total 1,042.50"]},
+        {"run_id": "r2", "task_id": "a", "tool_calls": [], "final_answer": "Done."},
+        {"run_id": "r3", "task_id": "b", "tool_calls": []},
+    ]
+    runs_file = tmp_path / "runs.jsonl"
+    runs_file.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    summary = grade_file(runs_file, tmp_path / "suite.yaml", out_dir=tmp_path)
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    print_grade_table(summary, console, show_reasons=False)
+    rows = list(csv.DictReader((tmp_path / "results.csv").open(encoding="utf-8")))
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return out, rows, summary.as_dict()
+
+
+def test_results_and_the_table_carry_an_answer_column(tmp_path: Path) -> None:
+    suite = "suite: s\ntasks:\n  - id: a\n    expect_answer: ['1,042.50']\n  - id: b\n"
+    out, rows, report = _grade_files(tmp_path, suite)
+    assert [(r["answer_passed"], r["answer_reason"]) for r in rows] == [
+        ("true", "found all 1 expected values in what the agent said"),
+        ("false", "missing '1,042.50'"),
+        ("", ""),
+    ]
+    assert [r["passed"] for r in rows] == ["true", "false", "true"]
+    assert " task   Truth   Path   State   Answer   claims   errors   stopped" in out
+    assert " a          —      —       —      1/2        1        —         0" in out
+    assert " b          —      —       —        —        0        —         0" in out
+    assert [t.get("answer") for t in report["tasks"]] == [{"passed": 1, "graded": 2}, None]
+
+
+def test_without_expect_answer_the_table_and_report_stay_as_they_were(tmp_path: Path) -> None:
+    out, rows, report = _grade_files(tmp_path, "suite: s\ntasks:\n  - id: a\n  - id: b\n")
+    assert " task   Truth   Path   State   claims   errors   stopped" in out
+    assert "Answer" not in out
+    assert all("answer" not in task for task in report["tasks"])
+    assert [(r["answer_passed"], r["answer_reason"]) for r in rows] == [("", "")] * 3
+
+
+def test_a_results_file_written_before_answer_existed_still_loads(tmp_path: Path) -> None:
+    from judgekit.formats.grade import load_results
+
+    old = '{"run_id": "r1", "task_id": "a", "passed": true, "truth": null}\n'
+    (tmp_path / "results.jsonl").write_text(old, encoding="utf-8")
+    (grade,) = load_results(tmp_path)
+    assert (grade.answer, grade.first_failure) == (None, None)
