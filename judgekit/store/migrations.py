@@ -44,6 +44,7 @@ from sqlalchemy.schema import CreateTable
 
 from judgekit.errors import StoreError
 from judgekit.store import schema
+from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
@@ -282,6 +283,7 @@ def _create_calibrations_and_promotions(connection: Connection) -> None:
 MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0001_batches_and_verdicts", _create_batches_and_verdicts),
     ("0002_runs_grades_calibrations_promotions", _runs_grades_calibrations_promotions),
+    ("0003_grades_answer_passed", add_grades_answer_passed),
 )
 
 

@@ -57,6 +57,7 @@ def grade_row(grade: Grade, batch_id: int, at: datetime) -> dict[str, Any]:
         "truth_passed": grade.truth.passed if grade.truth else None,
         "path_passed": grade.path.passed if grade.path else None,
         "state_passed": grade.state.passed if grade.state else None,
+        "answer_passed": grade.answer.passed if grade.answer else None,
         "claimed_success": grade.claimed_success,
         "turns": grade.turns,
         "cost_usd": grade.cost_usd,

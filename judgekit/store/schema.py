@@ -204,6 +204,8 @@ grades = Table(
     Column("at", UtcDateTime(), nullable=False),
     Column("day", String(10), nullable=False),
     Column("data", json_column(), nullable=False),
+    # Last because migration 0003 added it (ALTER TABLE appends); NULL: Answer not checked.
+    Column("answer_passed", Boolean),
     UniqueConstraint(*GRADE_KEY, name="uq_grades_batch_run"),
     Index("ix_grades_at", "at"),
     Index("ix_grades_day", "day"),

@@ -14,6 +14,7 @@ from sqlalchemy import (
     create_engine,
     insert,
     inspect,
+    select,
 )
 
 from judgekit.errors import StoreError
@@ -119,6 +120,56 @@ def test_verdicts_stored_before_batches_counted_are_kept_in_the_unbatched_batch(
         assert store.count("verdicts") == 2
         assert store.count("batches") == 1
         assert [v.score for v in store.verdicts("goal_completion")] == ["fail", "pass"]
+
+
+def test_grades_stored_before_answer_was_a_column_get_it_from_their_json(
+    store_url: str,
+) -> None:
+    engine = create_engine(store_url)
+    apply_migrations(engine, MIGRATIONS[:2])
+    tables = MetaData()
+    # Reflected as migration 0002 left them, `at` and `data` typed the way the store writes.
+    Table("batches", tables, Column("created_at", UtcDateTime()), autoload_with=engine)
+    grades = Table(
+        "grades",
+        tables,
+        Column("at", UtcDateTime()),
+        Column("data", schema.json_column()),
+        autoload_with=engine,
+    )
+    assert "answer_passed" not in grades.c
+    base = {"task_id": "t", "passed": True, "tool_calls": 0, "tool_errors": 0, "day": "2026-11-01"}
+    datas = {
+        "r/1": {"answer": {"passed": True, "reason": "told the user every expected value"}},
+        "r/2": {"answer": {"passed": False, "reason": "answer: missing '40'"}},
+        "r/3": {"truth": {"passed": True, "reason": "all expected calls made"}},
+        "r/4": {"answer": None},
+    }
+    with engine.begin() as connection:
+        batch = connection.execute(
+            insert(tables.tables["batches"]).values(created_at=datetime.now(UTC))
+        ).inserted_primary_key[0]
+        connection.execute(
+            insert(grades),
+            [
+                base | {"batch_id": batch, "run_id": run_id, "at": datetime.now(UTC), "data": data}
+                for run_id, data in datas.items()
+            ],
+        )
+    engine.dispose()
+
+    with open_store(store_url) as store:
+        table = schema.grades
+        with store.engine.connect() as connection:
+            rows = connection.execute(
+                select(table.c.run_id, table.c.answer_passed).order_by(table.c.id)
+            ).all()
+    assert [tuple(row) for row in rows] == [
+        ("r/1", True),
+        ("r/2", False),
+        ("r/3", None),
+        ("r/4", None),
+    ]
 
 
 def test_reopening_applies_only_the_missing_migrations(store_url: str) -> None:

@@ -232,7 +232,20 @@ def test_a_grade_row_holds_its_summary_columns_and_time(store: Store) -> None:
         "tool_errors": 1,
         "at": AT,
         "day": "2026-11-29",
+        "answer_passed": None,
     }
+
+
+def test_a_grade_row_holds_its_answer_result(store: Store) -> None:
+    batch = store.batch(key="runs:1")
+    answered = GraderResult(passed=False, reason="answer: missing '$40.00'")
+    store.record_grades([make_grade(), make_grade("shop/refund_full/4", answer=answered)], batch)
+    rows = _rows(store, "grades")
+    assert [(row["run_id"], row["answer_passed"]) for row in rows] == [
+        ("shop/refund_full/3", None),
+        ("shop/refund_full/4", False),
+    ]
+    assert store.grades(batch)[1].answer == answered
 
 
 # -- calibrations and promotions ------------------------------------------------------------
