@@ -157,3 +157,51 @@ def import_bfcl_command(
     _write(bfcl_tasks_and_runs(joined, tasks), output, file)
     write_bfcl_suite(tasks, suite_out, name=file.stem)
     click.echo(f"wrote {len(tasks)} tasks to {suite_out}", err=True)
+
+
+@import_group.command("taubench")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_output_option
+@click.option(
+    "--suite-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
+)
+def import_taubench_command(file: Path, output: Path | None, suite_out: Path) -> None:
+    """Import a τ-bench trajectories file (FILE, .json or .json.gz) as runs and a suite.
+
+    Runs are imported as `import openai` does; a run τ-bench never evaluated (reward_info
+    null: it hit the step limit) gets stop_reason max_turns, so it fails, as τ-bench counts
+    it. One task per τ-bench task id: its ground-truth write actions as expected calls in any
+    order (order: unordered), lists of two or more ids (strings or numbers) as $unordered
+    (τ-bench stores them sorted), read-only tools in ignore_tools, refused calls ignored, its
+    outputs as expect_answer with τ-bench's rule (lowercase, remove_commas).
+
+    \b
+    Which tools write is read from FILE, no list per domain. A tool is read-only when
+    (a) a task whose ground truth uses it left the database as a task with no actions does
+    (same gt_data_hash), or (b) a run whose database τ-bench found right (r_actions 1) made a
+    successful call to it that no ground-truth action of its task accounts for (extra keys
+    aside). Other tools some ground truth uses write. Assumed: a tool no ground truth uses
+    is read-only.
+
+    \b
+    Example:
+      judgekit import taubench gpt-4o-airline.json.gz -o runs.jsonl --suite-out airline.yaml
+      judgekit grade runs.jsonl --tasks airline.yaml --out results --k 4
+    """
+    import yaml
+
+    from judgekit.importers.taubench import import_taubench
+
+    run_ids = UniqueRunIds()
+    imported = import_taubench(file, run_ids=run_ids)
+    _write(imported.runs, output, file)
+    with atomic_writer(suite_out) as fh:
+        yaml.safe_dump(imported.suite, fh, sort_keys=False, allow_unicode=True, width=100)
+    click.echo(
+        f"wrote {len(imported.suite['tasks'])} tasks to {suite_out} (writes: "
+        f"{', '.join(imported.write_tools)})",
+        err=True,
+    )

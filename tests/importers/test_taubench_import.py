@@ -111,3 +111,55 @@ def test_totals(runs: list[Run]) -> None:
         count - 1 for run in runs for count in Counter(call.id for call in run.tool_calls).values()
     )
     assert repeats == 73
+
+
+def _entry(task_id: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "task_id": task_id,
+        "trial": 0,
+        "reward": 0.0,
+        "traj": [{"role": "user", "content": "hi"}],
+        "info": {"task": {"actions": actions, "outputs": []}, "reward_info": None},
+    }
+
+
+def _import_taubench(tmp_path: Path, entries: Any) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from judgekit.cli import main
+
+    source = tmp_path / "traj.json"
+    source.write_text(json.dumps(entries), encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "taubench",
+            str(source),
+            "-o",
+            str(tmp_path / "r.jsonl"),
+            "--suite-out",
+            str(tmp_path / "s.yaml"),
+        ],
+    )
+    return result.exit_code, result.output.replace(str(tmp_path), "DIR")
+
+
+def test_a_task_with_two_ground_truths_names_both_entries(tmp_path: Path) -> None:
+    one = [{"name": "cancel", "kwargs": {"id": "A"}}]
+    two = [{"name": "cancel", "kwargs": {"id": "B"}}]
+    code, output = _import_taubench(tmp_path, [_entry(1, one), _entry(2, []), _entry(1, two)])
+    assert code == 2
+    assert output.splitlines()[-1] == (
+        "judgekit: error: DIR/traj.json: [2].info.task.actions: task 1 has a different ground "
+        "truth here than in entry [0]; every run of a task must carry the same one"
+    )
+
+
+def test_a_malformed_action_names_the_entry_and_field(tmp_path: Path) -> None:
+    code, output = _import_taubench(tmp_path, [_entry(1, []), _entry(2, [{"kwargs": {}}])])
+    assert code == 2
+    assert output.splitlines()[-1] == (
+        "judgekit: error: DIR/traj.json: [1].info.task.actions[0].name: "
+        "expected the tool's name, got null"
+    )
