@@ -74,9 +74,8 @@ class TaskDrop:
 class Series:
     """One metric over time."""
 
-    metric: (
-        str  # "pass_rate", "truth", "path", "state", "rubric:goal_completion", "cost_usd", "turns"
-    )
+    # "pass_rate", "truth", "path", "state", "answer", "rubric:goal_completion", "cost_usd", "turns"
+    metric: str
     title: str  # what a person reads: "pass rate", "goal_completion (promoted)"
     kind: MetricKind
     role: MetricRole

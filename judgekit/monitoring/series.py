@@ -1,7 +1,7 @@
 """Metric series from the store: one point per day or per batch, aggregated in SQL.
 
-Grades give the deterministic metrics (pass rate, Truth, Path, State as proportions; cost
-and turns per run as means); verdicts give one series per rubric (binary rubrics as the
+Grades give the deterministic metrics (pass rate, Truth, Path, State, Answer as proportions;
+cost and turns per run as means); verdicts give one series per rubric (binary rubrics as the
 share of passes, Likert rubrics as the mean score). The sums and counts come from
 :mod:`judgekit.store.queries`.
 """
@@ -28,6 +28,8 @@ _PROPORTIONS: tuple[tuple[str, str, str], ...] = (
     ("truth", "Truth (right tools and arguments)", "truth_passed"),
     ("path", "Path (no loops, duplicates, within budget)", "path_passed"),
     ("state", "State (the world ended right)", "state_passed"),
+    # Unmeasured until some task sets expect_answer: then the series is empty and not shown.
+    ("answer", "Answer (told the user what was expected)", "answer_passed"),
 )
 _MEANS: tuple[tuple[str, str, str], ...] = (
     ("cost_usd", "cost per run (USD)", "cost_usd"),
@@ -49,7 +51,7 @@ class RubricScope:
 
 
 def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Series]:
-    """Pass rate, Truth, Path and State (proportions), cost and turns per run (means)."""
+    """Pass rate, Truth, Path, State and Answer (proportions), cost and turns per run (means)."""
     proportions = [name for _, _, name in _PROPORTIONS]
     means = [name for _, _, name in _MEANS]
     rows = grade_sums(store, proportions=proportions, means=means, since=since, by=by)

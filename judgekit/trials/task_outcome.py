@@ -32,7 +32,8 @@ from judgekit.trials.runner import TrialFunction
 # A thousand failing trials would bury the verdict; the first ones show the pattern.
 MAX_LISTED_TRIALS = 20
 
-GRADERS = ("truth", "path", "state")
+# Answer is None unless the task sets expect_answer, so it adds a line only where checked.
+GRADERS = ("truth", "path", "state", "answer")
 
 
 def task_name(task: Task) -> str:

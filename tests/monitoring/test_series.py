@@ -203,3 +203,28 @@ def test_an_alert_names_the_tasks_that_fell_most(store: Store) -> None:
     batch_report = build_monitor_report(store, by="batch")
     [alert] = batch_report.alerts
     assert [d.task_id for d in alert.tasks] == ["refund", "notify"]
+
+
+def test_answer_is_a_series_only_once_some_grade_has_an_answer_result(store: Store) -> None:
+    def answered(i: int, task_id: str, told: bool | None) -> Grade:
+        result = None if told is None else GraderResult(passed=told, reason="r")
+        return Grade(run_id=f"shop/{task_id}/{i}", task_id=task_id, passed=True, answer=result)
+
+    store.record_grades([answered(i, "refund", None) for i in range(5)], store.batch(key="b0"))
+    assert "answer" not in {s.metric for s in build_monitor_report(store).series}
+    # Seven days where refund's answer is right 90 times in 100, then a day with 50.
+    for day in range(8):
+        told = 50 if day == 7 else 90
+        grades = [answered(i, "refund", i < told) for i in range(100)]
+        grades += [answered(i, "cancel", None) for i in range(100)]
+        store.record_grades(grades, store.batch(key=f"day{day}"), at=DAY + timedelta(days=day))
+
+    report = build_monitor_report(store)
+    answer = {s.metric: s for s in report.series}["answer"]
+    assert answer.title == "Answer (told the user what was expected)"
+    assert [(p.n, p.successes) for p in answer.points] == [(100, 90)] * 7 + [(100, 50)]
+    [alert] = report.alerts
+    assert alert.metric == "answer"
+    assert [
+        (d.task_id, d.baseline_n, d.baseline_successes, d.latest_successes) for d in alert.tasks
+    ] == [("refund", 700, 630, 50)]
