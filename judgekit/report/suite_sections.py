@@ -50,6 +50,7 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
     if not tasks:
         return empty_note()
     k = (summary or {}).get("k", 1)
+    checks = _checks(tasks)
     headers = [
         "task",
         "runs",
@@ -57,9 +58,7 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
         "pass@1 (95% CI)",
         f"pass@{k}",
         f"pass^{k}",
-        "Truth",
-        "Path",
-        "State",
+        *(title for _, title in checks),
         "claimed success but failed",
         "violations",
         "tool error rate",
@@ -74,9 +73,7 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
             rate_ci(task.get("pass_at_1"), task.get("pass_at_1_ci")),
             rate(task.get("pass_at_k")),
             rate(task.get("pass_hat_k")),
-            fraction(task.get("truth")),
-            fraction(task.get("path")),
-            fraction(task.get("state")),
+            *(fraction(task.get(name)) for name, _ in checks),
             task.get("claimed_success_but_failed", 0),
             task.get("violations", 0),
             percent(task.get("tool_error_rate"), decimals=0),
@@ -88,13 +85,23 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
     parts = [
         table(headers, rows),
         paragraph(
-            "Truth, Path, State: runs each grader passed of those it graded (— not configured); "
+            f"{', '.join(title for _, title in checks)}: runs each grader passed of those it "
+            "graded (— not configured); "
             "claimed success but failed: failed runs whose answer claims success.",
             "meta",
         ),
         _failures(tasks),
     ]
     return "\n".join(part for part in parts if part)
+
+
+def _checks(tasks: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """Truth, Path and State, and Answer when some task was graded on it (a summary holds an
+    answer tally only then), so a suite without expect_answer shows the table as before."""
+    checks = [("truth", "Truth"), ("path", "Path"), ("state", "State")]
+    if any("answer" in task for task in tasks):
+        checks.append(("answer", "Answer"))
+    return checks
 
 
 def _failures(tasks: Sequence[Mapping[str, Any]]) -> str:

@@ -170,6 +170,37 @@ def test_a_hand_made_summary_with_unconfigured_graders() -> None:
     assert HOSTILE_REASON not in page
 
 
+def test_an_answer_column_appears_once_some_task_was_graded_on_it() -> None:
+    summary = GradeSummary()
+    told = GraderResult(passed=True, reason="told the user every expected value")
+    missed = GraderResult(passed=False, reason="missing '40.00'")
+    for run, answer in (("refund/1", told), ("refund/2", missed), ("refund/3", told)):
+        summary.add(Grade(run_id=run, task_id="refund", passed=answer.passed, answer=answer))
+    summary.add(Grade(run_id="cancel/1", task_id="cancel", passed=True))
+    page = render_report(content(summary=summary.as_dict()))
+    assert "<th>Truth</th><th>Path</th><th>State</th><th>Answer</th>" in page
+    # refund: 2 of 3 passed, Answer 2/3 (Wilson [0.208, 0.939]); cancel set no expect_answer.
+    assert (
+        "<tr><td>refund</td><td>3</td><td>2</td><td>0.67 (0.21–0.94)</td><td>0.67</td>"
+        "<td>0.67</td><td>—</td><td>—</td><td>—</td><td>2/3</td><td>0</td><td>0</td>"
+        "<td>—</td><td>—</td><td>—</td></tr>"
+    ) in page
+    assert (
+        "<tr><td>cancel</td><td>1</td><td>1</td><td>1.00 (0.21–1.00)</td><td>1.00</td>"
+        "<td>1.00</td><td>—</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
+        "<td>—</td><td>—</td><td>—</td></tr>"
+    ) in page
+    assert (
+        "<tr><td>refund</td><td>refund/2</td><td>answer: missing &#x27;40.00&#x27;</td></tr>"
+        in page
+    )
+    assert "Truth, Path, State, Answer: runs each grader passed" in page
+
+    without = render_report(content(summary=shop_summary()))
+    assert "Answer" not in without.split("<table>")[1].split("</table>")[0]
+    assert "Truth, Path, State: runs each grader passed" in without
+
+
 def test_images_are_embedded_as_data_urls() -> None:
     page = render_report(content(images={"pass rate": PNG_A, "goal_completion": PNG_B}))
     assert page.count("data:image/png;base64,") == 2
