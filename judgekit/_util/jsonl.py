@@ -29,6 +29,7 @@ __all__ = [
     "iter_models",
     "open_text",
     "parse_json",
+    "read_json_document",
     "validation_error_to_data_error",
 ]
 
@@ -58,6 +59,21 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         for number, text in enumerate(fh, start=1):
             if text.strip():
                 yield number, text
+
+
+def read_json_document(path: str | Path, *, expected: str) -> Any:
+    """The one JSON document a text file (``.gz`` too) holds; malformed JSON is a DataError
+    naming its line and column and, in words, what the file should hold (``expected``)."""
+    with open_text(path) as fh, map_exceptions(LINES_FILE_ERRORS, path):
+        text = fh.read()
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"malformed JSON at column {exc.colno}: {exc.msg} ({expected})",
+            path=path,
+            line=exc.lineno,
+        ) from None
 
 
 LINE_ERRORS: ErrorTable[tuple[str | Path, int]] = {

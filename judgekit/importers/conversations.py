@@ -26,8 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.input_paths import read_error
-from judgekit._util.jsonl import iter_lines, open_text, parse_json
+from judgekit._util.jsonl import iter_lines, parse_json, read_json_document
 from judgekit.errors import DataError
 from judgekit.importers.locations import Location, as_object, describe_json, required_string
 
@@ -146,24 +145,9 @@ def _parse_line(text: str, path: Path, number: int) -> Any:
 
 
 def _load_document(path: Path) -> Any:
-    with open_text(path) as fh:
-        try:
-            text = fh.read()
-        except UnicodeDecodeError as exc:
-            raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
-        except OSError as exc:
-            raise read_error(exc, path) from None
-        except EOFError as exc:  # a .gz file cut short
-            raise DataError(f"cannot read: {exc}", path=path) from None
-    try:
-        return parse_json(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"malformed JSON at column {exc.colno}: {exc.msg} "
-            "(expected one JSON document, or JSONL: one conversation per line)",
-            path=path,
-            line=exc.lineno,
-        ) from None
+    return read_json_document(
+        path, expected="expected one JSON document, or JSONL: one conversation per line"
+    )
 
 
 def _document_conversations(

@@ -8,13 +8,11 @@ ground-truth calls ``{name, kwargs}``; ``outputs``: values the agent must tell t
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.input_paths import read_error
-from judgekit._util.jsonl import open_text, parse_json
+from judgekit._util.jsonl import read_json_document
 from judgekit.errors import DataError
 from judgekit.importers.locations import Location, as_object, describe_json, optional_string
 
@@ -54,23 +52,7 @@ def read_taubench_entries(path: Path) -> list[TaubenchEntry]:
 
 
 def _load(path: Path) -> Any:
-    try:
-        with open_text(path) as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=path) from None
-    except OSError as exc:
-        raise read_error(exc, path) from None
-    except EOFError as exc:  # a .gz file cut short
-        raise DataError(f"cannot read: {exc}", path=path) from None
-    try:
-        return parse_json(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"malformed JSON at column {exc.colno}: {exc.msg} (expected τ-bench's JSON list)",
-            path=path,
-            line=exc.lineno,
-        ) from None
+    return read_json_document(path, expected="expected τ-bench's JSON list")
 
 
 def _entry(value: Any, index: int, where: Location) -> TaubenchEntry:
