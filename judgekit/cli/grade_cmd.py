@@ -46,8 +46,9 @@ def grade_command(
     as_json: bool,
     store: StoreChoice,
 ) -> None:
-    """Grade RUNS (a runs.jsonl file) with the Truth, Path and State graders, and Answer
-    for tasks with expect_answer (what the agent must have told the user).
+    """Grade RUNS (a runs.jsonl file) with the Truth, Path, State and Answer graders.
+
+    Answer checks only tasks with expect_answer (what the agent must have told the user).
 
     Prints a table per task and writes results.jsonl and results.csv (one row per run) in
     --out, then records the runs and grades in the store (--no-store: not). Exit 2 on bad

@@ -126,6 +126,7 @@ def test_import_anthropic_to_stdout(tmp_path: Path) -> None:
             {"name": "get_weather", "args": {"city": "Denver"}, "result": "sunny", "id": "t1"}
         ],
         "final_answer": "It is sunny in Denver.",
+        "messages_to_user": ["It is sunny in Denver."],
         "turns": 2,
     }
 
