@@ -37,6 +37,10 @@ class Counts:
     n_other_versions: int
     n_other_models: int
     unscored_rate: float | None
+    # Every scored verdict of this version, labelled or not (any scale), and those of them
+    # with no usable label (unlabelled, or tied): the runs a pass rate extrapolates to.
+    n_scored_verdicts: int
+    n_unlabelled: int
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +53,8 @@ class Counts:
             "n_other_versions": self.n_other_versions,
             "n_other_models": self.n_other_models,
             "unscored_rate": self.unscored_rate,
+            "n_scored_verdicts": self.n_scored_verdicts,
+            "n_unlabelled": self.n_unlabelled,
         }
 
 
@@ -65,6 +71,7 @@ class Pairs:
     judge: list[Score]
     n_unscored: int
     n_tied: int
+    n_scored_verdicts: int
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -86,6 +93,8 @@ class Pairs:
             n_other_versions=self.selection.n_other_versions,
             n_other_models=self.selection.n_other_models,
             unscored_rate=self.n_unscored / len(self.shared),
+            n_scored_verdicts=self.n_scored_verdicts,
+            n_unlabelled=self.n_scored_verdicts - len(self.runs),
         )
 
 
@@ -131,7 +140,8 @@ def join_labels(
             f"with both a label and a verdict, {n_unscored} verdicts are unscored and "
             f"{n_tied} runs have tied labels"
         )
-    return Pairs(selection, by_run, shared, runs, human, judge, n_unscored, n_tied)
+    n_scored = sum(verdict_score(rubric, v) is not None for v in selection.current.values())
+    return Pairs(selection, by_run, shared, runs, human, judge, n_unscored, n_tied, n_scored)
 
 
 def _nothing_shared(

@@ -4,7 +4,8 @@ majority and the judge disagree."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ __all__ = [
     "LabelerFigures",
     "StaleLabel",
     "disagreements",
+    "natural_key",
     "per_labeler",
     "stale_labels",
 ]
@@ -70,9 +72,18 @@ class StaleLabel:
         return {"run_id": self.run_id, "labeler": self.labeler}
 
 
-def disagreements(pairs: Pairs) -> list[Disagreement]:
-    """The compared runs where the judge's score is not the humans' majority label."""
-    return [
+def natural_key(run_id: str) -> tuple[list[str | int], str]:
+    """Sorts run ids as a person would: ``…/5`` before ``…/20`` before ``…/30``."""
+    # re.split with a group alternates text and digits, so each position holds one type.
+    parts = re.split(r"(\d+)", run_id)
+    return [int(p) if i % 2 else p for i, p in enumerate(parts)], run_id
+
+
+def disagreements(pairs: Pairs, scale: Sequence[Score], *, ordinal: bool) -> list[Disagreement]:
+    """The compared runs where the judge's score is not the humans' majority label, largest
+    first: on an ordinal (Likert) ``scale`` by how many steps apart the two scores are, then
+    in natural order of run id; on other scales (no size) in natural order of run id."""
+    found = [
         Disagreement(
             run_id=run_id,
             human=human,
@@ -83,6 +94,13 @@ def disagreements(pairs: Pairs) -> list[Disagreement]:
         for run_id, human, judge in zip(pairs.runs, pairs.human, pairs.judge, strict=True)
         if human != judge
     ]
+    steps = {str(value): index for index, value in enumerate(scale)}
+
+    def size(d: Disagreement) -> int:
+        human, judge = steps.get(str(d.human)), steps.get(str(d.judge))
+        return abs(human - judge) if ordinal and human is not None and judge is not None else 0
+
+    return sorted(found, key=lambda d: (-size(d), natural_key(d.run_id)))
 
 
 def per_labeler(

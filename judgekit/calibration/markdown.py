@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.labellers import Disagreement
 from judgekit.calibration.render import (
     comparison_lines,
     criterion_mark,
+    disagreement_order,
     interval,
     labels_needed_line,
     pass_rate_figures,
@@ -16,7 +18,10 @@ from judgekit.calibration.render import (
 )
 from judgekit.calibration.report import CalibrationReport
 
-__all__ = ["render_markdown"]
+__all__ = ["COMMENT_LIMIT", "render_markdown"]
+
+# GitHub refuses a pull-request comment longer than this many characters.
+COMMENT_LIMIT = 65_536
 
 
 def _md_cell(text: str) -> str:
@@ -48,8 +53,10 @@ def render_markdown(report: CalibrationReport) -> str:
         lines += ["", needed]
     if report.stale_labels:
         lines += ["", f"⚠️ {len(report.stale_labels)} stale labels (relabel them)."]
-    lines += _disagreements(report)
-    return "\n".join(lines)
+    head = "\n".join(lines)
+    # The disagreements table is the only part that grows with the data: it gets what is left,
+    # less the newline printed after the comment.
+    return head + _disagreements(report, COMMENT_LIMIT - 1 - len(head))
 
 
 def _figure_rows(report: CalibrationReport) -> list[str]:
@@ -95,21 +102,47 @@ def _confusion(report: CalibrationReport) -> list[str]:
     return lines
 
 
-def _disagreements(report: CalibrationReport) -> list[str]:
-    if not report.disagreements:
-        return []
-    lines = [
+def _row(d: Disagreement) -> str:
+    notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
+    return (
+        f"| `{_md_cell(d.run_id)}` | {_md_cell(str(d.human))} | {_md_cell(str(d.judge))} | "
+        f"{_md_cell(short_reason(d.reason))} | {_md_cell(notes)} |"
+    )
+
+
+def cut_note(report: CalibrationReport, shown: int) -> str:
+    """What the Markdown leaves out when the disagreements would not fit in a comment."""
+    total = len(report.disagreements)
+    return (
+        f"{total - shown} more disagreements not shown: a comment holds {COMMENT_LIMIT:,} "
+        f"characters ({shown} of {total} shown, {disagreement_order(report)}; "
+        "`judgekit calibrate --json` lists every one)."
+    )
+
+
+def _disagreements(report: CalibrationReport, room: int) -> str:
+    """The disagreements table in at most ``room`` characters, rows cut with a note."""
+    total = len(report.disagreements)
+    if not total:
+        return ""
+    head = [
         "",
-        f"<details><summary>{len(report.disagreements)} disagreements</summary>",
+        f"<details><summary>{total} disagreements</summary>",
         "",
         "| run | human | judge | judge's reason | labeller's note |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for d in report.disagreements:
-        notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items())
-        lines.append(
-            f"| `{_md_cell(d.run_id)}` | {_md_cell(str(d.human))} | {_md_cell(str(d.judge))} | "
-            f"{_md_cell(short_reason(d.reason))} | {_md_cell(notes)} |"
-        )
-    lines += ["", "</details>"]
-    return lines
+    rows = [_row(d) for d in report.disagreements]
+    full = "\n" + "\n".join([*head, *rows, "", "</details>"])
+    if len(full) <= room:
+        return full
+    # The note's two counts have at most as many digits as the total: room for the longest.
+    note = len(cut_note(report, total)) + len(str(total)) - 1
+    used = len("\n" + "\n".join(head)) + len("\n\n") + note + len("\n\n</details>")
+    shown = 0
+    for row in rows:
+        if used + 1 + len(row) > room:
+            break
+        used += 1 + len(row)
+        shown += 1
+    return "\n" + "\n".join([*head, *rows[:shown], "", cut_note(report, shown), "", "</details>"])

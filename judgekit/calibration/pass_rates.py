@@ -45,13 +45,13 @@ class PassRates:
         if self.ppi is not None:
             ppi = dict(zip(("estimate", "low", "high"), self.ppi, strict=True))
         return {
+            # n_scored and n_unlabelled are the report's counts (n_scored_verdicts), on every
+            # scale: not repeated here, where a non-binary rubric would show them as 0.
             "raw_pass_rate": self.raw,
-            "n_scored": self.n_scored,
             "sensitivity": self.sensitivity,
             "specificity": self.specificity,
             "corrected_pass_rate": self.corrected,
             "ppi_pass_rate": ppi,
-            "n_unlabelled": self.n_unlabelled,
         }
 
 

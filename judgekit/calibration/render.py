@@ -22,7 +22,9 @@ from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 
 __all__ = [
+    "DEFAULT_DISAGREEMENTS",
     "comparison_lines",
+    "disagreement_order",
     "failure_lines",
     "labels_needed_line",
     "pass_rate_figures",
@@ -213,22 +215,44 @@ def criterion_mark(criterion: Criterion, *, md: bool) -> str:
     return "[met]    " if criterion.met else "[not met]"
 
 
-def _disagreement_lines(report: CalibrationReport) -> list[str]:
-    lines = [f"disagreements: {len(report.disagreements)}"]
-    for d in report.disagreements:
+DEFAULT_DISAGREEMENTS = 10
+
+
+def disagreement_order(report: CalibrationReport) -> str:
+    """How the report ranks disagreements (see :func:`~.labellers.disagreements`)."""
+    if report.scale == "likert":
+        return "largest difference first, then natural order of run id"
+    return "natural order of run id"
+
+
+def _disagreement_lines(report: CalibrationReport, limit: int | None) -> list[str]:
+    shown = report.disagreements if limit is None else report.disagreements[:limit]
+    more = len(report.disagreements) - len(shown)
+    header = f"disagreements: {len(report.disagreements)}"
+    if more:
+        header += f" ({len(shown)} shown, {disagreement_order(report)})"
+    lines = [header]
+    for d in shown:
         notes = "; ".join(f"{who}: {note}" for who, note in d.notes.items()) or "(no note)"
         lines.append(f"  {_data(d.run_id)}: human {_data(d.human)}, judge {_data(d.judge)}")
         lines.append(f"    judge: {short_reason(d.reason)}")
         lines.append(f"    labeller: {short_reason(notes)}")
+    if more:
+        lines.append(
+            f"  ... {more} more: --disagreements all lists every one; --json always has all"
+        )
     return lines
 
 
-def render_text(report: CalibrationReport) -> str:
-    """The report for a terminal: summary, figures, confusion, disagreements, verdict."""
+def render_text(
+    report: CalibrationReport, *, disagreements: int | None = DEFAULT_DISAGREEMENTS
+) -> str:
+    """The report for a terminal: summary, figures, confusion, the first ``disagreements``
+    disagreements (None: all), verdict."""
     lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines.append(_stale_line(report))
-    lines += _disagreement_lines(report)
+    lines += _disagreement_lines(report, disagreements)
     lines.append(f"promotion: {'promotable' if report.promotable else 'not yet'}")
     for criterion in report.criteria:
         lines.append(f"  {criterion_mark(criterion, md=False)} {criterion.explain()}")

@@ -186,7 +186,7 @@ def build_report(
         position_bias=position_bias(pairs.verdicts),
         labelers=per_labeler(labels, pairs.judge_by_run),
         stale_labels=stale_labels(labels, item_hashes),
-        disagreements=disagreements(pairs),
+        disagreements=disagreements(pairs, classes, ordinal=rubric.kind == "likert"),
         policy=policy,
         criteria=criteria(policy, pairs.human, classes, figures.kappa_ci[0]),
         labels_needed=labels_needed(policy, len(pairs.runs), figures),

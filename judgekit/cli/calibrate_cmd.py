@@ -36,6 +36,16 @@ if TYPE_CHECKING:
     help="Compare with this judge model's verdicts on the same labelled runs (with --against: "
     "that rubric under this model).",
 )
+@click.option(
+    "--disagreements",
+    "disagreements",
+    default="10",
+    show_default=True,
+    metavar="N|all",
+    help="How many disagreements the console lists (the largest first; for pass/fail, "
+    "choices and pairwise in natural order of run id); 'all' for every one. --json always "
+    "has all; --md lists as many as a 65,536-character comment holds.",
+)
 @json_option
 @click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
 @no_store_option
@@ -55,6 +65,7 @@ def calibrate_command(
     model: str | None,
     against_ref: str | None,
     against_model: str | None,
+    disagreements: str,
     as_json: bool,
     as_md: bool,
     no_store: bool,
@@ -66,8 +77,9 @@ def calibrate_command(
     run); unscored verdicts are left out and counted. A run labelled by several people is
     compared through its majority label; ties are left out and counted. Prints agreement,
     Cohen's kappa with its interval, Gwet's AC1, the confusion matrix, false-pass and
-    false-fail rates, the disagreeing runs, and whether the promotion policy is met. The
-    report is recorded in the store (--no-store: not).
+    false-fail rates, the disagreeing runs (the 10 largest; --disagreements N|all), and
+    whether the promotion policy is met. The report is recorded in the store (--no-store:
+    not).
 
     \b
     With --against-model M2 (or --against RUBRIC), also compares this judge with the other
@@ -81,6 +93,7 @@ def calibrate_command(
     """
     if as_json and as_md:
         raise click.UsageError("--json and --md are exclusive; pick one")
+    shown = disagreement_limit(disagreements)
     base = load_rubric(rubric_ref)
     rubric = effective_rubric(base, model)
     other: Rubric | None = None
@@ -107,7 +120,19 @@ def calibrate_command(
     elif as_md:
         click.echo(render_markdown(report))
     else:
-        click.echo(render_text(report))
+        click.echo(render_text(report, disagreements=shown))
+
+
+def disagreement_limit(value: str) -> int | None:
+    """``--disagreements``: a whole number, or ``all`` (None)."""
+    if value.strip().lower() == "all":
+        return None
+    if not (value.strip().isascii() and value.strip().isdigit()):
+        raise click.BadParameter(
+            f"expected a whole number (0 or more) or 'all', got {value!r}",
+            param_hint="'--disagreements'",
+        )
+    return int(value)
 
 
 def record_and_plot(report: CalibrationReport, *, record: bool, plot_path: Path | None) -> None:

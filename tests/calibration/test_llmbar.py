@@ -62,23 +62,32 @@ def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
     rubric = tmp_path / "rubrics" / "preference.yaml"
     rubric.parent.mkdir()
     shutil.copy(REPO / "rubrics" / "preference.yaml", rubric)
-    result = CliRunner().invoke(
-        main,
-        [
-            "calibrate",
-            "--rubric",
-            str(rubric),
-            "--verdicts",
-            str(out / "verdicts.jsonl"),
-            "--labels",
-            str(out / "labels" / "preference.jsonl"),
-            "--model",
-            "llmbar/GPT-4",
-            "--json",
-        ],
-    )
+    args = [
+        "calibrate",
+        "--rubric",
+        str(rubric),
+        "--verdicts",
+        str(out / "verdicts.jsonl"),
+        "--labels",
+        str(out / "labels" / "preference.jsonl"),
+        "--model",
+        "llmbar/GPT-4",
+        "--no-store",
+    ]
+    result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
+    # Pairwise: every verdict is scored, though no pass rate is computed; all 41 listed.
+    assert (report["n_scored_verdicts"], report["n_unlabelled"]) == (200, 0)
+    assert len(report["disagreements"]) == 41
+    console = CliRunner().invoke(main, args).stdout.splitlines()
+    start = console.index("disagreements: 41 (10 shown, natural order of run id)")
+    assert console[start + 1] == "  mt-bench-0012: human B, judge A"
+    assert console[start + 31] == (
+        "  ... 31 more: --disagreements all lists every one; --json always has all"
+    )
+    markdown = CliRunner().invoke(main, [*args, "--md"]).stdout
+    assert markdown.count("| `mt-bench-") == 41 and "not shown" not in markdown
     assert (report["model"], report["n"], report["n_unscored"]) == ("llmbar/GPT-4", 200, 0)
     assert report["labelers"]["mtbench-expert"]["compared"] == 200
     assert report["agreement"] == pytest.approx(159 / 200)

@@ -184,6 +184,8 @@ def test_what_the_join_leaves_out_is_counted(rubric: Rubric) -> None:
         "n_other_versions": 1,
         "n_other_models": 1,
         "unscored_rate": 0.25,
+        "n_scored_verdicts": 4,  # a, b, d, e: labelled or not
+        "n_unlabelled": 2,  # d (tied) and e (no label)
     }
     assert [d.as_dict() for d in report.disagreements] == [
         {

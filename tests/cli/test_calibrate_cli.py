@@ -69,7 +69,7 @@ REPORT_KEYS = {
     "sources",
     "warnings",
     "raw_pass_rate",
-    "n_scored",
+    "n_scored_verdicts",
     "sensitivity",
     "specificity",
     "corrected_pass_rate",
@@ -552,7 +552,7 @@ def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
 
     raw = (6 + 3) / 15  # judge passes 6 of the labelled and 3 of the unlabelled runs
     sensitivity, specificity = 5 / 6, 3 / 4  # humans pass 6 (judge passes 5), fail 4 (3)
-    assert data["n_scored"] == 15
+    assert data["n_scored_verdicts"] == 15
     assert data["n_unlabelled"] == 5
     assert data["raw_pass_rate"] == pytest.approx(raw)
     assert data["sensitivity"] == pytest.approx(sensitivity)
@@ -590,10 +590,10 @@ def test_pass_rates_when_nothing_is_unlabelled(ws: Workspace) -> None:
     small_case(ws)
     data = ws.report()
     # r10 (tied labels) and r13 (no label) are the runs with no usable label: both passed.
-    assert (data["n_scored"], data["n_unlabelled"]) == (12, 2)
+    assert (data["n_scored_verdicts"], data["n_unlabelled"]) == (12, 2)
     ws.write([ws.verdict("a", "pass"), ws.verdict("b", "fail")], [ws.label("a", "pass")])
     data = ws.report()
-    assert (data["n_scored"], data["n_unlabelled"], data["ppi_pass_rate"]) == (2, 1, None)
+    assert (data["n_scored_verdicts"], data["n_unlabelled"], data["ppi_pass_rate"]) == (2, 1, None)
     assert data["corrected_pass_rate"] is None  # no human fail: specificity undefined
     assert data["raw_pass_rate"] == 0.5
 
@@ -721,3 +721,23 @@ def test_plot_draws_the_confusion_matrix(ws: Workspace) -> None:
     assert raw[:8] == b"\x89PNG\r\n\x1a\n"
     size = (int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big"))
     assert size == (500, 450)
+
+
+def test_disagreements_option(ws: Workspace) -> None:
+    small_case(ws)
+    one = ws.invoke("calibrate", "--disagreements", "1")
+    assert one.exit_code == 0, one.output
+    lines = one.stdout.splitlines()
+    start = lines.index("disagreements: 2 (1 shown, natural order of run id)")
+    assert lines[start + 1].startswith("  r5: human pass, judge fail")
+    assert lines[start + 4] == (
+        "  ... 1 more: --disagreements all lists every one; --json always has all"
+    )
+    every = ws.invoke("calibrate", "--disagreements", "all")
+    assert every.stdout == ws.invoke("calibrate").stdout
+    bad = ws.invoke("calibrate", "--disagreements", "some")
+    assert bad.exit_code == 2
+    assert (
+        "Invalid value for '--disagreements': expected a whole number (0 or more) or 'all', got 'some'"
+        in bad.output
+    )
