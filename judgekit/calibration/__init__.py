@@ -18,22 +18,25 @@ verdicts: :func:`load_calibration` is ``judgekit calibrate`` as a library call).
 
 from __future__ import annotations
 
-from judgekit.calibration.compare import JudgeComparison, build_comparison
-from judgekit.calibration.criteria import Criterion, LabelsNeeded
-from judgekit.calibration.figures import IntervalMethod
-from judgekit.calibration.labellers import Disagreement
-from judgekit.calibration.load import (
-    JudgedVerdicts,
-    calibration_report,
-    load_calibration,
-    read_judged_verdicts,
-)
-from judgekit.calibration.markdown import render_markdown
-from judgekit.calibration.pass_rates import PassRates
-from judgekit.calibration.promotion import promotion_record
-from judgekit.calibration.render import failure_lines, labels_needed_line, render_text
-from judgekit.calibration.report import CalibrationReport, build_report
-from judgekit.calibration.selection import VerdictSelection, select_verdicts
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgekit.calibration.compare import JudgeComparison, build_comparison
+    from judgekit.calibration.criteria import Criterion, LabelsNeeded
+    from judgekit.calibration.figures import IntervalMethod
+    from judgekit.calibration.labellers import Disagreement
+    from judgekit.calibration.load import (
+        JudgedVerdicts,
+        calibration_report,
+        load_calibration,
+        read_judged_verdicts,
+    )
+    from judgekit.calibration.markdown import render_markdown
+    from judgekit.calibration.pass_rates import PassRates
+    from judgekit.calibration.promotion import promotion_record
+    from judgekit.calibration.render import failure_lines, labels_needed_line, render_text
+    from judgekit.calibration.report import CalibrationReport, build_report
+    from judgekit.calibration.selection import VerdictSelection, select_verdicts
 
 __all__ = [
     "CalibrationReport",
@@ -57,3 +60,37 @@ __all__ = [
     "render_text",
     "select_verdicts",
 ]
+
+
+# Loaded on first use: the comparison of two judges needs numpy, and a command that
+# only reads a rubric's promotion status (rubrics, gate, promote) must not pay for it at start-up.
+_LAZY = {
+    "JudgeComparison": "judgekit.calibration.compare",
+    "build_comparison": "judgekit.calibration.compare",
+    "Criterion": "judgekit.calibration.criteria",
+    "LabelsNeeded": "judgekit.calibration.criteria",
+    "IntervalMethod": "judgekit.calibration.figures",
+    "Disagreement": "judgekit.calibration.labellers",
+    "JudgedVerdicts": "judgekit.calibration.load",
+    "calibration_report": "judgekit.calibration.load",
+    "load_calibration": "judgekit.calibration.load",
+    "read_judged_verdicts": "judgekit.calibration.load",
+    "render_markdown": "judgekit.calibration.markdown",
+    "PassRates": "judgekit.calibration.pass_rates",
+    "promotion_record": "judgekit.calibration.promotion",
+    "failure_lines": "judgekit.calibration.render",
+    "labels_needed_line": "judgekit.calibration.render",
+    "render_text": "judgekit.calibration.render",
+    "CalibrationReport": "judgekit.calibration.report",
+    "build_report": "judgekit.calibration.report",
+    "VerdictSelection": "judgekit.calibration.selection",
+    "select_verdicts": "judgekit.calibration.selection",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from judgekit._util.input_paths import is_file, os_reason
-from judgekit.calibration.report import CalibrationReport
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.promotion import (
     UNREADABLE,
@@ -27,6 +26,9 @@ from judgekit.formats.promotion import (
 )
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
+
+if TYPE_CHECKING:  # the report loads numpy; reading a rubric's status must not
+    from judgekit.calibration.report import CalibrationReport
 
 __all__ = [
     "RubricStatus",

@@ -19,39 +19,42 @@ no warning, ``math.nan`` for a silent nan.
 
 from __future__ import annotations
 
-from judgekit.stats._validation import (
-    CalibrationInputError,
-    StatisticsInputError,
-    UndefinedStatisticWarning,
-)
-from judgekit.stats.agreement import (
-    cohen_kappa_score,
-    confusion,
-    gwet_ac1_score,
-    kappa_interval,
-    kappa_sample_size,
-    kappa_standard_error,
-    percent_agreement,
-)
-from judgekit.stats.alpha import krippendorff_alpha
-from judgekit.stats.judge_errors import (
-    JudgeErrorRates,
-    Rate,
-    judge_error_rates,
-    rogan_gladen,
-)
-from judgekit.stats.mcnemar import mcnemar_test
-from judgekit.stats.multiple import holm_rejections
-from judgekit.stats.paired_kappa import paired_kappa_differences
-from judgekit.stats.ppi import ppi_mean_interval
-from judgekit.stats.proportions import (
-    Z_95,
-    TwoProportionTest,
-    pass_at_k,
-    pass_hat_k,
-    two_proportion_test,
-    wilson_interval,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgekit.stats._contract import (
+        CalibrationInputError,
+        StatisticsInputError,
+        UndefinedStatisticWarning,
+    )
+    from judgekit.stats.agreement import (
+        cohen_kappa_score,
+        confusion,
+        gwet_ac1_score,
+        kappa_interval,
+        kappa_sample_size,
+        kappa_standard_error,
+        percent_agreement,
+    )
+    from judgekit.stats.alpha import krippendorff_alpha
+    from judgekit.stats.judge_errors import (
+        JudgeErrorRates,
+        Rate,
+        judge_error_rates,
+        rogan_gladen,
+    )
+    from judgekit.stats.mcnemar import mcnemar_test
+    from judgekit.stats.multiple import holm_rejections
+    from judgekit.stats.paired_kappa import paired_kappa_differences
+    from judgekit.stats.ppi import ppi_mean_interval
+    from judgekit.stats.proportions import (
+        Z_95,
+        TwoProportionTest,
+        pass_at_k,
+        pass_hat_k,
+        two_proportion_test,
+        wilson_interval,
+    )
 
 __all__ = [
     "Z_95",
@@ -80,3 +83,42 @@ __all__ = [
     "two_proportion_test",
     "wilson_interval",
 ]
+
+
+# Loaded on first use: the agreement statistics need numpy, and a command that only needs
+# pass@k or Holm (grade, gate) must not pay for it at start-up.
+_LAZY = {
+    "CalibrationInputError": "judgekit.stats._contract",
+    "StatisticsInputError": "judgekit.stats._contract",
+    "UndefinedStatisticWarning": "judgekit.stats._contract",
+    "cohen_kappa_score": "judgekit.stats.agreement",
+    "confusion": "judgekit.stats.agreement",
+    "gwet_ac1_score": "judgekit.stats.agreement",
+    "kappa_interval": "judgekit.stats.agreement",
+    "kappa_sample_size": "judgekit.stats.agreement",
+    "kappa_standard_error": "judgekit.stats.agreement",
+    "percent_agreement": "judgekit.stats.agreement",
+    "krippendorff_alpha": "judgekit.stats.alpha",
+    "JudgeErrorRates": "judgekit.stats.judge_errors",
+    "Rate": "judgekit.stats.judge_errors",
+    "judge_error_rates": "judgekit.stats.judge_errors",
+    "rogan_gladen": "judgekit.stats.judge_errors",
+    "mcnemar_test": "judgekit.stats.mcnemar",
+    "holm_rejections": "judgekit.stats.multiple",
+    "paired_kappa_differences": "judgekit.stats.paired_kappa",
+    "ppi_mean_interval": "judgekit.stats.ppi",
+    "Z_95": "judgekit.stats.proportions",
+    "TwoProportionTest": "judgekit.stats.proportions",
+    "pass_at_k": "judgekit.stats.proportions",
+    "pass_hat_k": "judgekit.stats.proportions",
+    "two_proportion_test": "judgekit.stats.proportions",
+    "wilson_interval": "judgekit.stats.proportions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)

@@ -15,17 +15,14 @@ from typing import Literal
 
 import numpy as np
 
-from judgekit.stats._validation import (
-    FloatArray,
-    IntArray,
-    Pairs,
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     check_replacement,
-    encode_pairs,
     undefined,
     z_value,
 )
+from judgekit.stats._validation import FloatArray, IntArray, Pairs, encode_pairs
 
 __all__ = [
     "cohen_kappa_score",

@@ -8,14 +8,13 @@ from typing import Literal
 
 import numpy as np
 
-from judgekit.stats._validation import (
-    FloatArray,
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     check_replacement,
-    ordered_labels,
     undefined,
 )
+from judgekit.stats._validation import FloatArray, ordered_labels
 
 __all__ = ["krippendorff_alpha"]
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from judgekit.stats._validation import (
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     check_replacement,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from judgekit.stats._validation import StatisticsInputError, check_same_length
+from judgekit.stats._contract import StatisticsInputError, check_same_length
 
 __all__ = ["mcnemar_test"]
 

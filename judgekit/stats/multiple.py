@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import TypeVar
 
-from judgekit.stats._validation import StatisticsInputError
+from judgekit.stats._contract import StatisticsInputError
 
 __all__ = ["holm_rejections"]
 

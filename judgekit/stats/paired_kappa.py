@@ -15,16 +15,14 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from judgekit.stats._validation import (
-    FloatArray,
-    IntArray,
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     check_replacement,
     check_same_length,
-    ordered_labels,
     undefined,
 )
+from judgekit.stats._validation import FloatArray, IntArray, ordered_labels
 from judgekit.stats.agreement import disagreement_weights, table_kappas
 
 __all__ = ["paired_kappa_differences"]

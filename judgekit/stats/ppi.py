@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judgekit.stats._validation import (
-    FloatArray,
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     check_replacement,
@@ -16,6 +15,7 @@ from judgekit.stats._validation import (
     undefined,
     z_value,
 )
+from judgekit.stats._validation import FloatArray
 
 __all__ = ["ppi_mean_interval"]
 

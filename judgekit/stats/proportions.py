@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from judgekit.stats._validation import (
+from judgekit.stats._contract import (
     ReplaceUndefined,
     StatisticsInputError,
     UndefinedStatisticWarning,

@@ -13,8 +13,27 @@ monitoring over time.
 
 from __future__ import annotations
 
-from judgekit.store.batches import Batch
-from judgekit.store.database import open_store
-from judgekit.store.store import Store
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgekit.store.batches import Batch
+    from judgekit.store.database import open_store
+    from judgekit.store.store import Store
 
 __all__ = ["Batch", "Store", "open_store"]
+
+# Loaded on first use: they import SQLAlchemy, and importing a light module of this package
+# (the judge cache's file) must not pay for it at start-up.
+_LAZY = {
+    "Batch": "judgekit.store.batches",
+    "open_store": "judgekit.store.database",
+    "Store": "judgekit.store.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import inspect
 import re
 import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -251,3 +253,20 @@ def test_a_broken_example_fails_to_parse(line: str) -> None:
 def test_env_prefixes_and_redirections_are_not_arguments() -> None:
     line = "OPENAI_API_KEY=sk-... judgekit schema task > task.schema.json 2> errors.log"
     assert list(_judgekit_args(line)) == [["schema", "task"]]
+
+
+def test_help_loads_no_heavy_library() -> None:
+    """`judgekit --help` starts without the provider SDKs, SQLAlchemy, numpy or matplotlib:
+    each is imported where a command first needs it, so the start-up stays short."""
+    heavy = ["openai", "anthropic", "sqlalchemy", "numpy", "matplotlib", "scipy", "sklearn"]
+    probe = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from judgekit.cli import main\n"
+        "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout == "[]\n"
