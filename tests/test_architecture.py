@@ -251,3 +251,17 @@ def test_numbers_are_formatted_by_number_format() -> None:
             if found:
                 ad_hoc.append(f"{module}:{getattr(node, 'lineno', '?')}")
     assert ad_hoc == []
+
+
+MAX_CLI_MODULE_LINES = 200
+
+
+def test_command_modules_stay_thin() -> None:
+    """A command is a few lines over library calls: no module of cli/ grows past 200 lines."""
+    fat = [
+        f"{module}: {lines} lines"
+        for module, path in sorted(MODULES.items())
+        if package_of(module) == "cli"
+        and (lines := path.read_text(encoding="utf-8").count("\n")) > MAX_CLI_MODULE_LINES
+    ]
+    assert fat == []

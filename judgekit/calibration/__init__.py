@@ -18,7 +18,9 @@ verdicts: :func:`load_calibration` is ``judgekit calibrate`` as a library call).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from judgekit._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from judgekit.calibration.compare import JudgeComparison, build_comparison
@@ -88,9 +90,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(_LAZY[name]), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

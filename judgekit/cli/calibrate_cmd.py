@@ -12,7 +12,8 @@ import click
 from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.folder_lock import parent_folder_lock
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
-from judgekit.cli.options import json_option, no_store_option
+from judgekit.cli.options import json_option
+from judgekit.cli.store_options import no_store_option
 from judgekit.cli.store_output import one_line
 from judgekit.errors import StoreError
 from judgekit.formats.rubric import Rubric

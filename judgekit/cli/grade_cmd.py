@@ -10,15 +10,14 @@ from rich.console import Console
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit.cli.options import (
-    StoreChoice,
     json_option,
     k_option,
     out_dir_option,
     reasons_option,
     save_baseline_option,
-    store_options,
     tasks_option,
 )
+from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade_file import grade_file

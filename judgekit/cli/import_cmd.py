@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit.formats.run import Run
-from judgekit.importers.runs_output import renamed_warnings, write_runs
+from judgekit.importers.runs_output import renamed_warnings, write_runs_to, write_suite_file
 from judgekit.importers.unique_ids import UniqueRunIds
 
 
 def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
-    if output is None:
-        tally = write_runs(runs, sys.stdout, source=source)
-    else:
-        with atomic_writer(output) as fh:
-            tally = write_runs(runs, fh, source=source)
+    tally = write_runs_to(runs, output, source=source)
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
 
@@ -191,15 +185,12 @@ def import_taubench_command(file: Path, output: Path | None, suite_out: Path) ->
       judgekit import taubench gpt-4o-airline.json.gz -o runs.jsonl --suite-out airline.yaml
       judgekit grade runs.jsonl --tasks airline.yaml --out results --k 4
     """
-    import yaml
-
     from judgekit.importers.taubench import import_taubench
 
     run_ids = UniqueRunIds()
     imported = import_taubench(file, run_ids=run_ids)
     _write(imported.runs, output, file)
-    with atomic_writer(suite_out) as fh:
-        yaml.safe_dump(imported.suite, fh, sort_keys=False, allow_unicode=True, width=100)
+    write_suite_file(imported.suite, suite_out)
     click.echo(
         f"wrote {len(imported.suite['tasks'])} tasks to {suite_out} (writes: "
         f"{', '.join(imported.write_tools)})",

@@ -13,14 +13,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import (
-    StoreChoice,
     concurrency_option,
     json_instead_of,
     out_dir_option,
     rubric_option,
-    store_options,
     suites_option,
 )
+from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines

@@ -12,7 +12,8 @@ import click
 from judgekit._util.number_format import bracketed_interval, statistic
 from judgekit.calibration.promotion import promotion_record_path
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
-from judgekit.cli.options import json_option, no_store_option
+from judgekit.cli.options import json_option
+from judgekit.cli.store_options import no_store_option
 from judgekit.cli.store_output import written_before_store
 from judgekit.formats.promotion import PromotionRecord, write_promotion_record
 from judgekit.formats.rubric_file import load_rubric

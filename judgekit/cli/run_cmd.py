@@ -12,7 +12,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
 from judgekit.cli.options import (
-    StoreChoice,
     baseline_writer,
     concurrency_option,
     json_option,
@@ -20,9 +19,9 @@ from judgekit.cli.options import (
     out_dir_option,
     reasons_option,
     save_baseline_option,
-    store_options,
     tasks_option,
 )
+from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run

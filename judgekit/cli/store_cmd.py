@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from judgekit.cli.options import (
-    StoreChoice,
-    json_option,
-    provenance_options,
-    rubrics_from,
-    suites_option,
-)
+from judgekit.cli.options import json_option, rubrics_from, suites_option
+from judgekit.cli.store_options import StoreChoice, provenance_options
+from judgekit.cli.store_output import batch_line, recorded_counts
 from judgekit.formats.record_files import RECORD_KINDS, RecordKind, check_records, detect_kind
 from judgekit.formats.rubric_file import effective_rubric
 from judgekit.formats.run import iter_runs_with_lines
@@ -28,11 +23,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from judgekit.formats.grade import Grade
-    from judgekit.store import Batch, Store
+    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.recording import Recorded
-
-DASH = "—"
 
 
 @click.group("store")
@@ -114,7 +107,7 @@ def store_import_command(
             recorded = _record(opened, path, file_kind, tasks, skip_unknown, provenance)
             known = f"; {recorded.known} already in the store, left out" if recorded.known else ""
             click.echo(
-                f"{path}: {_counts(recorded, file_kind)} recorded (batch {recorded.batch_id})"
+                f"{path}: {recorded_counts(recorded, file_kind)} recorded (batch {recorded.batch_id})"
                 + known
             )
 
@@ -147,16 +140,6 @@ def _grades(path: Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[Grade]:
     )
 
 
-def _counts(recorded: Recorded, kind: RecordKind) -> str:
-    if kind == "results":
-        return f"{recorded.grades} grades"
-    if kind == "verdicts":
-        return f"{recorded.verdicts} verdicts"
-    if recorded.grades:
-        return f"{recorded.runs} runs and {recorded.grades} grades"
-    return f"{recorded.runs} runs"
-
-
 @store_group.command("info")
 @json_option
 def store_info_command(as_json: bool) -> None:
@@ -177,37 +160,15 @@ def store_info_command(as_json: bool) -> None:
         latest = latest_batch(store)
         url = store.url
     if as_json:
-        report = {"url": url, "tables": counts, "latest_batch": _batch_json(latest)}
+        report = {
+            "url": url,
+            "tables": counts,
+            "latest_batch": latest.as_dict() if latest else None,
+        }
         click.echo(json.dumps(report, ensure_ascii=False))
         return
     width = max(len(name) for name in [*counts, "latest batch"]) + 2
     click.echo(f"{'store':<{width}}{url}")
     for name, count in counts.items():
         click.echo(f"{name:<{width}}{count}")
-    click.echo(f"{'latest batch':<{width}}{_batch_line(latest)}")
-
-
-def _batch_line(batch: Batch | None) -> str:
-    if batch is None:
-        return "none"
-    when = batch.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    sha = batch.git_sha[:12] if batch.git_sha else DASH
-    return (
-        f"{batch.id} ({when}, source {batch.source or DASH}, branch {batch.branch or DASH}, "
-        f"git {sha})"
-    )
-
-
-def _batch_json(batch: Batch | None) -> dict[str, Any] | None:
-    if batch is None:
-        return None
-    return {
-        "id": batch.id,
-        "created_at": batch.created_at.isoformat(),
-        "source": batch.source,
-        "branch": batch.branch,
-        "git_sha": batch.git_sha,
-        "agent_version": batch.agent_version,
-        "tags": batch.tags,
-        "batch_key": batch.batch_key,
-    }
+    click.echo(f"{'latest batch':<{width}}{batch_line(latest)}")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from judgekit._util.number_format import DASH
 from judgekit.errors import StoreError
 
 if TYPE_CHECKING:
+    from judgekit.formats.record_files import RecordKind
+    from judgekit.store import Batch
     from judgekit.store.recording import Recorded
 
 
@@ -35,3 +39,26 @@ def written_before_store(written: str, *, them: str = "them") -> Iterator[None]:
 def one_line(exc: Exception) -> str:
     """The error's text on one line (a database driver's message may span several)."""
     return " ".join(str(exc).split())
+
+
+def batch_line(batch: Batch | None) -> str:
+    """``3 (2026-11-30 09:00:00 UTC, source grade, branch main, git 0123456789ab)``."""
+    if batch is None:
+        return "none"
+    when = batch.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    sha = batch.git_sha[:12] if batch.git_sha else DASH
+    return (
+        f"{batch.id} ({when}, source {batch.source or DASH}, branch {batch.branch or DASH}, "
+        f"git {sha})"
+    )
+
+
+def recorded_counts(recorded: Recorded, kind: RecordKind) -> str:
+    """What an import recorded, in the words of its kind of file: ``12 runs and 12 grades``."""
+    if kind == "results":
+        return f"{recorded.grades} grades"
+    if kind == "verdicts":
+        return f"{recorded.verdicts} verdicts"
+    if recorded.grades:
+        return f"{recorded.runs} runs and {recorded.grades} grades"
+    return f"{recorded.runs} runs"

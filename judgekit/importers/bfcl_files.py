@@ -16,14 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.jsonl import iter_json_lines
 from judgekit.errors import DataError
 from judgekit.formats.run import Run
 from judgekit.formats.task import Task
 from judgekit.importers.bfcl import bfcl_run, bfcl_task
+from judgekit.importers.runs_output import write_suite_file
 
 __all__ = ["bfcl_tasks_and_runs", "category_of", "join_bfcl_files", "write_bfcl_suite"]
 
@@ -116,5 +114,4 @@ def write_bfcl_suite(tasks: list[Task], path: Path, *, name: str) -> None:
         "description": "BFCL entries: the calls BFCL's AST checker accepts (judgekit import bfcl)",
         "tasks": [task.model_dump(mode="json", exclude_defaults=True) for task in tasks],
     }
-    with atomic_writer(path) as fh:
-        yaml.safe_dump(suite, fh, sort_keys=False, allow_unicode=True, width=100)
+    write_suite_file(suite, path)

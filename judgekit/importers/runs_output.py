@@ -3,10 +3,12 @@ warnings about run ids an import had to make unique."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from judgekit._util.atomic_files import atomic_writer
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, run_json
 from judgekit.importers.unique_ids import UniqueRunIds
@@ -48,6 +50,23 @@ def write_runs(runs: Iterable[Run], out: IO[str], *, source: Path) -> ImportTall
     for run in _refuse_none(tally.count(runs), source):
         out.write(_run_line(run, source))
     return tally
+
+
+def write_runs_to(runs: Iterable[Run], output: Path | None, *, source: Path) -> ImportTally:
+    """Write the runs to ``output`` whole (atomically), or to standard output when None."""
+    if output is None:
+        return write_runs(runs, sys.stdout, source=source)
+    with atomic_writer(output) as fh:
+        return write_runs(runs, fh, source=source)
+
+
+def write_suite_file(suite: Mapping[str, Any], path: Path) -> None:
+    """An imported suite, written whole (atomically) as the YAML ``judgekit grade --tasks``
+    reads."""
+    import yaml
+
+    with atomic_writer(path) as fh:
+        yaml.safe_dump(dict(suite), fh, sort_keys=False, allow_unicode=True, width=100)
 
 
 def renamed_warnings(source: Path, run_ids: UniqueRunIds) -> list[str]:

@@ -19,7 +19,9 @@ no warning, ``math.nan`` for a silent nan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from judgekit._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from judgekit.stats._contract import (
@@ -116,9 +118,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(_LAZY[name]), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

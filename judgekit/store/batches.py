@@ -31,6 +31,19 @@ class Batch:
     agent_version: str | None
     tags: dict[str, Any] | None
 
+    def as_dict(self) -> dict[str, Any]:
+        """The batch as ``judgekit store info --json`` shows it."""
+        return {
+            "id": self.id,
+            "created_at": self.created_at.isoformat(),
+            "source": self.source,
+            "branch": self.branch,
+            "git_sha": self.git_sha,
+            "agent_version": self.agent_version,
+            "tags": self.tags,
+            "batch_key": self.batch_key,
+        }
+
 
 class StoreBatches(StoreBase):
     """The store's batches: found by key, created, listed."""
