@@ -42,6 +42,13 @@ class Verdict(BaseModel):
     agreement: Share | None = Field(
         default=None, description="Share of samples agreeing with the majority (samples > 1)."
     )
+    confidence: Share | None = Field(
+        default=None,
+        description=(
+            "The judge's confidence in its verdict, in [0, 1]: the agreement of its samples "
+            "(samples > 1) or the probability of the chosen score (logprobs); None when unknown."
+        ),
+    )
     position_bias: bool | None = Field(
         default=None, description="Pairwise only: the verdict flipped when A and B swapped places."
     )
