@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         two_proportion_test,
         wilson_interval,
     )
+    from judgekit.stats.scale_errors import likert_errors, per_class_scores
 
 __all__ = [
     "Z_95",
@@ -75,10 +76,12 @@ __all__ = [
     "kappa_sample_size",
     "kappa_standard_error",
     "krippendorff_alpha",
+    "likert_errors",
     "mcnemar_test",
     "paired_kappa_differences",
     "pass_at_k",
     "pass_hat_k",
+    "per_class_scores",
     "percent_agreement",
     "ppi_mean_interval",
     "rogan_gladen",
@@ -115,6 +118,8 @@ _LAZY = {
     "pass_hat_k": "judgekit.stats.proportions",
     "two_proportion_test": "judgekit.stats.proportions",
     "wilson_interval": "judgekit.stats.proportions",
+    "likert_errors": "judgekit.stats.scale_errors",
+    "per_class_scores": "judgekit.stats.scale_errors",
 }
 
 
