@@ -109,6 +109,13 @@ class PromotionPolicy(BaseModel):
     min_per_class: int = Field(default=10, ge=0)
     min_kappa: float = Field(default=0.6, ge=-1, le=1, allow_inf_nan=False)
     confidence: float = Field(default=0.95, gt=0, lt=1, allow_inf_nan=False)
+    test_share: float = Field(
+        default=0.5,
+        gt=0,
+        lt=1,
+        allow_inf_nan=False,
+        description="The share of labelled runs held out as test, measured only by promote.",
+    )
 
 
 def _listed(names: tuple[str, ...]) -> str:

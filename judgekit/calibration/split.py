@@ -1,0 +1,216 @@
+"""Held-out labels: each rubric's labelled runs split into *dev* and *test*.
+
+``calibrate`` shows figures, disagreements and examples on dev, where a person may read
+them and edit the rubric; ``promote`` measures on test labels nobody has seen (*fresh*), so
+the figure that decides is not the one the rubric was tuned on. The split is recorded in
+``labels/<rubric_id>.split.jsonl`` (:mod:`judgekit.formats.split_file`)::
+
+    split = load_split(rubric, labels_file, read_labels(labels_file, rubric).current)
+    dev_labels = restrict_labels(labels, split.dev)
+
+A labelled run not yet in the file is assigned the first time it is seen, stratified by its
+majority label: it goes to the side that is short for its class against the policy's
+``test_share``; on an exact tie, its run hash decides. Runs assigned in one go are taken in
+run-hash order, so a labels file always gives the same split. A run never changes side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from judgekit.calibration.join import labels_by_run
+from judgekit.calibration.selection import majority
+from judgekit.formats.label import Label
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.split_file import (
+    Side,
+    SpentMark,
+    SplitAssignment,
+    SplitLog,
+    read_split_file,
+    split_path,
+    update_split_file,
+)
+
+__all__ = [
+    "Split",
+    "SplitSummary",
+    "load_split",
+    "mark_spent",
+    "restrict_labels",
+    "run_hash",
+]
+
+LabelKey = tuple[str, str]  # (run id, labeller)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A rubric's labelled runs by side, and the test labels spent (run → why)."""
+
+    path: Path
+    test_share: float
+    sides: Mapping[str, Side]
+    spent: dict[str, str]
+
+    def side(self, run_id: str) -> Side | None:
+        """The side of ``run_id``; None when it was never assigned (not labelled yet)."""
+        return self.sides.get(run_id)
+
+    @property
+    def dev(self) -> frozenset[str]:
+        return frozenset(run for run, side in self.sides.items() if side == "dev")
+
+    @property
+    def test(self) -> frozenset[str]:
+        return frozenset(run for run, side in self.sides.items() if side == "test")
+
+    @property
+    def fresh_test(self) -> frozenset[str]:
+        """The test runs whose labels nobody has seen next to the judge's verdict."""
+        return self.test - self.spent.keys()
+
+    def summary(self, labelled: Collection[str]) -> SplitSummary:
+        """The counts of the runs in ``labelled`` (those with a current label) by side."""
+        runs = set(labelled)
+        test = self.test & runs
+        return SplitSummary(
+            file=str(self.path),
+            test_share=self.test_share,
+            n_dev=len(self.dev & runs),
+            n_test=len(test),
+            n_test_fresh=len(self.fresh_test & runs),
+            n_test_spent=len(test - self.fresh_test),
+        )
+
+
+@dataclass(frozen=True)
+class SplitSummary:
+    """How a report's labelled runs fall into the split."""
+
+    file: str
+    test_share: float
+    n_dev: int
+    n_test: int
+    n_test_fresh: int
+    n_test_spent: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "test_share": self.test_share,
+            "n_dev": self.n_dev,
+            "n_test": self.n_test,
+            "n_test_fresh": self.n_test_fresh,
+            "n_test_spent": self.n_test_spent,
+        }
+
+
+def run_hash(rubric_id: str, run_id: str) -> bytes:
+    """The sha256 that orders runs and breaks ties: of ``rubric_id``, a NUL, ``run_id``."""
+    return hashlib.sha256(f"{rubric_id}\0{run_id}".encode()).digest()
+
+
+def load_split(
+    rubric: Rubric,
+    labels_file: Path,
+    labels: Mapping[LabelKey, Label],
+    *,
+    record: bool = True,
+) -> Split:
+    """The split of ``rubric``'s labelled runs, read from the split file beside
+    ``labels_file``; each labelled run not yet in it is assigned (and, with ``record``,
+    appended to the file, durable on return)."""
+    path = split_path(labels_file)
+    share = rubric.promotion.test_share
+    majorities = {
+        run: majority([label.label for label in by_labeler.values()])
+        for run, by_labeler in labels_by_run(labels).items()
+    }
+
+    def decide(log: SplitLog) -> list[SplitAssignment]:
+        return assign_new_runs(rubric.id, share, log, majorities)
+
+    if record:
+        log = update_split_file(path, decide)
+    else:
+        log = read_split_file(path)
+        for line in decide(log):
+            log.add(line)
+    sides = {run: line.side for run, line in log.assignments.items()}
+    return Split(path=path, test_share=share, sides=sides, spent=dict(log.spent))
+
+
+def assign_new_runs(
+    rubric_id: str, share: float, log: SplitLog, majorities: Mapping[str, Any]
+) -> list[SplitAssignment]:
+    """The assignments of the runs of ``majorities`` (run → majority label, None when the
+    labellers tie) that ``log`` has not assigned, in run-hash order."""
+    counts: Counter[tuple[str, Side]] = Counter(
+        (_stratum(line.label), line.side) for line in log.assignments.values()
+    )
+    new = sorted(
+        (run for run in majorities if run not in log.assignments),
+        key=lambda run: run_hash(rubric_id, run),
+    )
+    now = datetime.now(UTC)
+    made: list[SplitAssignment] = []
+    for run in new:
+        stratum = _stratum(majorities[run])
+        n_test, n_dev = counts[(stratum, "test")], counts[(stratum, "dev")]
+        side = _short_side(n_test, n_dev, share, run_hash(rubric_id, run))
+        counts[(stratum, side)] += 1
+        made.append(SplitAssignment(run_id=run, side=side, label=majorities[run], at=now))
+    return made
+
+
+def _short_side(n_test: int, n_dev: int, share: float, hashed: bytes) -> Side:
+    """The side short of ``share`` for a class with these counts; the hash breaks a tie."""
+    if n_test + n_dev:
+        held_out = n_test / (n_test + n_dev)
+        if held_out < share:
+            return "test"
+        if held_out > share:
+            return "dev"
+    return "test" if hashed[0] < 256 * share else "dev"
+
+
+def _stratum(label: Any) -> str:
+    # A label's JSON-ish spelling: the scale's values are strings or small integers, so
+    # "3" and 3 never meet on one scale; None is the stratum of runs whose labellers tie.
+    return repr(label)
+
+
+def mark_spent(split_path: Path, run_ids: Iterable[str], why: str) -> int:
+    """Mark the labels of the test runs among ``run_ids`` spent (seen with the judge's
+    verdict, so no longer fit to decide a promotion), saying ``why``; returns how many were
+    newly spent. Dev runs, unassigned runs and runs already spent are left as they are."""
+    wanted = list(dict.fromkeys(run_ids))
+    made: list[SpentMark] = []
+
+    def decide(log: SplitLog) -> list[SpentMark]:
+        now = datetime.now(UTC)
+        made[:] = [
+            SpentMark(run_id=run, spent=why, at=now)
+            for run in wanted
+            if run not in log.spent
+            and run in log.assignments
+            and log.assignments[run].side == "test"
+        ]
+        return made
+
+    update_split_file(split_path, decide)
+    return len(made)
+
+
+def restrict_labels(
+    labels: Mapping[LabelKey, Label], runs: Collection[str]
+) -> dict[LabelKey, Label]:
+    """The labels of ``runs`` only."""
+    return {key: label for key, label in labels.items() if key[0] in runs}

@@ -1,0 +1,207 @@
+"""The split file, ``labels/<rubric_id>.split.jsonl``: which labelled runs are *dev* (read,
+tuned on) and which are *test* (held out for ``judgekit promote``), and which test labels
+were spent. Append-only JSON lines, each one of::
+
+    {"run_id": "r1", "side": "test", "label": "pass", "at": "2026-05-01T10:00:00Z"}
+    {"run_id": "r1", "spent": "shown as a disagreement by calibrate --split test", "at": "..."}
+
+The first assignment of a run wins forever (a run never changes side), as does the first
+spent mark. Reading is strict where the split is at stake and lenient where a crash is the
+likely cause: a last line cut short is ignored with a warning and cut off by the next
+append; any other bad line is a :class:`judgekit.errors.DataError` naming the file, the line
+and the field. The rules that assign runs are in :mod:`judgekit.calibration.split`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judgekit._util.jsonl import parse_json, validation_error_to_data_error
+from judgekit.errors import DataError, OutputError
+from judgekit.formats.label import is_json_line, locked
+
+__all__ = [
+    "Side",
+    "SpentMark",
+    "SplitAssignment",
+    "SplitLog",
+    "read_split_file",
+    "split_path",
+    "update_split_file",
+]
+
+Side = Literal["dev", "test"]
+
+
+class SplitAssignment(BaseModel):
+    """A labelled run put on one side, with the majority label it had then."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(min_length=1)
+    side: Side
+    label: Any = None
+    at: datetime
+
+
+class SpentMark(BaseModel):
+    """A test label that no longer counts for promotion, and why (it was seen)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(min_length=1)
+    spent: str = Field(min_length=1)
+    at: datetime
+
+
+SplitLine = SplitAssignment | SpentMark
+
+
+@dataclass
+class SplitLog:
+    """What a split file holds: each run's first assignment and first spent mark."""
+
+    path: Path
+    assignments: dict[str, SplitAssignment] = field(default_factory=dict)
+    spent: dict[str, str] = field(default_factory=dict)  # run id → why
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, line: SplitLine) -> None:
+        """Take ``line`` in, unless an earlier line of its run already decided (first wins)."""
+        if isinstance(line, SplitAssignment):
+            self.assignments.setdefault(line.run_id, line)
+        else:
+            self.spent.setdefault(line.run_id, line.spent)
+
+
+def split_path(labels_file: str | Path) -> Path:
+    """The split file beside a labels file: same folder, same stem, ``.split.jsonl``.
+
+    >>> split_path("labels/goal_completion.jsonl").as_posix()
+    'labels/goal_completion.split.jsonl'
+    """
+    labels = Path(labels_file)
+    return labels.with_name(f"{labels.stem}.split.jsonl")
+
+
+def read_split_file(path: str | Path) -> SplitLog:
+    """The split recorded in ``path`` (an empty log when the file does not exist)."""
+    file = Path(path)
+    try:
+        with file.open("rb") as fh, locked(fh.fileno(), fcntl.LOCK_SH):
+            data = fh.read()  # never half of a line another process is appending
+    except FileNotFoundError:
+        return SplitLog(path=file)
+    except IsADirectoryError:
+        raise DataError("is a folder, expected a file", path=file) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=file) from None
+    return _parse(file, data)
+
+
+def update_split_file(
+    path: str | Path, decide: Callable[[SplitLog], Sequence[SplitLine]]
+) -> SplitLog:
+    """Read the split file and append the lines ``decide`` (a pure function) makes of it, all under one
+    exclusive lock (two processes never assign one run twice), durable (flushed and
+    fsynced) on return; the log returned includes them. Nothing is written, and the file
+    is not created, when ``decide`` makes no line."""
+    file = Path(path)
+    if not file.exists():
+        log = read_split_file(file)
+        if not decide(log):
+            return log
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fh = file.open("a+b")
+    except OSError as exc:
+        raise OutputError(f"cannot write {file}: {exc.strerror or exc}") from None
+    with fh, locked(fh.fileno(), fcntl.LOCK_EX):
+        fh.seek(0)
+        content = fh.read()
+        log = _parse(file, content)
+        lines = decide(log)
+        if lines:
+            _append(fh, file, content, lines)
+            for line in lines:
+                log.add(line)
+    return log
+
+
+def _append(fh: BinaryIO, file: Path, content: bytes, lines: Sequence[SplitLine]) -> None:
+    data = b"".join((line.model_dump_json() + "\n").encode("utf-8") for line in lines)
+    try:
+        start = content.rfind(b"\n") + 1
+        unfinished = content[start:]
+        if unfinished and is_json_line(unfinished):
+            fh.write(b"\n")  # a whole line another tool wrote without its newline: keep it
+        elif unfinished:
+            os.truncate(file, start)  # a fragment from a crash (read_split_file warned)
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    except OSError as exc:
+        raise OutputError(f"cannot write {file}: {exc.strerror or exc}") from None
+
+
+def _parse(file: Path, data: bytes) -> SplitLog:
+    log = SplitLog(path=file)
+    raw_lines = data.split(b"\n")
+    # data ending with "\n" leaves an empty last element; otherwise the last one is unfinished.
+    unfinished = raw_lines[-1]
+    for number, raw in enumerate(raw_lines[:-1], start=1):
+        if raw.strip():
+            log.add(_parse_line(raw, file, number))
+    if unfinished.strip():
+        number = len(raw_lines)
+        if is_json_line(unfinished):
+            log.add(_parse_line(unfinished, file, number))
+        else:
+            log.warnings.append(
+                f"{file}:{number}: ignored a truncated last line (left by a crash while writing?)"
+            )
+    return log
+
+
+def _parse_line(raw: bytes, path: Path, number: int) -> SplitLine:
+    try:
+        value: Any = parse_json(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+        raise DataError(f"malformed JSON: {reason}", path=path, line=number) from None
+    if not isinstance(value, dict):
+        raise DataError(
+            "expected a JSON object: an assignment (run_id, side, label, at) or a spent "
+            "mark (run_id, spent, at)",
+            path=path,
+            line=number,
+        )
+    if "side" in value and "spent" in value:
+        raise DataError(
+            "a line either assigns a side or marks a test label spent, not both",
+            path=path,
+            line=number,
+            field="spent",
+        )
+    if "side" not in value and "spent" not in value:
+        raise DataError(
+            "required field is missing: a line assigns a side (dev or test) or marks a "
+            "test label spent (spent: why)",
+            path=path,
+            line=number,
+            field="side",
+        )
+    model: type[SplitLine] = SplitAssignment if "side" in value else SpentMark
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise validation_error_to_data_error(exc, path=path, line=number) from None
