@@ -100,6 +100,17 @@ class JudgeSettings(BaseModel):
         return value
 
 
+class SelectivePolicy(BaseModel):
+    """Promote the judge selectively: keep a verdict only when its confidence reaches a
+    threshold chosen on the labels so that agreement on the kept verdicts is at least
+    ``1 - alpha`` with probability at least ``1 - delta``; the others are abstained."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alpha: float = Field(default=0.1, gt=0, lt=1, allow_inf_nan=False)
+    delta: float = Field(default=0.1, gt=0, lt=1, allow_inf_nan=False)
+
+
 class PromotionPolicy(BaseModel):
     """What calibration must show before the rubric may gate CI or be monitored."""
 
@@ -115,6 +126,10 @@ class PromotionPolicy(BaseModel):
         lt=1,
         allow_inf_nan=False,
         description="The share of labelled runs held out as test, measured only by promote.",
+    )
+    selective: SelectivePolicy | None = Field(
+        default=None,
+        description="Promote selectively: abstain below a confidence threshold (alpha, delta).",
     )
 
 
