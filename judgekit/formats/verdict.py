@@ -27,7 +27,11 @@ class VerdictSample(BaseModel):
 
 class Verdict(BaseModel):
     """A judge's verdict. ``unscored`` is neither a pass nor a fail: the judge's answer could
-    not be read as a verdict on the rubric's scale, and ``unscored_reason`` says why."""
+    not be read as a verdict on the rubric's scale, and ``unscored_reason`` says why.
+    ``abstained`` is neither either: the rubric was promoted selectively and the judge's
+    ``confidence`` fell below the promoted threshold, so the score is kept for reading but
+    counts for nothing, and the run is left for people (``judgekit label --strategy
+    abstained``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -35,7 +39,7 @@ class Verdict(BaseModel):
     rubric_id: str
     rubric_version: str
     model: str
-    status: Literal["scored", "unscored"]
+    status: Literal["scored", "unscored", "abstained"]
     score: Any = None
     reason: str | None = None
     samples: list[VerdictSample] | None = None
