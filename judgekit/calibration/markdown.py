@@ -14,6 +14,7 @@ from judgekit.calibration.render import (
     interval,
     labels_needed_line,
     pass_rate_figures,
+    scale_error_figures,
     short_reason,
 )
 from judgekit.calibration.report import CalibrationReport
@@ -75,7 +76,7 @@ def _figure_rows(report: CalibrationReport) -> list[str]:
         lines.append(f"| false pass rate | {false_pass} |")
         lines.append(f"| false fail rate | {false_fail} |")
     lines.append(f"| unscored rate | {statistic(report.counts.unscored_rate)} |")
-    for name, value in pass_rate_figures(report):
+    for name, value in scale_error_figures(report) + pass_rate_figures(report):
         lines.append(f"| {name} | {_md_cell(value)} |")
     if report.self_agreement is not None:
         lines.append(f"| judge self-agreement | {statistic(report.self_agreement.mean)} |")

@@ -20,6 +20,7 @@ from judgekit._util.number_format import (
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
+from judgekit.calibration.scale_errors import LikertFigures
 
 __all__ = [
     "DEFAULT_DISAGREEMENTS",
@@ -29,6 +30,7 @@ __all__ = [
     "labels_needed_line",
     "pass_rate_figures",
     "render_text",
+    "scale_error_figures",
 ]
 
 MAX_REASON = 160
@@ -111,6 +113,7 @@ def _figure_lines(report: CalibrationReport) -> list[str]:
     if figures.weighted_kappa is not None:
         lines.append(f"weighted kappa (quadratic) {statistic(figures.weighted_kappa)}")
     lines += _error_rate_lines(report)
+    lines += [f"{name} {value}" for name, value in scale_error_figures(report)]
     lines += [f"{name} {value}" for name, value in pass_rate_figures(report)]
     if report.position_bias is not None:
         bias = report.position_bias
@@ -141,6 +144,44 @@ def _error_rate_lines(report: CalibrationReport) -> list[str]:
         f"false fail rate {statistic(rates.false_fail_rate)} {interval(rates.false_fail_ci)} "
         f"(judge fails what humans pass, of {passes})",
     ]
+
+
+def scale_error_figures(report: CalibrationReport) -> list[tuple[str, str]]:
+    """(name, value) of the Likert errors or the choices' per-class scores (else none)."""
+    errors = report.scale_errors
+    if errors is None:
+        return []
+    if isinstance(errors, LikertFigures):
+        level = confidence(errors.confidence)
+        mae, signed = errors.mean_absolute_error, errors.mean_signed_error
+        return [
+            (
+                "mean absolute error",
+                f"{statistic(mae.mean)} {interval([mae.low, mae.high])} ({level}, t)",
+            ),
+            (
+                "mean signed error",
+                f"{statistic(signed.mean)} {interval([signed.low, signed.high])} "
+                f"({level}, t; judge − human: above 0, the judge scores higher)",
+            ),
+        ]
+    rows = [
+        (
+            f"class {_data(name)}",
+            f"precision {statistic(s['precision'])}, recall {statistic(s['recall'])}, "
+            f"F1 {statistic(s['f1'])} ({s['support']} human labels)",
+        )
+        for name, s in errors.per_class.items()
+    ]
+    macro = errors.macro
+    rows.append(
+        (
+            "macro average",
+            f"precision {statistic(macro['precision'])}, recall {statistic(macro['recall'])}, "
+            f"F1 {statistic(macro['f1'])} (over the classes where each is defined)",
+        )
+    )
+    return rows
 
 
 def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:

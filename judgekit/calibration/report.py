@@ -50,7 +50,9 @@ from judgekit.calibration.labellers import (
     stale_labels,
 )
 from judgekit.calibration.pass_rates import PassRates, pass_rates
+from judgekit.calibration.scale_errors import ScaleErrors, scale_errors
 from judgekit.calibration.selection import select_verdicts
+from judgekit.calibration.split import MeasuredOn, SplitSummary
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import JudgeSettings, PromotionPolicy, Rubric, Score, scale_values
 from judgekit.formats.rubric_file import rubric_version
@@ -86,6 +88,11 @@ class CalibrationReport:
     pass_rates: PassRates | None = None  # binary rubrics only
     comparison: JudgeComparison | None = None
     position_bias: PositionBias | None = None
+    # Which labelled runs were measured: those of the dev or test side of the split, or
+    # all of them (a report built in code, without a split).
+    measured_on: MeasuredOn = "all"
+    split: SplitSummary | None = None
+    scale_errors: ScaleErrors | None = None  # likert and choices rubrics only
 
     @property
     def n(self) -> int:
@@ -136,6 +143,9 @@ class CalibrationReport:
             **(self.pass_rates or PassRates.empty()).as_dict(),
             "comparison": _as_dict(self.comparison),
             "position_bias": _as_dict(self.position_bias),
+            "measured_on": self.measured_on,
+            "split": _as_dict(self.split),
+            "scale_errors": _as_dict(self.scale_errors),
         }
 
 
@@ -192,6 +202,9 @@ def build_report(
         labels_needed=labels_needed(policy, len(pairs.runs), figures),
         sources=dict(sources or {}),
         pass_rates=_pass_rates(rubric, pairs, rates),
+        scale_errors=scale_errors(
+            rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
+        ),
     )
 
 
