@@ -111,6 +111,22 @@ class SelectivePolicy(BaseModel):
     delta: float = Field(default=0.1, gt=0, lt=1, allow_inf_nan=False)
 
 
+class FlipRateBars(BaseModel):
+    """The most a bias probe (``judgekit probe --bias B``) may move the judge: the upper
+    bound of the probe's interval must be at or below the bar."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verbosity: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
+    position: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
+    self: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
+
+    def bars(self) -> dict[str, float]:
+        """The biases given a bar, in the order verbosity, position, self."""
+        values = {"verbosity": self.verbosity, "position": self.position, "self": self.self}
+        return {bias: bar for bias, bar in values.items() if bar is not None}
+
+
 class PromotionPolicy(BaseModel):
     """What calibration must show before the rubric may gate CI or be monitored."""
 
@@ -120,6 +136,7 @@ class PromotionPolicy(BaseModel):
     min_per_class: int = Field(default=10, ge=0)
     min_kappa: float = Field(default=0.6, ge=-1, le=1, allow_inf_nan=False)
     confidence: float = Field(default=0.95, gt=0, lt=1, allow_inf_nan=False)
+    max_flip_rate: FlipRateBars | None = None  # bias probes; none by default
     test_share: float = Field(
         default=0.5,
         gt=0,
