@@ -5,15 +5,16 @@ labels would clear the bars."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from judgekit._util.number_format import UNDEFINED, confidence, threshold
 from judgekit.calibration.figures import AgreementFigures
+from judgekit.formats.probe_file import ProbesFile, latest_probe
 from judgekit.formats.rubric import PromotionPolicy, Score
 from judgekit.stats import kappa_sample_size
 
-__all__ = ["Criterion", "LabelsNeeded", "criteria", "labels_needed"]
+__all__ = ["Criterion", "LabelsNeeded", "criteria", "flip_rate_criteria", "labels_needed"]
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,16 @@ class Criterion:
     bar: float
     met: bool
     what: str  # what the value is, for messages
+    # keyword-only, so subclasses may add positional fields
+    at_most: bool = field(default=False, kw_only=True)  # the value must be ≤ the bar
+    missing: str | None = field(default=None, kw_only=True)  # what to do when unmeasured
 
     @property
     def short_by(self) -> float | None:
-        """How far the value is below the bar (None when met or unmeasured)."""
+        """How far the value is on the wrong side of the bar (None when met or unmeasured)."""
         if self.met or self.value is None:
             return None
-        return self.bar - self.value
+        return self.value - self.bar if self.at_most else self.bar - self.value
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,7 +52,9 @@ class Criterion:
         value = UNDEFINED if self.value is None else threshold(self.value)
         text = f"{self.name}: {self.what} {value}, bar {threshold(self.bar)}"
         if self.short_by is not None:
-            text += f" ({threshold(self.short_by)} short)"
+            text += f" ({threshold(self.short_by)} {'over' if self.at_most else 'short'})"
+        elif self.missing is not None and not self.met:
+            text += f" (not met: {self.missing})"
         elif not self.met:
             text += " (not met)"
         return text
@@ -97,6 +103,36 @@ def criteria(
             f"lower bound of the {percent} kappa interval",
         ),
     ]
+
+
+def flip_rate_criteria(
+    policy: PromotionPolicy, probes: ProbesFile | None, *, version: str
+) -> list[Criterion]:
+    """One ``max_flip_rate.<bias>`` criterion per bar the policy sets: the upper bound of the
+    latest probe of this rubric version must be at or below it; never probed is not met."""
+    if policy.max_flip_rate is None:
+        return []
+    found = []
+    for bias, bar in policy.max_flip_rate.bars().items():
+        probe = latest_probe(probes, version=version, bias=bias)  # type: ignore[arg-type]
+        high = None if probe is None else probe.ci[1]
+        level = "" if probe is None else f"{confidence(probe.confidence)} "
+        measured = "self-preference" if bias == "self" else "flip-rate"
+        what = f"upper bound of the {level}{measured} interval"
+        found.append(
+            Criterion(
+                f"max_flip_rate.{bias}",
+                high,
+                bar,
+                high is not None and high <= bar,
+                what,
+                at_most=True,
+                missing=f"run `judgekit probe --bias {bias}` first"
+                if probe is None
+                else "the probe compared no runs",
+            )
+        )
+    return found
 
 
 def labels_needed(policy: PromotionPolicy, n: int, figures: AgreementFigures) -> LabelsNeeded:

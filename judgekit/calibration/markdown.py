@@ -18,6 +18,7 @@ from judgekit.calibration.render import (
     short_reason,
 )
 from judgekit.calibration.report import CalibrationReport
+from judgekit.calibration.selective_render import selective_markdown
 
 __all__ = ["COMMENT_LIMIT", "render_markdown"]
 
@@ -42,6 +43,7 @@ def render_markdown(report: CalibrationReport) -> str:
         "",
         *_figure_rows(report),
         *_confusion(report),
+        *selective_markdown(report),
     ]
     compared = comparison_lines(report)
     if compared:

@@ -21,6 +21,7 @@ from judgekit._util.terminal_text import visible
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
+from judgekit.calibration.selective_render import selective_lines
 
 __all__ = [
     "DEFAULT_DISAGREEMENTS",
@@ -292,6 +293,7 @@ def render_text(
     disagreements (None: all), verdict."""
     lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
+    lines += selective_lines(report)
     lines.append(_stale_line(report))
     lines += _disagreement_lines(report, disagreements)
     lines.append(f"promotion: {'promotable' if report.promotable else 'not yet'}")

@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judgekit.calibration.compare import JudgeComparison
-from judgekit.calibration.criteria import Criterion, LabelsNeeded, criteria, labels_needed
+from judgekit.calibration.criteria import (
+    Criterion,
+    LabelsNeeded,
+    criteria,
+    flip_rate_criteria,
+    labels_needed,
+)
 from judgekit.calibration.figures import (
     AgreementFigures,
     Bounds,
@@ -54,6 +60,7 @@ from judgekit.calibration.scale_errors import ScaleErrors, scale_errors
 from judgekit.calibration.selection import select_verdicts
 from judgekit.calibration.split import MeasuredOn, SplitSummary
 from judgekit.formats.label import Label
+from judgekit.formats.probe_file import ProbesFile, load_probes, probes_path
 from judgekit.formats.rubric import JudgeSettings, PromotionPolicy, Rubric, Score, scale_values
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
@@ -198,7 +205,8 @@ def build_report(
         stale_labels=stale_labels(labels, item_hashes),
         disagreements=disagreements(pairs, classes, ordinal=rubric.kind == "likert"),
         policy=policy,
-        criteria=criteria(policy, pairs.human, classes, figures.kappa_ci[0]),
+        criteria=criteria(policy, pairs.human, classes, figures.kappa_ci[0])
+        + flip_rate_criteria(policy, _probes(rubric), version=version),
         labels_needed=labels_needed(policy, len(pairs.runs), figures),
         sources=dict(sources or {}),
         pass_rates=_pass_rates(rubric, pairs, rates),
@@ -206,6 +214,14 @@ def build_report(
             rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
         ),
     )
+
+
+def _probes(rubric: Rubric) -> ProbesFile | None:
+    """The bias probes beside the rubric's file (none for a rubric built in code, or when
+    its policy sets no max_flip_rate)."""
+    if rubric.promotion.max_flip_rate is None or rubric.source is None:
+        return None
+    return load_probes(probes_path(rubric.id, rubric.source.parent))
 
 
 def _pass_rates(rubric: Rubric, pairs: Pairs, rates: ErrorRates | None) -> PassRates | None:
