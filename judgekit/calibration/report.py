@@ -58,6 +58,12 @@ from judgekit.calibration.labellers import (
 from judgekit.calibration.pass_rates import PassRates, pass_rates
 from judgekit.calibration.scale_errors import ScaleErrors, scale_errors
 from judgekit.calibration.selection import select_verdicts
+from judgekit.calibration.selective import (
+    SelectiveFigures,
+    kappa_on_kept,
+    selective_criterion,
+    selective_figures,
+)
 from judgekit.calibration.split import MeasuredOn, SplitSummary
 from judgekit.formats.label import Label
 from judgekit.formats.probe_file import ProbesFile, load_probes, probes_path
@@ -100,6 +106,7 @@ class CalibrationReport:
     measured_on: MeasuredOn = "all"
     split: SplitSummary | None = None
     scale_errors: ScaleErrors | None = None  # likert and choices rubrics only
+    selective: SelectiveFigures | None = None  # when some verdict has a confidence
 
     @property
     def n(self) -> int:
@@ -153,6 +160,7 @@ class CalibrationReport:
             "measured_on": self.measured_on,
             "split": _as_dict(self.split),
             "scale_errors": _as_dict(self.scale_errors),
+            "selective": _as_dict(self.selective),
         }
 
 
@@ -188,6 +196,7 @@ def build_report(
     rates = None
     if rubric.kind == "binary":
         rates = error_rates(pairs.human, pairs.judge, confidence=policy.confidence)
+    selective = selective_figures(pairs.runs, pairs.verdicts, pairs.human, pairs.judge, policy)
     return CalibrationReport(
         rubric_id=rubric.id,
         rubric_version=version,
@@ -205,15 +214,41 @@ def build_report(
         stale_labels=stale_labels(labels, item_hashes),
         disagreements=disagreements(pairs, classes, ordinal=rubric.kind == "likert"),
         policy=policy,
-        criteria=criteria(policy, pairs.human, classes, figures.kappa_ci[0])
-        + flip_rate_criteria(policy, _probes(rubric), version=version),
+        criteria=_criteria(rubric, pairs, classes, figures, selective, interval_method),
         labels_needed=labels_needed(policy, len(pairs.runs), figures),
         sources=dict(sources or {}),
         pass_rates=_pass_rates(rubric, pairs, rates),
         scale_errors=scale_errors(
             rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
         ),
+        selective=selective,
     )
+
+
+def _criteria(
+    rubric: Rubric,
+    pairs: Pairs,
+    classes: list[Score],
+    figures: AgreementFigures,
+    selective: SelectiveFigures | None,
+    interval_method: IntervalMethod,
+) -> list[Criterion]:
+    """The policy's criteria; a selective policy measures kappa on the kept verdicts and
+    adds the ``selective`` criterion."""
+    policy = rubric.promotion
+    measured = kappa_on_kept(
+        criteria(policy, pairs.human, classes, figures.kappa_ci[0]),
+        selective,
+        pairs.runs,
+        pairs.human,
+        pairs.judge,
+        classes,
+        policy=policy,
+        likert=rubric.kind == "likert",
+        interval_method=interval_method,
+    )
+    probed = flip_rate_criteria(policy, _probes(rubric), version=rubric_version(rubric))
+    return measured + selective_criterion(policy, selective, len(pairs.runs)) + probed
 
 
 def _probes(rubric: Rubric) -> ProbesFile | None:
