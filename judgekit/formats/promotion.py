@@ -25,6 +25,7 @@ __all__ = [
     "UNREADABLE",
     "CriterionRecord",
     "PromotionRecord",
+    "SelectiveRecord",
     "StaleMark",
     "load_promotion_record",
     "parse_promotion_record",
@@ -62,6 +63,21 @@ class StaleMark(BaseModel):
     p_value: float | None = None
 
 
+class SelectiveRecord(BaseModel):
+    """A selective promotion: the confidence threshold below which verdicts abstain, chosen
+    so that agreement on the kept ones is at least 1 - alpha with probability 1 - delta."""
+
+    model_config = ConfigDict(extra="allow")
+
+    alpha: float | None = None
+    delta: float | None = None
+    threshold: float | None = None
+    coverage: float | None = None
+    agreement_on_kept: float | None = None
+    guaranteed_agreement: float | None = None
+    n: int | None = None
+
+
 class PromotionRecord(BaseModel):
     """A promotion: the rubric version and judge, and the figures that cleared the policy.
 
@@ -92,6 +108,7 @@ class PromotionRecord(BaseModel):
     policy: dict[str, Any] | None = None
     criteria: dict[str, CriterionRecord] | None = None
     labelers: dict[str, int] | None = None
+    selective: SelectiveRecord | None = None
     promoted_at: str | None = None
     stale: StaleMark | None = None
 
