@@ -81,13 +81,22 @@ class RubricExample(BaseModel):
 
 
 class JudgeSettings(BaseModel):
-    """The judge to ask: ``provider/model``, its temperature, and how many samples to take."""
+    """The judge to ask: ``provider/model``, its temperature, how many samples to take, and
+    how to measure its confidence in a verdict."""
 
     model_config = ConfigDict(extra="forbid")
 
     model: str = Field(description="provider/model, e.g. openai/gpt-4o-mini")
     temperature: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     samples: int = Field(default=1, ge=1)
+    confidence: Literal["samples", "logprobs"] = Field(
+        default="samples",
+        description=(
+            "How a verdict's confidence is measured: the agreement of its samples (samples > 1), "
+            "or the probability of the score's token where the provider returns log-probabilities "
+            "(OpenAI-compatible APIs)."
+        ),
+    )
 
     @field_validator("model")
     @classmethod

@@ -79,7 +79,8 @@ def rubric_version(rubric: Rubric) -> str:
     """The first 12 hex digits of the sha256 of everything that changes a verdict.
 
     That is the prompt, the scale, what the rubric applies to, the few-shot examples, the
-    judge's model, temperature and samples, and ``max_chars`` when set, as canonical JSON.
+    judge's model, temperature, samples and confidence measure (when not ``samples``), and
+    ``max_chars`` when set, as canonical JSON.
     The description, the id and the promotion policy are left out: editing them does not
     change what a judge says, so it must not orphan the verdicts and promotion record of the
     rubric. The scale is hashed by its values, so ``likert`` and ``{likert: [1, 5]}`` are
@@ -105,6 +106,10 @@ def rubric_version(rubric: Rubric) -> str:
             "samples": rubric.judge.samples,
         },
     }
+    if rubric.judge.confidence != "samples":
+        # Asking for log-probabilities changes the request; only when set, so that rubrics
+        # written before the option existed keep their versions.
+        content["judge"]["confidence"] = rubric.judge.confidence
     if rubric.max_chars is not None:
         # Only when set, so that rubrics written before the cap existed keep their versions.
         content["max_chars"] = rubric.max_chars

@@ -8,7 +8,8 @@ must never answer for the other. Rerunning an unchanged judge therefore hits; ed
 and misses exactly the entries it affects; and the k samples of a ``samples: k`` judge are k
 distinct entries, so they stay real, independent samples instead of one answer repeated.
 
-The cache stores only what a provider answered (text, model, token counts, latency), never a
+The cache stores only what a provider answered (text, model, token counts, latency, and the
+token log-probabilities when they were asked for), never a
 request or its headers, so no API key can end up in the file.
 """
 
@@ -24,7 +25,7 @@ from typing import Final
 
 from judgekit._util.closing import ClosesOnExit
 from judgekit._util.home import judgekit_home
-from judgekit.providers.chat import ChatRequest, ChatResponse
+from judgekit.providers.chat import ChatRequest, ChatResponse, TokenLogprob
 from judgekit.store.cache_file import CacheFile
 
 # Bump when the key's canonical form changes, so old entries miss instead of colliding.
@@ -88,7 +89,7 @@ class JudgeCache(ClosesOnExit):
         """
         if sample_index < 0:
             raise ValueError(f"sample_index must be 0 or more, got {sample_index}")
-        payload = {
+        payload: dict[str, object] = {
             "key_format": KEY_FORMAT,
             "provider": provider,
             "endpoint": normalise_endpoint(endpoint),
@@ -102,6 +103,9 @@ class JudgeCache(ClosesOnExit):
             "messages": [[m.role, m.content] for m in request.messages],
             "sample_index": sample_index,
         }
+        if request.logprobs:
+            # Only when asked, so that keys made before the option existed still hit.
+            payload["logprobs"] = True
         canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -115,13 +119,14 @@ class JudgeCache(ClosesOnExit):
                 self._hits += 1
         if row is None:
             return None
-        text, model, input_tokens, output_tokens, latency_s = row
+        text, model, input_tokens, output_tokens, latency_s, tokens = row
         return ChatResponse(
             text=text,
             model=model,
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             latency_s=latency_s,
+            tokens=None if tokens is None else _tokens_from_json(tokens),
         )
 
     def put(self, key: str, response: ChatResponse) -> None:
@@ -134,6 +139,7 @@ class JudgeCache(ClosesOnExit):
                 response.input_tokens,
                 response.output_tokens,
                 response.latency_s,
+                None if response.tokens is None else _tokens_json(response.tokens),
             ),
         )
 
@@ -146,6 +152,21 @@ class JudgeCache(ClosesOnExit):
     def close(self) -> None:
         """Close the file; the cache cannot be used afterwards."""
         self._file.close()
+
+
+def _tokens_json(tokens: tuple[TokenLogprob, ...]) -> str:
+    return json.dumps([[t.token, t.logprob, [list(alt) for alt in t.top]] for t in tokens])
+
+
+def _tokens_from_json(text: str) -> tuple[TokenLogprob, ...] | None:
+    """The tokens as :func:`_tokens_json` wrote them; None (asked again) if unreadable."""
+    try:
+        return tuple(
+            TokenLogprob(token=token, logprob=logprob, top=tuple((a, lp) for a, lp in top))
+            for token, logprob, top in json.loads(text)
+        )
+    except (ValueError, TypeError):
+        return None
 
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}

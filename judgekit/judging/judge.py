@@ -6,7 +6,9 @@ samples), every answer is parsed against the scale with one repair retry on a ba
 and the samples' majority becomes the verdict with their agreement. A pairwise rubric is
 asked in both orders; a verdict that flips with the order is flagged as position bias.
 Nothing is ever scored from an answer that does not fit the scale: such a verdict is
-*unscored*, with the reason, and counted apart.
+*unscored*, with the reason, and counted apart. Each scored verdict carries the judge's
+confidence (:mod:`judgekit.judging.confidence`); under a selective promotion
+(``abstain_below``) a verdict less confident than the promoted threshold is *abstained*.
 
 A provider failure is not a verdict. When no answer came back (the server unreachable, the key
 rejected, the model unknown, retries exhausted) the run gets no verdict at all: it is counted
@@ -20,7 +22,6 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,51 +34,26 @@ from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.budget import Budget, OverBudget
 from judgekit.judging.cache import JudgeCache
+from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt
+from judgekit.judging.tally import Answer, JudgeTally
 from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
 
+__all__ = ["Judge", "JudgeTally", "JudgingStopped"]
+
 _SWAPPED = {"A": "B", "B": "A", "tie": "tie"}
+_NO_LOGPROBS = (
+    "judge.confidence is logprobs but {model} returned no token log-probabilities: "
+    "confidence comes from the samples' agreement where there are several, else is unknown"
+)
 
 
 class JudgingStopped(ProviderError):
     """The provider failed in a way that every later request would too (wrong key, unknown
     model, an endpoint never reached): judging stopped; the verdicts that finished stand."""
-
-
-@dataclass
-class JudgeTally:
-    """What a judging session did: verdicts, runs not judged and why, cache use, money."""
-
-    verdicts: int = 0
-    kept: int = 0  # of the verdicts, those an earlier session had already written
-    not_judged: int = 0
-    not_judged_reasons: Counter[str] = field(default_factory=Counter)
-    over_budget: int = 0  # runs started but not judged: their next request had no budget
-    unscored: int = 0
-    api_calls: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost: bool = False
-    stopped_by_budget: bool = False
-    scores: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass
-class _Answer:
-    """One parsed (or failed) answer of the model, with what it cost."""
-
-    score: Any = None
-    reason: str | None = None
-    error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    latency_s: float = 0.0
-    cached: bool = True
 
 
 class Judge:
@@ -94,6 +70,7 @@ class Judge:
         tasks: TaskSet | None = None,
         samples: int | None = None,
         budget: Budget | None = None,
+        abstain_below: float | None = None,
     ) -> None:
         self.endpoint = client.provider.endpoint
         self.budget = budget
@@ -106,7 +83,7 @@ class Judge:
         self.tasks = tasks
         self.samples = samples or rubric.judge.samples
         self.version = rubric_version(rubric)
-        self.tally = JudgeTally()
+        self.tally = JudgeTally(abstain_below=abstain_below)
         self._in_flight: dict[str, asyncio.Future[ChatResponse]] = {}
         self._reached = False  # a request has been answered in this session
 
@@ -211,23 +188,23 @@ class Judge:
                 verdict.position_bias = verdict.score != back.score
             _add_costs(verdict, second)
             verdict.cached = all(a.cached for a in first + second)
-            return self._record(verdict)
+            return self._record(verdict, [(first, False), (second, True)])
         answers_ = await self._samples(render_judge_prompt(self.rubric, run, task))
-        return self._record(self._verdict(run, answers_))
+        return self._record(self._verdict(run, answers_), [(answers_, False)])
 
-    async def _samples(self, messages: tuple[ChatMessage, ...], offset: int = 0) -> list[_Answer]:
+    async def _samples(self, messages: tuple[ChatMessage, ...], offset: int = 0) -> list[Answer]:
         return list(
             await asyncio.gather(
                 *(self._ask(messages, offset + index) for index in range(self.samples))
             )
         )
 
-    async def _ask(self, messages: tuple[ChatMessage, ...], sample_index: int) -> _Answer:
+    async def _ask(self, messages: tuple[ChatMessage, ...], sample_index: int) -> Answer:
         """One sample: ask, parse, and on a bad answer ask once more with the error.
 
         A provider failure propagates: a sample with no answer is not an unscored sample.
         """
-        answer = _Answer()
+        answer = Answer()
         response = await self._complete(messages, sample_index, answer)
         try:
             parsed = parse_verdict(response.text, self.rubric.scale)
@@ -242,15 +219,17 @@ class Judge:
                 answer.error = f"{first_error}; after one repair retry: {second_error}"
                 return answer
         answer.score, answer.reason = parsed.score, parsed.reason
+        answer.tokens = score_tokens(response) if response.tokens else None
         return answer
 
     async def _complete(
-        self, messages: tuple[ChatMessage, ...], sample_index: int, answer: _Answer
+        self, messages: tuple[ChatMessage, ...], sample_index: int, answer: Answer
     ) -> ChatResponse:
         request = ChatRequest(
             model=self.model_name,
             messages=messages,
             temperature=self.rubric.judge.temperature,
+            logprobs=self.rubric.judge.confidence == "logprobs",
         )
         if self.cache is None:
             return await self._call(request, answer)
@@ -288,7 +267,7 @@ class Judge:
         future.set_result(response)
         return response
 
-    async def _call(self, request: ChatRequest, answer: _Answer) -> ChatResponse:
+    async def _call(self, request: ChatRequest, answer: Answer) -> ChatResponse:
         if self.budget is None:
             response = await self.client.complete(request)
         else:
@@ -301,7 +280,7 @@ class Judge:
         answer.latency_s += response.latency_s
         return response
 
-    def _verdict(self, run: Run, answers: list[_Answer]) -> Verdict:
+    def _verdict(self, run: Run, answers: list[Answer]) -> Verdict:
         scored = [a for a in answers if a.error is None]
         counts = Counter(str(a.score) for a in scored)
         verdict = Verdict(
@@ -339,7 +318,37 @@ class Judge:
         self.tally.kept += 1
         self._count(verdict)
 
-    def _record(self, verdict: Verdict) -> Verdict:
+    def _confidence(self, orders: list[tuple[list[Answer], bool]], score: Any) -> float | None:
+        """The verdict's confidence (see :mod:`judgekit.judging.confidence`) from its answers
+        in each order asked (``True``: A and B swapped)."""
+        scored = [([a for a in answers if a.error is None], swapped) for answers, swapped in orders]
+        scored = [(answers, swapped) for answers, swapped in scored if answers]
+        if self.rubric.judge.confidence == "logprobs":
+            parts = [
+                logprob_confidence(
+                    [(a.score, a.tokens) for a in answers],
+                    score,
+                    label=_SWAPPED.get(str(score), score) if swapped else score,
+                )
+                for answers, swapped in scored
+            ]
+            known = [p for p in parts if p is not None]
+            if scored and len(known) == len(parts):
+                weights = [len(answers) for answers, _ in scored]
+                return sum(p * w for p, w in zip(known, weights, strict=True)) / sum(weights)
+            self.tally.confidence_note = _NO_LOGPROBS.format(model=self.model)
+        scores = [a.score for answers, _ in scored for a in answers]
+        several = self.samples > 1 or self.rubric.scale == "pairwise"
+        return samples_confidence(scores, score) if several else None
+
+    def _record(self, verdict: Verdict, orders: list[tuple[list[Answer], bool]]) -> Verdict:
+        if verdict.status == "scored":
+            verdict.confidence = self._confidence(orders, verdict.score)
+            threshold = self.tally.abstain_below
+            if threshold is not None and (
+                verdict.confidence is None or verdict.confidence < threshold
+            ):
+                verdict.status = "abstained"  # score and reason kept, for reading
         verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)
         tally = self.tally
         tally.input_tokens += verdict.input_tokens
@@ -355,11 +364,12 @@ class Judge:
         tally = self.tally
         tally.verdicts += 1
         tally.unscored += verdict.status == "unscored"
+        tally.abstained += verdict.status == "abstained"
         if verdict.status == "scored":
             tally.scores[str(verdict.score)] += 1
 
 
-def _add_costs(verdict: Verdict, answers: list[_Answer]) -> None:
+def _add_costs(verdict: Verdict, answers: list[Answer]) -> None:
     verdict.input_tokens += sum(a.input_tokens for a in answers)
     verdict.output_tokens += sum(a.output_tokens for a in answers)
     latency = sum(a.latency_s for a in answers)

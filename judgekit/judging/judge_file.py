@@ -37,6 +37,9 @@ class JudgeSettings:
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
     budget: Budget | None = None  # --max-cost
+    # The promoted confidence threshold of a selective promotion: less confident verdicts
+    # are abstained (see judging/abstention.py).
+    abstain_below: float | None = None
 
 
 def judge_runs_file(
@@ -78,6 +81,7 @@ def judge_runs_file(
             tasks=tasks,
             samples=settings.samples,
             budget=settings.budget,
+            abstain_below=settings.abstain_below,
         )
         for verdict in output.kept.values():
             judge.count_kept(verdict)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.number_format import dollars, percent
+from judgekit._util.number_format import dollars, percent, threshold
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
 
@@ -15,16 +15,19 @@ __all__ = ["not_judged_lines", "summary_json", "summary_lines"]
 
 def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
     """Verdicts and scores, calls and cost, then what was kept or left for the budget."""
-    scored = tally.verdicts - tally.unscored
+    scored = tally.scored
     scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
     unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
     cost = "unknown (no price for this model)" if tally.unknown_cost else dollars(tally.cost_usd)
     lines = [
         f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
-        f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)})",
+        f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)})"
+        + _abstained(tally),
         f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
         f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
     ]
+    if tally.confidence_note:
+        lines.append(tally.confidence_note)
     if tally.kept:
         lines.append(
             f"{tally.kept} of the verdicts were already in the output folder: not asked again"
@@ -36,6 +39,18 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
             "(rerun with a higher --max-cost to finish)"
         )
     return lines
+
+
+def _abstained(tally: JudgeTally) -> str:
+    """``, 3 abstained (confidence below 0.8, ...)`` under a selective promotion, else ""."""
+    if tally.abstain_below is None:
+        return ""
+    kept = tally.scored + tally.abstained
+    coverage = tally.scored / kept if kept else None
+    return (
+        f", {tally.abstained} abstained (confidence below the promoted "
+        f"{threshold(tally.abstain_below)}; coverage {percent(coverage)})"
+    )
 
 
 def not_judged_lines(tally: JudgeTally, model: str, endpoint: str) -> list[str]:
@@ -68,6 +83,9 @@ def summary_json(
         "verdicts": tally.verdicts,
         "kept": tally.kept,
         "unscored": tally.unscored,
+        "abstained": tally.abstained,
+        "abstain_below": tally.abstain_below,
+        "confidence_note": tally.confidence_note,
         "scores": dict(tally.scores),
         "not_judged": tally.not_judged,
         "not_judged_reasons": dict(tally.not_judged_reasons),

@@ -22,6 +22,7 @@ from judgekit.formats.run import runs_file_ids
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
+from judgekit.judging.abstention import promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
@@ -104,6 +105,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         max_attempts=request.max_attempts,
         samples=request.samples,
         budget=budget,
+        abstain_below=promoted_threshold(rubric),
     )
     return PreparedJudging(
         runs=request.runs,

@@ -28,7 +28,7 @@ from judgekit._util.jsonl import parse_json
 from judgekit.errors import ProviderError
 from judgekit.providers.failures import provider_label
 
-__all__ = ["AnthropicMessage", "OpenAICompletion", "read_answer"]
+__all__ = ["AnthropicMessage", "OpenAICompletion", "OpenAILogprobs", "read_answer"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -39,8 +39,27 @@ class _OpenAIMessage(BaseModel):
     content: str | None = None
 
 
+class _OpenAITopLogprob(BaseModel):
+    token: str
+    logprob: float
+
+
+class _OpenAITokenLogprob(BaseModel):
+    token: str
+    logprob: float
+    top_logprobs: list[_OpenAITopLogprob] = Field(default_factory=list)
+
+
+class OpenAILogprobs(BaseModel):
+    """A choice's token log-probabilities (``logprobs=True``); ``content`` is null without."""
+
+    content: list[_OpenAITokenLogprob] | None = None
+
+
 class _OpenAIChoice(BaseModel):
     message: _OpenAIMessage
+    # Present when log-probabilities were asked for and the server gives them (null else).
+    logprobs: OpenAILogprobs | None = None
 
 
 class _OpenAIUsage(BaseModel):

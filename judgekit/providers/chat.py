@@ -1,4 +1,5 @@
-"""The provider-agnostic chat interface: messages in; text, tokens, model and latency out."""
+"""The provider-agnostic chat interface: messages in; text, tokens, model and latency out
+(and, where the provider gives them, the answer's token log-probabilities)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,22 @@ class ChatRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int = Field(default=1024, ge=1)
     json_output: bool = Field(default=True, description="Ask for a JSON object where supported.")
+    logprobs: bool = Field(
+        default=False,
+        description="Ask for each token's log-probability and its 5 likeliest alternatives "
+        "where supported (OpenAI-compatible APIs); others answer without them.",
+    )
+
+
+class TokenLogprob(BaseModel):
+    """One token of an answer, its log-probability, and the likeliest tokens in its place
+    (``top``: token and log-probability, the chosen one usually among them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 class ChatResponse(BaseModel):
@@ -37,6 +54,10 @@ class ChatResponse(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
+    tokens: tuple[TokenLogprob, ...] | None = Field(
+        default=None,
+        description="The answer's tokens with log-probabilities, when asked and given.",
+    )
 
 
 class ChatProvider(ABC):

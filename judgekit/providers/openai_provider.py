@@ -27,8 +27,14 @@ import time
 from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError, ProviderError
-from judgekit.providers.answers import OpenAICompletion, read_answer
-from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.answers import OpenAICompletion, OpenAILogprobs, read_answer
+from judgekit.providers.chat import (
+    ChatMessage,
+    ChatProvider,
+    ChatRequest,
+    ChatResponse,
+    TokenLogprob,
+)
 from judgekit.providers.failures import provider_errors
 from judgekit.providers.keys import api_key as resolve_api_key
 from judgekit.providers.openai_errors import openai_failures
@@ -81,6 +87,9 @@ class OpenAIProvider(ChatProvider):
         )
         if request.json_output:
             body["response_format"] = {"type": "json_object"}
+        if request.logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = 5
         return body
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
@@ -101,12 +110,14 @@ class OpenAIProvider(ChatProvider):
         if not completion.choices:
             raise ProviderError(f"{self.name} answered {request.model!r} with no choices ({url})")
         usage = completion.usage
+        choice = completion.choices[0]
         return ChatResponse(
-            text=completion.choices[0].message.content or "",
+            text=choice.message.content or "",
             model=completion.model or request.model,
             input_tokens=(usage.prompt_tokens or 0) if usage else 0,
             output_tokens=(usage.completion_tokens or 0) if usage else 0,
             latency_s=latency_s,
+            tokens=_tokens(choice.logprobs) if request.logprobs else None,
         )
 
     @property
@@ -148,3 +159,17 @@ def _openai_message(message: ChatMessage) -> ChatCompletionMessageParam:
     if message.role == "user":
         return {"role": "user", "content": message.content}
     return {"role": "assistant", "content": message.content}
+
+
+def _tokens(logprobs: OpenAILogprobs | None) -> tuple[TokenLogprob, ...] | None:
+    """The answer's tokens as the chat layer has them; None when the server gave none."""
+    if logprobs is None or logprobs.content is None:
+        return None
+    return tuple(
+        TokenLogprob(
+            token=item.token,
+            logprob=item.logprob,
+            top=tuple((alt.token, alt.logprob) for alt in item.top_logprobs),
+        )
+        for item in logprobs.content
+    )

@@ -22,8 +22,9 @@ from judgekit.store.sqlite_wal import switch_to_wal
 # Concurrent judge processes may share one cache file: wait for a writer rather than fail.
 BUSY_TIMEOUT_S: Final = 30.0
 
-# A cached answer as stored: text, model, input tokens, output tokens, latency in seconds.
-AnswerRow = tuple[str, str, int, int, float]
+# A cached answer as stored: text, model, input tokens, output tokens, latency in seconds,
+# and its token log-probabilities as JSON (None when not asked for).
+AnswerRow = tuple[str, str, int, int, float, str | None]
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -32,7 +33,8 @@ CREATE TABLE IF NOT EXISTS responses (
     model         TEXT    NOT NULL,
     input_tokens  INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
-    latency_s     REAL    NOT NULL
+    latency_s     REAL    NOT NULL,
+    tokens        TEXT
 )
 """
 
@@ -58,6 +60,7 @@ class CacheFile:
                 switch_to_wal(self._db, timeout_s=BUSY_TIMEOUT_S)
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute(_SCHEMA)
+                _add_tokens_column(self._db)
             except BaseException:
                 self._db.close()
                 raise
@@ -65,19 +68,19 @@ class CacheFile:
     def get(self, key: str) -> AnswerRow | None:
         with self._lock, self._errors():
             row = self._db.execute(
-                "SELECT text, model, input_tokens, output_tokens, latency_s"
+                "SELECT text, model, input_tokens, output_tokens, latency_s, tokens"
                 " FROM responses WHERE key = ?",
                 (key,),
             ).fetchone()
-        return None if row is None else (row[0], row[1], row[2], row[3], row[4])
+        return None if row is None else (row[0], row[1], row[2], row[3], row[4], row[5])
 
     def put(self, key: str, row: AnswerRow) -> None:
         """Store ``row`` under ``key``, replacing any earlier answer (idempotent)."""
         with self._lock, self._errors():
             self._db.execute(
                 "INSERT OR REPLACE INTO responses"
-                " (key, text, model, input_tokens, output_tokens, latency_s)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                " (key, text, model, input_tokens, output_tokens, latency_s, tokens)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key, *row),
             )
 
@@ -107,3 +110,16 @@ class CacheFile:
             raise StoreError(f"judge cache {self.path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"judge cache {self.path}: {os_reason(exc)}") from exc
+
+
+def _add_tokens_column(db: sqlite3.Connection) -> None:
+    """A cache file written before log-probabilities were kept gains their column (empty:
+    its answers were never asked for them)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+    if "tokens" in columns:
+        return
+    try:
+        db.execute("ALTER TABLE responses ADD COLUMN tokens TEXT")
+    except sqlite3.OperationalError as exc:
+        if "duplicate column" not in str(exc):  # another process added it first
+            raise

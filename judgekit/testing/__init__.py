@@ -13,6 +13,7 @@ from judgekit.testing.fake_llm_server import (
     FakeLLMServer,
     FakeRequest,
     FaultPlan,
+    Reply,
 )
 
-__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan"]
+__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "Reply"]

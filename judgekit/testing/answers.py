@@ -9,6 +9,7 @@ from typing import Any
 
 from judgekit._util.number_format import setting
 from judgekit.testing.fake_request import Api, FakeRequest
+from judgekit.testing.logprobs import Reply, token_logprobs
 
 __all__ = ["Response", "completion_response", "count_tokens", "error_response", "not_json_response"]
 
@@ -32,10 +33,16 @@ def count_tokens(text: str) -> int:
     return len(text.split())
 
 
-def completion_response(request: FakeRequest, text: str) -> Response:
-    """A 200 answering ``request`` with the assistant's ``text``."""
-    body = json.dumps(_completion_body(request, text)).encode()
-    return Response(200, body, {}, replied=True)
+def completion_response(request: FakeRequest, reply: str | Reply) -> Response:
+    """A 200 answering ``request`` with the assistant's text; an OpenAI request asking for
+    ``logprobs`` gets them (from the :class:`Reply`'s probabilities; certain for plain text)."""
+    reply = reply if isinstance(reply, Reply) else Reply(reply)
+    body = _completion_body(request, reply.text)
+    if request.api == "openai" and request.body.get("logprobs") is True:
+        top = request.body.get("top_logprobs")
+        content = token_logprobs(reply, top=top if isinstance(top, int) else 0)
+        body["choices"][0]["logprobs"] = {"content": content, "refusal": None}
+    return Response(200, json.dumps(body).encode(), {}, replied=True)
 
 
 def not_json_response() -> Response:

@@ -48,9 +48,10 @@ from judgekit.testing.fake_request import FakeRequest, api_key_of
 from judgekit.testing.faults import Fault, FaultPlan, FaultQueue
 from judgekit.testing.hold import Hold
 from judgekit.testing.http_handler import LoopbackServer
+from judgekit.testing.logprobs import Reply
 from judgekit.testing.traffic import Traffic
 
-__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan"]
+__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "Reply"]
 
 DEFAULT_VERDICT = '{"reason": "ok", "score": "pass"}'
 """What the server answers when no ``reply`` function is given: a passing judge verdict."""
@@ -60,7 +61,8 @@ class FakeLLMServer:
     """An OpenAI- and Anthropic-speaking HTTP server on 127.0.0.1, for tests.
 
     ``reply`` turns each :class:`FakeRequest` into the assistant's text (default: a passing
-    verdict). ``latency_s`` delays every answer. ``faults`` injects random failures.
+    verdict), or into a :class:`~judgekit.testing.logprobs.Reply` giving the score token's
+    probabilities too, sent to OpenAI requests that ask for ``logprobs``. ``latency_s`` delays every answer. ``faults`` injects random failures.
     ``expect_api_key``, when set, makes every request with another key (``x-api-key`` or
     ``Authorization: Bearer``) fail with HTTP 401 — and, like some real APIs, the error
     message quotes the key it was sent. :meth:`hold_after` holds requests until
@@ -70,7 +72,7 @@ class FakeLLMServer:
 
     def __init__(
         self,
-        reply: Callable[[FakeRequest], str] | None = None,
+        reply: Callable[[FakeRequest], str | Reply] | None = None,
         *,
         latency_s: float = 0.0,
         faults: FaultPlan | None = None,
@@ -78,7 +80,9 @@ class FakeLLMServer:
     ) -> None:
         if latency_s < 0:
             raise ValueError(f"latency_s must be >= 0, got {latency_s}")
-        self.reply = reply or (lambda request: DEFAULT_VERDICT)
+        self.reply: Callable[[FakeRequest], str | Reply] = reply or (
+            lambda request: DEFAULT_VERDICT
+        )
         self.latency_s = latency_s
         self.faults = faults or FaultPlan()
         self.expect_api_key = expect_api_key
@@ -231,8 +235,7 @@ class FakeLLMServer:
         if fault is not None:
             return error_response(api, fault.status, fault.message, retry_after=fault.retry_after_s)
         try:
-            text = self.reply(request)
+            return completion_response(request, self.reply(request))
         except Exception as error:  # a bug in the test's reply function: answer 500 and keep it
             self._traffic.reply_failed(error)
             return error_response(api, 500, f"reply function raised {error!r}")
-        return completion_response(request, text)

@@ -203,7 +203,8 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         ),
         (
             BASE.replace("{model: openai/gpt-4o-mini}", "{model: openai/gpt-4o-mini, temp: 0}"),
-            "{path}:6: judge.temp: unknown field; valid fields are model, temperature, samples",
+            "{path}:6: judge.temp: unknown field; valid fields are model, temperature, samples, "
+            "confidence",
         ),
         (
             BASE + "promotion: {min_label: 5}\n",

@@ -12,7 +12,7 @@ import pytest
 
 from judgekit.errors import StoreError
 from judgekit.judging.cache import CacheStats, JudgeCache
-from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
+from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse, TokenLogprob
 
 MESSAGES = (
     ChatMessage(role="system", content="You grade an AI agent's final answer."),
@@ -183,7 +183,41 @@ def test_the_file_keeps_only_the_answer_in_wal_mode(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         db.close()
-    assert columns == {"key", "text", "model", "input_tokens", "output_tokens", "latency_s"}
+    assert columns == {
+        "key",
+        "text",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "latency_s",
+        "tokens",
+    }
+
+
+def test_a_file_from_before_log_probabilities_gains_their_column(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE responses (key TEXT PRIMARY KEY, text TEXT NOT NULL, model TEXT NOT NULL,"
+        " input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_s REAL NOT NULL)"
+    )
+    db.execute("INSERT INTO responses VALUES ('old', 'kept', 'm', 1, 2, 0.5)")
+    db.commit()
+    db.close()
+    with JudgeCache(path) as cache:
+        assert cache.get("old") == ChatResponse(
+            text="kept", model="m", input_tokens=1, output_tokens=2, latency_s=0.5
+        )
+        with_tokens = ANSWER.model_copy(
+            update={"tokens": (TokenLogprob(token="pass", logprob=-0.25, top=(("fail", -2.0),)),)}
+        )
+        cache.put("new", with_tokens)
+        assert cache.get("new") == with_tokens
+
+
+def test_asking_for_log_probabilities_is_another_key() -> None:
+    request = REQUEST.model_copy(update={"logprobs": True})
+    assert key(request=request) != key(request=REQUEST)
 
 
 def test_threads_share_one_cache(tmp_path: Path) -> None:

@@ -1,0 +1,47 @@
+"""The confidence threshold below which a judge abstains: the one its rubric was promoted
+selectively at, if it was.
+
+``judgekit promote`` with ``promotion.selective`` writes a threshold into the rubric's
+promotion record (``rubrics/<id>.promotion.json``, beside the rubric file). While that record
+promotes the rubric's current version — same version, promotable, not marked stale by a
+recheck — verdicts less confident than the threshold are abstained. (The record's path is
+the calibration layer's convention, ``promotion_record_path``; judging sits below it.)
+"""
+
+from __future__ import annotations
+
+from judgekit.formats.promotion import load_promotion_record
+from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric_file import rubric_version
+
+__all__ = ["promoted_threshold"]
+
+
+def promoted_threshold(rubric: Rubric) -> float | None:
+    """The threshold of the rubric's selective promotion; None when it has none (no record,
+    another version, not promotable, stale, or promoted for every item). A record that
+    cannot be read is a DataError naming it: judging must not silently stop abstaining."""
+    if rubric.source is None:
+        return None
+    path = rubric.source.parent / f"{rubric.id}.promotion.json"
+    if not path.is_file():
+        return None
+    record = load_promotion_record(path)
+    if (
+        not record.promotable
+        or record.stale is not None
+        or record.rubric_version != rubric_version(rubric)
+    ):
+        return None
+    return _threshold(getattr(record, "selective", None))
+
+
+def _threshold(selective: object) -> float | None:
+    """``selective.threshold``, whether the record's field is typed or kept as read."""
+    if isinstance(selective, dict):
+        threshold = selective.get("threshold")
+    else:
+        threshold = getattr(selective, "threshold", None)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        return None
+    return float(threshold)
