@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from judgekit._util.input_paths import is_file, os_reason
 from judgekit.errors import CalibrationError, DataError
@@ -21,6 +21,7 @@ from judgekit.formats.promotion import (
     UNREADABLE,
     CriterionRecord,
     PromotionRecord,
+    SelectiveRecord,
     load_promotion_record,
     parse_promotion_record,
 )
@@ -78,7 +79,31 @@ def promotion_record(report: CalibrationReport, *, now: datetime | None = None) 
         policy=report.policy.model_dump(),
         criteria={c.name: CriterionRecord(**c.as_dict()) for c in report.criteria},
         labelers={name: figures.compared for name, figures in report.labelers.items()},
+        **_selective(report),
         promoted_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+    )
+
+
+class _Selective(TypedDict, total=False):
+    selective: SelectiveRecord
+
+
+def _selective(report: CalibrationReport) -> _Selective:
+    """The ``selective`` entry of a selective promotion (none otherwise, so a record of a
+    plain promotion has no such field)."""
+    row = None if report.selective is None else report.selective.policy
+    if row is None or row.threshold is None:
+        return _Selective()
+    return _Selective(
+        selective=SelectiveRecord(
+            alpha=row.alpha,
+            delta=row.delta,
+            threshold=row.threshold,
+            coverage=row.coverage,
+            agreement_on_kept=row.agreement_on_kept,
+            guaranteed_agreement=row.guaranteed_agreement,
+            n=row.n,
+        )
     )
 
 

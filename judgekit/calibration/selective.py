@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from judgekit._util.number_format import rate, setting, threshold
 from judgekit.calibration.criteria import Criterion
@@ -45,6 +45,7 @@ __all__ = [
     "kappa_on_kept",
     "selective_criterion",
     "selective_figures",
+    "selective_promotion_line",
     "verdict_confidence",
 ]
 
@@ -178,6 +179,20 @@ def guarantee_sentence(row: SelectiveRow) -> str:
         f"coverage {rate(row.coverage)} (threshold {threshold(row.threshold)}, agreement on "
         f"kept ≥ {floor} with probability {probability})"
     )
+
+
+def selective_promotion_line(report: _HasSelective) -> str | None:
+    """``promoted at α = 0.1: coverage 0.82 (threshold 0.8, agreement on kept ≥ 0.90 with
+    probability 0.9)`` for a selective promotion (None otherwise)."""
+    row = None if report.selective is None else report.selective.policy
+    if row is None or row.threshold is None:
+        return None
+    return f"promoted at α = {setting(row.alpha)}: {guarantee_sentence(row)}"
+
+
+class _HasSelective(Protocol):
+    @property
+    def selective(self) -> SelectiveFigures | None: ...
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,11 @@ def promote_command(
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}) promoted "
         f"on {report.n} labels, kappa {kappa}; wrote {path}"
     )
+    from judgekit.calibration.selective import selective_promotion_line
+
+    selective = selective_promotion_line(report)
+    if selective is not None:
+        click.echo(selective)
 
 
 def _outcome(report: CalibrationReport, *, record: str | None, criteria: Any) -> dict[str, Any]:
