@@ -45,6 +45,7 @@ from sqlalchemy.schema import CreateTable
 from judgekit.errors import StoreError
 from judgekit.store import schema
 from judgekit.store.migration_answer import add_grades_answer_passed
+from judgekit.store.migration_confidence import add_verdicts_confidence
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
@@ -284,6 +285,7 @@ MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0001_batches_and_verdicts", _create_batches_and_verdicts),
     ("0002_runs_grades_calibrations_promotions", _runs_grades_calibrations_promotions),
     ("0003_grades_answer_passed", add_grades_answer_passed),
+    ("0004_verdicts_confidence", add_verdicts_confidence),
 )
 
 

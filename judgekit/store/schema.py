@@ -154,6 +154,7 @@ verdicts = Table(
     "verdicts",
     metadata,
     *verdict_columns(),
+    Column("confidence", Float),  # migration 0004
     # Run ids repeat from one evaluation to the next ("shop/refund_full/3"), so a verdict is
     # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),

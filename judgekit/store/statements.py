@@ -27,7 +27,8 @@ def upsert(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
 def verdict_upsert(dialect_name: str) -> Insert:
     """The upsert :meth:`Store.record_verdicts` writes with: a later verdict replaces the
     stored one, except that an unscored verdict never replaces a scored one (a judge that
-    answered off the scale this time does not erase the verdict it gave before)."""
+    answered off the scale this time does not erase the verdict it gave before), nor an
+    abstained one, which holds a score too; an abstained verdict replaces a scored one."""
     table = schema.verdicts
     replaced = [
         c.name for c in table.columns if c.name != "id" and c.name not in schema.VERDICT_KEY
@@ -36,7 +37,7 @@ def verdict_upsert(dialect_name: str) -> Insert:
     return statement.on_conflict_do_update(
         index_elements=list(schema.VERDICT_KEY),
         set_={name: statement.excluded[name] for name in replaced},
-        where=(statement.excluded.status == "scored") | (table.c.status != "scored"),
+        where=(statement.excluded.status != "unscored") | (table.c.status == "unscored"),
     )
 
 

@@ -214,3 +214,36 @@ def test_a_database_from_a_newer_judgekit_is_refused(store_url: str) -> None:
         f"{where}: the database has migrations this judgekit does not know (9999_future); "
         "upgrade judgekit to use it"
     )
+
+
+def test_verdicts_stored_before_confidence_was_a_column_keep_none(store_url: str) -> None:
+    engine = create_engine(store_url)
+    apply_migrations(engine, MIGRATIONS[:3])
+    tables = MetaData()
+    Table("batches", tables, Column("created_at", UtcDateTime()), autoload_with=engine)
+    verdicts = Table("verdicts", tables, Column("at", UtcDateTime()), autoload_with=engine)
+    assert "confidence" not in verdicts.c
+    with engine.begin() as connection:
+        batch = connection.execute(
+            insert(tables.tables["batches"]).values(created_at=datetime.now(UTC))
+        ).inserted_primary_key[0]
+        connection.execute(
+            insert(verdicts).values(
+                batch_id=batch,
+                run_id="r/1",
+                rubric_id="goal_completion",
+                rubric_version="3f2a9c",
+                model="openai/gpt-4o-mini",
+                status="scored",
+                input_tokens=0,
+                output_tokens=0,
+                cached=False,
+                at=datetime.now(UTC),
+                day="2026-11-01",
+            )
+        )
+    engine.dispose()
+    with open_store(store_url) as store:
+        assert "0004_verdicts_confidence" in [n for n, _ in applied_migrations(store.engine)]
+        (verdict,) = store.verdicts("goal_completion")
+    assert (verdict.run_id, verdict.status, verdict.confidence) == ("r/1", "scored", None)

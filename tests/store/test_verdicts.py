@@ -289,3 +289,32 @@ def test_an_unscored_verdict_never_replaces_a_scored_one(store: Store) -> None:
     store.record_verdicts([other])
     store.record_verdicts([make_verdict("shop/refund_full/4")])
     assert [v.status for v in store.verdicts("goal_completion")] == ["scored", "scored"]
+
+
+def test_confidence_and_abstention_round_trip(store: Store) -> None:
+    kept = make_verdict(confidence=0.875)
+    abstained = make_verdict("shop/refund_full/4", status="abstained", score="fail", confidence=0.5)
+    unknown = make_verdict("shop/refund_full/5", confidence=None)
+    store.record_verdicts([kept, abstained, unknown])
+    assert store.verdicts("goal_completion") == [kept, abstained, unknown]
+    with store.engine.connect() as connection:
+        rows = connection.execute(
+            select(schema.verdicts.c.run_id, schema.verdicts.c.score_value).order_by(
+                schema.verdicts.c.run_id
+            )
+        ).all()
+    # An abstained verdict keeps its score but no value to sum: it is neither pass nor fail.
+    assert [tuple(row) for row in rows] == [
+        ("shop/refund_full/3", 1.0),
+        ("shop/refund_full/4", None),
+        ("shop/refund_full/5", 1.0),
+    ]
+
+
+def test_an_abstained_verdict_replaces_a_scored_one(store: Store) -> None:
+    store.record_verdicts([make_verdict(confidence=0.9)])
+    abstained = make_verdict(status="abstained", confidence=0.4)
+    store.record_verdicts([abstained])
+    assert store.verdicts("goal_completion") == [abstained]
+    store.record_verdicts([make_verdict(status="unscored", score=None)])
+    assert store.verdicts("goal_completion") == [abstained]  # unscored replaces neither

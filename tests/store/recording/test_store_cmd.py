@@ -126,7 +126,8 @@ def test_a_malformed_line_records_nothing(tmp_path: Path) -> None:
     code, out, err = invoke("store", "import", good, bad)
     assert (code, out) == (2, "")
     assert err == (
-        f"judgekit: error: {bad}:2: status: Input should be 'scored' or 'unscored' (got 'maybe')\n"
+        f"judgekit: error: {bad}:2: status: Input should be 'scored', 'unscored' or "
+        "'abstained' (got 'maybe')\n"
     )
     assert not store_file().exists()
 
