@@ -11,6 +11,7 @@ from judgekit import __version__
 from judgekit._util.input_paths import named_path_errors
 from judgekit._util.redaction import redact
 from judgekit._util.terminal_text import visible
+from judgekit.cli.align_cmd import align_command
 from judgekit.cli.calibrate_cmd import calibrate_command
 from judgekit.cli.demo_cmd import demo_command
 from judgekit.cli.gate_cmd import gate_command
@@ -83,6 +84,7 @@ def main() -> None:
     """
 
 
+main.add_command(align_command)
 main.add_command(calibrate_command)
 main.add_command(demo_command)
 main.add_command(gate_command)
