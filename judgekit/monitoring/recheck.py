@@ -48,6 +48,7 @@ from judgekit.stats.proportions import Z_95
 
 if TYPE_CHECKING:
     from judgekit.calibration import CalibrationReport
+    from judgekit.monitoring.selective_recheck import GuaranteeCheck
 
 _WIDTH_95 = 2 * Z_95  # a 95% interval is this many standard errors wide
 
@@ -68,6 +69,8 @@ class RecheckResult:
     drifted: bool
     message: str
     report: CalibrationReport
+    # The test of a selective promotion's guarantee (see monitoring/selective_recheck.py).
+    guarantee: GuaranteeCheck | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +87,7 @@ class RecheckResult:
             "alpha": self.alpha,
             "drifted": self.drifted,
             "message": self.message,
+            "guarantee": None if self.guarantee is None else self.guarantee.as_dict(),
         }
 
 

@@ -6,6 +6,7 @@ rubric stale."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from judgekit.monitoring.recheck import (
     read_promotion,
     recheck_report,
 )
+from judgekit.monitoring.selective_recheck import GuaranteeCheck, check_guarantee
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
@@ -106,6 +108,8 @@ def run_recheck(
     verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
     result = compare_kappas(record, report, alpha=alpha)
+    guarantee = check_guarantee(record, rubric, verdicts, labels, alpha=alpha)
+    result = with_guarantee(result, guarantee)
     batch = store.batch(
         key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source="recheck"
     )
@@ -115,6 +119,18 @@ def run_recheck(
         updated = mark_stale(record_path, record, result)
         store.record_promotion(updated.as_json(), status="stale", reason=result.message)
     return RecheckRun(result, missing, record_path)
+
+
+def with_guarantee(result: RecheckResult, check: GuaranteeCheck | None) -> RecheckResult:
+    """The recheck's result with the guarantee's test: a broken guarantee drifts it too."""
+    if check is None:
+        return result
+    return dataclasses.replace(
+        result,
+        guarantee=check,
+        drifted=result.drifted or check.broken,
+        message=f"{result.message}; {check.message}",
+    )
 
 
 async def _judge(
