@@ -28,7 +28,8 @@ from judgekit.labelling.session_setup import LabellingRequest, label_session, se
     default="random",
     show_default=True,
     help="Which runs come first: random, stratified by the judge's verdict, judge "
-    "disagreement first, or lowest judge agreement first.",
+    "disagreement first, lowest judge agreement first, or only the runs the judge abstained "
+    "on (a selective promotion), least confident first.",
 )
 @click.option("--limit", type=click.IntRange(min=1), help="Label a sample of this many runs.")
 @click.option(
@@ -79,7 +80,13 @@ def label_command(
     )
     setup = set_up_labelling(request, warn=_warn)
     rubric, plan, path = setup.rubric, setup.plan, setup.labels_file
-    if strategy != "random" and not setup.verdicts:
+    if strategy == "abstained":
+        click.echo(
+            f"{plan.sample_size} runs queued: their current verdict is abstained (least "
+            "confident first)",
+            err=True,
+        )
+    elif strategy != "random" and not setup.verdicts:
         click.echo(
             f"judgekit: warning: no verdicts for {rubric.id}; the {strategy} order falls back "
             "to a seeded shuffle (judge first, or pass --verdicts)",

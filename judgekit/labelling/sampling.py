@@ -6,7 +6,10 @@
   when 20 exist);
 - ``disagreement``: runs where repeated samples of a judge, or two judge models,
   disagree come first;
-- ``uncertain``: lowest agreement among the judge's samples first.
+- ``uncertain``: lowest agreement among the judge's samples first;
+- ``abstained``: only the runs whose current verdict is *abstained* (the judge, promoted
+  selectively, was not confident enough to score them), lowest confidence first (unknown
+  confidence first of all).
 
 The judge's verdicts only order the runs; they are never shown before a label is given.
 Every strategy is deterministic for a given seed, so a rerun resumes the same sample.
@@ -24,8 +27,14 @@ from judgekit.formats.verdict import Verdict
 
 __all__ = ["STRATEGIES", "Strategy", "judge_scores", "order_for_labelling"]
 
-Strategy = Literal["random", "stratified", "disagreement", "uncertain"]
-STRATEGIES: tuple[Strategy, ...] = ("random", "stratified", "disagreement", "uncertain")
+Strategy = Literal["random", "stratified", "disagreement", "uncertain", "abstained"]
+STRATEGIES: tuple[Strategy, ...] = (
+    "random",
+    "stratified",
+    "disagreement",
+    "uncertain",
+    "abstained",
+)
 
 NO_VERDICT = "(no verdict)"
 
@@ -75,6 +84,8 @@ def order_for_labelling(
     rng.shuffle(shuffled)
     if strategy == "random":
         return shuffled
+    if strategy == "abstained":
+        return _abstained_first(shuffled, verdicts)
     scores = {run: judge_scores(verdicts.get(run, ())) for run in shuffled}
     if strategy == "stratified":
         classes: dict[str, list[str]] = {}
@@ -88,6 +99,19 @@ def order_for_labelling(
     if strategy == "uncertain":
         return sorted(shuffled, key=lambda run: (agreement[run] is None, agreement[run] or 0.0))
     raise ValueError(f"unknown strategy {strategy!r}; valid strategies are {STRATEGIES}")
+
+
+def _abstained_first(
+    shuffled: Sequence[str], verdicts: Mapping[str, Sequence[Verdict]]
+) -> list[str]:
+    """The runs with an abstained verdict, least confident first (the seeded shuffle breaks
+    ties); a run's confidence is its least confident abstained verdict's."""
+    lowest: dict[str, float] = {}
+    for run in shuffled:
+        abstained = [v for v in verdicts.get(run, ()) if v.status == "abstained"]
+        if abstained:
+            lowest[run] = min(-1.0 if v.confidence is None else v.confidence for v in abstained)
+    return sorted(lowest, key=lambda run: lowest[run])
 
 
 def _round_robin(groups: Sequence[Sequence[T]]) -> list[T]:

@@ -213,3 +213,35 @@ def test_reveal_reads_the_judges_verdicts_from_the_store(tmp_path: Path) -> None
     assert screen.index(MARKER) > first_legend
     assert "judge openai/gpt-4o-mini: pass (disagrees with you)" in screen
     assert [line["revealed"] for line in written(tmp_path)] == [True]
+
+
+def test_abstained_strategy_queues_the_abstained_runs_and_says_how_many(tmp_path: Path) -> None:
+    path = tmp_path / "verdicts.jsonl"
+    confidences = {
+        "shop/refund_full/2": 0.4,
+        "shop/refund_full/3": 0.2,
+        "shop/cancel_shipped/1": 0.3,
+    }
+    with path.open("w", encoding="utf-8") as fh:
+        for run_id in shop_items():
+            verdict = Verdict(
+                run_id=run_id,
+                rubric_id="goal_completion",
+                rubric_version="v1",
+                model="openai/gpt-4o-mini",
+                status="abstained" if run_id in confidences else "scored",
+                score="pass",
+                confidence=confidences.get(run_id, 0.9),
+                at="2026-11-29T10:00:00Z",  # type: ignore[arg-type]
+            )
+            fh.write(verdict.model_dump_json() + "\n")
+    done = run_piped(tmp_path, "p\np\np\n", "--verdicts", path, "--strategy", "abstained")
+    assert done.returncode == 0, done.stderr
+    assert "3 runs queued: their current verdict is abstained (least confident first)" in (
+        done.stderr
+    )
+    assert [line["run_id"] for line in written(tmp_path)] == [
+        "shop/refund_full/3",
+        "shop/cancel_shipped/1",
+        "shop/refund_full/2",
+    ]

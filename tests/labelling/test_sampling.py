@@ -56,7 +56,7 @@ def test_a_random_sample_would_not_balance() -> None:
     assert Counter(verdicts[run][0].score for run in sample)["fail"] < 15
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s != "abstained"])
 def test_every_strategy_is_a_seeded_permutation(strategy: str) -> None:
     runs, verdicts = split(30, 10)
     first = order_for_labelling(runs, verdicts, strategy, seed=3)  # type: ignore[arg-type]
@@ -95,4 +95,32 @@ def test_uncertain_orders_by_lowest_agreement() -> None:
             "third",
             "sure",
             "none",
+        ]
+
+
+def test_abstained_queues_only_abstained_runs_least_confident_first() -> None:
+    runs = ["kept", "low", "unknown", "high", "two_models", "none"]
+
+    def abstained(run: str, confidence: float | None, model: str = "openai/gpt-4o-mini") -> Verdict:
+        return verdict(run, "pass", model, confidence=confidence).model_copy(
+            update={"status": "abstained"}
+        )
+
+    verdicts = {
+        "kept": [verdict("kept", "pass", confidence=0.2)],  # scored: never queued
+        "low": [abstained("low", 0.3)],
+        "unknown": [abstained("unknown", None)],
+        "high": [abstained("high", 0.6)],
+        # Scored by one judge, abstained by another at 0.45: queued at 0.45.
+        "two_models": [
+            verdict("two_models", "pass", confidence=0.1),
+            abstained("two_models", 0.45, "openai/gpt-4o"),
+        ],
+    }
+    for seed in range(5):
+        assert order_for_labelling(runs, verdicts, "abstained", seed=seed) == [
+            "unknown",
+            "low",
+            "two_models",
+            "high",
         ]
