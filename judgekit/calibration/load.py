@@ -16,6 +16,7 @@ it was read), never counted as unscored.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,17 +26,33 @@ from judgekit._util.input_paths import is_file
 from judgekit.calibration.compare import build_comparison
 from judgekit.calibration.figures import IntervalMethod
 from judgekit.calibration.report import CalibrationReport, build_report
-from judgekit.errors import DataError
-from judgekit.formats.label import Label, item_hashes, labels_path, read_labels
+from judgekit.calibration.split import (
+    EXAMPLE_SPENT,
+    MeasuredOn,
+    Split,
+    example_runs,
+    load_split,
+    mark_spent,
+    restrict_labels,
+)
+from judgekit.errors import CalibrationError, DataError
+from judgekit.formats.label import Label, item_hashes, labels_path, read_labels, runs_with_inputs
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric
+from judgekit.formats.split_file import read_split_file
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.formats.verdict_scores import ScaleCheck
 
 if TYPE_CHECKING:
     from judgekit.store import Store
 
-__all__ = ["JudgedVerdicts", "calibration_report", "load_calibration", "read_judged_verdicts"]
+__all__ = [
+    "JudgedVerdicts",
+    "calibration_report",
+    "load_calibration",
+    "read_judged_verdicts",
+    "spend_shown_disagreements",
+]
 
 
 @dataclass(frozen=True)
@@ -121,13 +138,19 @@ def load_calibration(
     interval_method: IntervalMethod = "analytic",
     against: Rubric | None = None,
     warn: Callable[[str], None] | None = None,
+    measure_on: MeasuredOn = "dev",
+    fresh_only: bool = False,
 ) -> CalibrationReport:
     """The calibration report of ``rubric``, read from its files: the labels of
     ``labels_file`` (default ``labels/<rubric_id>.jsonl``, which must exist), the verdicts
     (as :func:`read_judged_verdicts` reads them) and, with ``runs_files`` (and the suites
     ``tasks_path`` names, when the labels were given with their tasks' inputs), the runs'
     current texts, to tell stale labels. ``warn`` hears what the labels file says is wrong
-    with it as soon as it is read."""
+    with it as soon as it is read.
+
+    Only the labels of one side of the split are measured (``measure_on``; ``fresh_only``:
+    the test labels nobody has seen): labelled runs not yet in the split file are assigned
+    and recorded first, and test runs that are one of the rubric's examples are spent."""
     path = labels_file or labels_path("labels", rubric.id)
     if not is_file(path):
         raise DataError(
@@ -136,16 +159,64 @@ def load_calibration(
             path=path,
         )
     log = read_labels(path, rubric)
+    split = load_split(rubric, path, log.current)
     if warn is not None:
-        for warning in log.warnings:
+        for warning in [*log.warnings, *read_split_file(split.path).warnings]:
             warn(warning)
+    if runs_files:
+        examples = example_runs(rubric, runs_with_inputs(runs_files, tasks_path))
+        if mark_spent(split.path, examples, EXAMPLE_SPENT):
+            split = load_split(rubric, path, log.current, record=False)
+    measured = split.runs_of(measure_on, fresh_only=fresh_only)
+    labels = log.current if measured is None else restrict_labels(log.current, measured)
+    if not labels:
+        raise CalibrationError(nothing_to_measure(rubric, split, measure_on, log.current))
     judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
-    return calibration_report(
+    report = calibration_report(
         rubric,
         judged,
-        log.current,
+        labels,
         labels_file=path,
         item_hashes=item_hashes(runs_files, tasks_path),
         interval_method=interval_method,
         against=against,
+    )
+    summary = split.summary({run for run, _ in log.current}, {run for run, _ in labels})
+    return dataclasses.replace(report, measured_on=measure_on, split=summary)
+
+
+def spend_shown_disagreements(report: CalibrationReport, shown: int | None) -> int:
+    """Mark spent the test runs among the first ``shown`` disagreements of ``report``
+    (None: all): a person has now read their labels beside the judge's verdict. Returns
+    how many were newly spent."""
+    if report.split is None or report.measured_on == "dev":
+        return 0
+    runs = [d.run_id for d in report.disagreements[:shown]]
+    why = f"shown as a disagreement by calibrate --split {report.measured_on}"
+    return mark_spent(Path(report.split.file), runs, why)
+
+
+def nothing_to_measure(
+    rubric: Rubric,
+    split: Split,
+    measure_on: MeasuredOn,
+    labels: Mapping[tuple[str, str], Label],
+) -> str:
+    """Why a side of the split has no labels to measure, and what to do."""
+    summary = split.summary({run for run, _ in labels})
+    sides = (
+        f"of {len(labels)} labelled runs, {summary.n_dev} are dev and {summary.n_test} test "
+        f"({summary.n_test_spent} spent)"
+    )
+    if measure_on == "dev":
+        return (
+            f"no dev labels for {rubric.id}: {sides}; `judgekit label` sends new labels to the "
+            "side that is short, or --split test measures the test labels (spending the "
+            "disagreements it shows)"
+        )
+    more = math.ceil(rubric.promotion.min_labels / split.test_share)
+    return (
+        f"no fresh test labels for {rubric.id}: {sides}; `judgekit label` must add about "
+        f"{more} more labels for the {rubric.promotion.min_labels} the policy asks (a share "
+        f"{split.test_share} of new labels goes to test)"
     )

@@ -16,6 +16,7 @@ from judgekit.calibration.render import (
     pass_rate_figures,
     scale_error_figures,
     short_reason,
+    split_line,
 )
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.selective_render import selective_markdown
@@ -41,6 +42,8 @@ def render_markdown(report: CalibrationReport) -> str:
         f"**{counts.n}** runs compared ({counts.n_unscored} unscored and {counts.n_tied} tied "
         f"left out; {counts.n_other_versions} verdicts of other versions left out).",
         "",
+        *[line for line in [split_line(report)] if line is not None],
+        *([""] if report.split is not None else []),
         *_figure_rows(report),
         *_confusion(report),
         *selective_markdown(report),

@@ -22,6 +22,7 @@ from judgekit.formats.promotion import (
     CriterionRecord,
     PromotionRecord,
     SelectiveRecord,
+    SplitRecord,
     load_promotion_record,
     parse_promotion_record,
 )
@@ -30,6 +31,7 @@ from judgekit.formats.rubric_file import rubric_version
 
 if TYPE_CHECKING:  # the report loads numpy; reading a rubric's status must not
     from judgekit.calibration.report import CalibrationReport
+    from judgekit.calibration.split import SplitSummary
 
 __all__ = [
     "RubricStatus",
@@ -57,7 +59,7 @@ def promotion_record(report: CalibrationReport, *, now: datetime | None = None) 
     if not report.promotable:
         raise CalibrationError(f"{report.rubric_id} is not promotable")
     rates = report.error_rates
-    return PromotionRecord(
+    record = PromotionRecord(
         rubric_id=report.rubric_id,
         rubric_version=report.rubric_version,
         promotable=True,
@@ -82,6 +84,14 @@ def promotion_record(report: CalibrationReport, *, now: datetime | None = None) 
         **_selective(report),
         promoted_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
     )
+    if report.split is not None:  # set only with a split: a report built in code has none
+        record.split = _split_record(report.split)
+    return record
+
+
+def _split_record(split: SplitSummary) -> SplitRecord:
+    """The held-out labels measured: the split's counts and the test runs used."""
+    return SplitRecord(**split.as_dict(), test_runs=list(split.runs))
 
 
 class _Selective(TypedDict, total=False):

@@ -7,6 +7,7 @@ screen or forge a line of the report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from judgekit._util.number_format import (
@@ -28,10 +29,12 @@ __all__ = [
     "comparison_lines",
     "disagreement_order",
     "failure_lines",
+    "fresh_labels_line",
     "labels_needed_line",
     "pass_rate_figures",
     "render_text",
     "scale_error_figures",
+    "split_line",
 ]
 
 MAX_REASON = 160
@@ -72,6 +75,45 @@ def labels_needed_line(report: CalibrationReport) -> str | None:
     return (
         f"about {needed.for_kappa} more labels would bring the kappa interval's lower bound "
         f"to {bar} (if kappa stays at {kappa} and the class balance holds)"
+    )
+
+
+def split_line(report: CalibrationReport) -> str | None:
+    """Which labelled runs were measured, and what is held out (None without a split)."""
+    split = report.split
+    if split is None:
+        return None
+    labelled = split.n_dev + split.n_test
+    measured = len(split.runs)
+    if report.measured_on == "dev":
+        return (
+            f"measured on dev: {measured} of {labelled} labelled runs; {split.n_test} test "
+            f"labels held out for `judgekit promote` ({split.n_test_fresh} fresh)"
+        )
+    if report.measured_on == "test":
+        return (
+            f"measured on test: {measured} of {labelled} labelled runs ({split.n_test_fresh} "
+            f"fresh, {split.n_test_spent} spent); the disagreements shown are spent: "
+            "`judgekit promote` no longer counts them"
+        )
+    return (
+        f"measured on all {measured} labelled runs ({split.n_dev} dev, {split.n_test} test); "
+        "the test disagreements shown are spent: `judgekit promote` no longer counts them"
+    )
+
+
+def fresh_labels_line(report: CalibrationReport) -> str | None:
+    """How many more labels ``judgekit label`` must add for the fresh test labels to clear
+    ``min_labels`` (None when they do, or the report has no split)."""
+    split = report.split
+    short = next((c.short_by for c in report.criteria if c.name == "min_labels"), None)
+    if split is None or not short:
+        return None
+    more = math.ceil(short / split.test_share)
+    return (
+        f"measured on {split.n_test_fresh} fresh test labels ({split.n_test_spent} spent, "
+        f"{split.n_dev} dev held for calibrate): `judgekit label` must add about {more} more "
+        f"labels (a share {split.test_share} of new labels goes to test)"
     )
 
 
@@ -291,7 +333,9 @@ def render_text(
 ) -> str:
     """The report for a terminal: summary, figures, confusion, the first ``disagreements``
     disagreements (None: all), verdict."""
-    lines = _summary_lines(report) + _figure_lines(report) + _confusion_lines(report)
+    lines = _summary_lines(report)
+    lines[1:1] = [line for line in [split_line(report)] if line is not None]
+    lines += _figure_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines += selective_lines(report)
     lines.append(_stale_line(report))

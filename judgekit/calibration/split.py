@@ -22,12 +22,14 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from judgekit.calibration.join import labels_by_run
+from judgekit.calibration.labellers import natural_key
 from judgekit.calibration.selection import majority
 from judgekit.formats.label import Label
-from judgekit.formats.rubric import Rubric
+from judgekit.formats.rubric import Rubric, RubricExample
+from judgekit.formats.run import Run
 from judgekit.formats.split_file import (
     Side,
     SpentMark,
@@ -39,8 +41,11 @@ from judgekit.formats.split_file import (
 )
 
 __all__ = [
+    "EXAMPLE_SPENT",
+    "MeasuredOn",
     "Split",
     "SplitSummary",
+    "example_runs",
     "load_split",
     "mark_spent",
     "restrict_labels",
@@ -48,6 +53,8 @@ __all__ = [
 ]
 
 LabelKey = tuple[str, str]  # (run id, labeller)
+MeasuredOn = Literal["dev", "test", "all"]
+EXAMPLE_SPENT = "a few-shot example in the rubric"
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,22 @@ class Split:
         """The test runs whose labels nobody has seen next to the judge's verdict."""
         return self.test - self.spent.keys()
 
-    def summary(self, labelled: Collection[str]) -> SplitSummary:
-        """The counts of the runs in ``labelled`` (those with a current label) by side."""
+    def runs_of(self, measure_on: MeasuredOn, *, fresh_only: bool = False) -> frozenset[str] | None:
+        """The runs measured on ``measure_on`` (test: only the fresh ones with
+        ``fresh_only``); None for all."""
+        if measure_on == "all":
+            return None
+        if measure_on == "dev":
+            return self.dev
+        return self.fresh_test if fresh_only else self.test
+
+    def summary(self, labelled: Collection[str], measured: Iterable[str] = ()) -> SplitSummary:
+        """The counts of the runs in ``labelled`` (those with a current label) by side, and
+        the runs ``measured``."""
         runs = set(labelled)
         test = self.test & runs
         return SplitSummary(
+            runs=tuple(sorted(measured, key=natural_key)),
             file=str(self.path),
             test_share=self.test_share,
             n_dev=len(self.dev & runs),
@@ -92,8 +110,10 @@ class Split:
 
 @dataclass(frozen=True)
 class SplitSummary:
-    """How a report's labelled runs fall into the split."""
+    """How a report's labelled runs fall into the split, and which of them it measured
+    (``runs``: long, so in the promotion record only)."""
 
+    runs: tuple[str, ...]
     file: str
     test_share: float
     n_dev: int
@@ -214,3 +234,26 @@ def restrict_labels(
 ) -> dict[LabelKey, Label]:
     """The labels of ``runs`` only."""
     return {key: label for key, label in labels.items() if key[0] in runs}
+
+
+def example_runs(rubric: Rubric, runs: Iterable[tuple[Run, str | None]]) -> list[str]:
+    """The runs (each with its task's input, when the run records none) that are one of
+    the rubric's few-shot examples: same input, and the same output (or, pairwise, the
+    same two answers). The judge has seen their answer, so their test labels are spent."""
+    examples = {_example_key(example) for example in rubric.examples}
+    found = []
+    for run, task_input in runs:
+        asked = run.input if run.input is not None else task_input
+        answers = run.metadata.get("answers")
+        key: tuple[str | None, ...]
+        if isinstance(answers, list) and len(answers) == 2:
+            key = (asked, None, str(answers[0]), str(answers[1]))
+        else:
+            key = (asked, run.final_answer, None, None)
+        if key in examples:
+            found.append(run.run_id)
+    return found
+
+
+def _example_key(example: RubricExample) -> tuple[str | None, ...]:
+    return (example.input, example.output, example.answer_a, example.answer_b)

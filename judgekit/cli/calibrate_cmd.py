@@ -11,7 +11,7 @@ import click
 
 from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.folder_lock import parent_folder_lock
-from judgekit.cli.calibration_options import calibration_options, warn_about_labels
+from judgekit.cli.calibration_options import calibration_options, split_option, warn_about_labels
 from judgekit.cli.options import json_option
 from judgekit.cli.store_options import no_store_option
 from judgekit.cli.store_output import one_line
@@ -21,10 +21,12 @@ from judgekit.formats.rubric_file import effective_rubric, load_rubric
 
 if TYPE_CHECKING:
     from judgekit.calibration import CalibrationReport, IntervalMethod
+    from judgekit.calibration.split import MeasuredOn
 
 
 @click.command("calibrate")
 @calibration_options
+@split_option
 @click.option("--model", help="Compare this judge model's verdicts (default: the rubric's).")
 @click.option(
     "against_ref",
@@ -63,6 +65,7 @@ def calibrate_command(
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
     interval_method: IntervalMethod,
+    measure_on: MeasuredOn,
     model: str | None,
     against_ref: str | None,
     against_model: str | None,
@@ -75,12 +78,13 @@ def calibrate_command(
     """Compare the judge's verdicts with hand labels under the rubric's current version.
 
     Only verdicts of the current rubric version and judge model count (the latest per
-    run); unscored verdicts are left out and counted. A run labelled by several people is
-    compared through its majority label; ties are left out and counted. Prints agreement,
-    Cohen's kappa with its interval, Gwet's AC1, the confusion matrix, false-pass and
-    false-fail rates, the disagreeing runs (the 10 largest; --disagreements N|all), and
-    whether the promotion policy is met. The report is recorded in the store (--no-store:
-    not).
+    run); unscored verdicts are left out and counted. Only the dev side of the labels is
+    measured and shown (--split): the test side is held out for `judgekit promote`. A
+    run labelled by several people is compared through its majority label; ties are left
+    out and counted. Prints agreement, Cohen's kappa with its interval, Gwet's AC1, the
+    confusion matrix, false-pass and false-fail rates, the disagreeing runs (the 10
+    largest; --disagreements N|all), and whether the promotion policy is met. The report
+    is recorded in the store (--no-store: not).
 
     \b
     With --against-model M2 (or --against RUBRIC), also compares this judge with the other
@@ -103,6 +107,7 @@ def calibrate_command(
             load_rubric(against_ref) if against_ref is not None else base, against_model
         )
     from judgekit.calibration import load_calibration, render_markdown, render_text  # numpy: now
+    from judgekit.calibration.load import spend_shown_disagreements
 
     report = load_calibration(
         rubric,
@@ -113,8 +118,10 @@ def calibrate_command(
         interval_method=interval_method,
         against=other,
         warn=warn_about_labels,
+        measure_on=measure_on,
     )
     record_and_plot(report, record=not no_store, plot_path=plot_path)
+    spend_shown_disagreements(report, None if as_json or as_md else shown)
 
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))

@@ -62,6 +62,18 @@ def calibration_options(func: F) -> F:
     return func
 
 
+split_option = click.option(
+    "--split",
+    "measure_on",
+    type=click.Choice(["dev", "test", "all"]),
+    default="dev",
+    show_default=True,
+    help="Which labelled runs to measure and show: dev (read and tune on these), test (held "
+    "out for promote: the disagreements shown are marked spent and no longer count for "
+    "promotion) or all.",
+)
+
+
 def warn_about_labels(warning: str) -> None:
     """Print what the labels file says is wrong with it (a torn last line) on stderr."""
     click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)

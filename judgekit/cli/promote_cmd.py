@@ -40,11 +40,14 @@ def promote_command(
 ) -> None:
     """Write <rubric_id>.promotion.json beside the rubric file, if calibration passes.
 
-    The rubric's own promotion policy decides (by default: at least 50 labels, at least 10
-    per class, and the lower bound of the 95% kappa interval at or above 0.6). The record
-    binds the figures to the rubric version and judge model: editing the rubric makes it
-    stale. Otherwise nothing is written, each failed criterion is named with its shortfall,
-    and the exit code is 1. A promotion is also recorded in the store (--no-store: not).
+    Measured on the fresh test labels only: those of the test side of the split
+    (labels/<rubric_id>.split.jsonl), less those ever shown beside the judge's verdict
+    (spent). The record lists the test runs used. The rubric's own promotion policy
+    decides (by default: at least 50 labels, at least 10 per class, and the lower bound
+    of the 95% kappa interval at or above 0.6). The record binds the figures to the
+    rubric version and judge model: editing the rubric makes it stale. Otherwise nothing
+    is written, each failed criterion is named with its shortfall, and the exit code is
+    1. A promotion is also recorded in the store (--no-store: not).
 
     \b
     Example:
@@ -61,6 +64,8 @@ def promote_command(
         tasks_path=tasks_path,
         interval_method=interval_method,
         warn=warn_about_labels,
+        measure_on="test",
+        fresh_only=True,
     )
 
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
@@ -79,7 +84,7 @@ def promote_command(
     kappa = f"{statistic(report.kappa)} {bracketed_interval(*report.kappa_ci)}"
     click.echo(
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}) promoted "
-        f"on {report.n} labels, kappa {kappa}; wrote {path}"
+        f"on {report.n} fresh test labels, kappa {kappa}; wrote {path}"
     )
     from judgekit.calibration.selective import selective_promotion_line
 
@@ -103,6 +108,7 @@ def _outcome(report: CalibrationReport, *, record: str | None, criteria: Any) ->
 def _refused(report: CalibrationReport, as_json: bool) -> None:
     """Say which criteria failed, by how much, and what more labels would do."""
     from judgekit.calibration import failure_lines, labels_needed_line
+    from judgekit.calibration.render import fresh_labels_line
 
     if as_json:
         criteria = {c.name: c.as_dict() for c in report.criteria}
@@ -115,9 +121,9 @@ def _refused(report: CalibrationReport, as_json: bool) -> None:
     )
     for line in failed:
         click.echo(f"  {line}")
-    needed = labels_needed_line(report)
-    if needed is not None:
-        click.echo(needed)
+    for needed in (fresh_labels_line(report), labels_needed_line(report)):
+        if needed is not None:
+            click.echo(needed)
 
 
 def _record_in_store(record: PromotionRecord, path: Path) -> None:

@@ -53,6 +53,7 @@ __all__ = [
     "labels_path",
     "locked",
     "read_labels",
+    "runs_with_inputs",
 ]
 
 NO_INPUT = "(no input was recorded)"
@@ -223,14 +224,23 @@ def item_hashes(runs_files: Sequence[Path], tasks_path: Path | None) -> dict[str
     id seen twice in one, is a :class:`judgekit.errors.DataError`."""
     if not runs_files:
         return None
+    return {
+        run.run_id: item_hash(item_text(run, task_input))
+        for run, task_input in runs_with_inputs(runs_files, tasks_path)
+    }
+
+
+def runs_with_inputs(
+    runs_files: Sequence[Path], tasks_path: Path | None
+) -> Iterator[tuple[Run, str | None]]:
+    """Each run of ``runs_files`` with its task's input from the suites of ``tasks_path``
+    (None without them, or when the task gives none)."""
     # A task's input is all the text needs: the suite is read as data, importing nothing.
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
-    hashes: dict[str, str] = {}
     for runs in runs_files:
         for _, run in iter_unique_runs(runs):
             task = tasks.get(run.task_id) if tasks is not None else None
-            hashes[run.run_id] = item_hash(item_text(run, task.input if task is not None else None))
-    return hashes
+            yield run, task.input if task is not None else None
 
 
 @contextmanager

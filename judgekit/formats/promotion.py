@@ -26,6 +26,7 @@ __all__ = [
     "CriterionRecord",
     "PromotionRecord",
     "SelectiveRecord",
+    "SplitRecord",
     "StaleMark",
     "load_promotion_record",
     "parse_promotion_record",
@@ -61,6 +62,21 @@ class StaleMark(BaseModel):
     kappa_ci_now: list[float] | None = None
     n_now: int | None = None
     p_value: float | None = None
+
+
+class SplitRecord(BaseModel):
+    """The held-out labels a promotion was measured on: the split file, its share, the
+    labelled runs by side, and the fresh test runs used (``test_runs``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    file: str | None = None
+    test_share: float | None = None
+    n_dev: int | None = None
+    n_test: int | None = None
+    n_test_fresh: int | None = None
+    n_test_spent: int | None = None
+    test_runs: list[str] | None = None
 
 
 class SelectiveRecord(BaseModel):
@@ -108,6 +124,7 @@ class PromotionRecord(BaseModel):
     policy: dict[str, Any] | None = None
     criteria: dict[str, CriterionRecord] | None = None
     labelers: dict[str, int] | None = None
+    split: SplitRecord | None = None
     selective: SelectiveRecord | None = None
     promoted_at: str | None = None
     stale: StaleMark | None = None

@@ -77,6 +77,10 @@ REPORT_KEYS = {
     "n_unlabelled",
     "comparison",
     "position_bias",
+    "measured_on",
+    "split",
+    "scale_errors",
+    "selective",
 }
 RECORD_KEYS = {
     "rubric_id",
@@ -100,6 +104,7 @@ RECORD_KEYS = {
     "policy",
     "criteria",
     "labelers",
+    "split",
     "promoted_at",
 }
 
@@ -113,6 +118,7 @@ class Workspace:
         shutil.copy(REPO / "rubrics" / "goal_completion.yaml", root / "rubrics")
         self.rubric = root / "rubrics" / "goal_completion.yaml"
         self.labels = root / "labels" / "goal_completion.jsonl"
+        self.split = root / "labels" / "goal_completion.split.jsonl"
         self.labels.parent.mkdir()
         self.verdicts = root / "verdicts.jsonl"
         self.version = rubric_version(load_rubric(self.rubric))
@@ -169,9 +175,18 @@ class Workspace:
             row["item_hash"] = item_hash
         return row
 
-    def write(self, verdicts: list[dict[str, Any]], labels: list[dict[str, Any]]) -> None:
+    def write(
+        self, verdicts: list[dict[str, Any]], labels: list[dict[str, Any]], side: str = "dev"
+    ) -> None:
+        """Write the verdicts and labels, and a split putting every labelled run on ``side``
+        (these tests are about the figures: calibrate measures dev, promote fresh test)."""
         self.verdicts.write_text("".join(json.dumps(v) + "\n" for v in verdicts))
         self.labels.write_text("".join(json.dumps(x) + "\n" for x in labels))
+        runs = dict.fromkeys(x["run_id"] for x in labels)
+        at = T0.isoformat()
+        self.split.write_text(
+            "".join(json.dumps({"run_id": r, "side": side, "at": at}) + "\n" for r in runs)
+        )
 
     def invoke(self, command: str, *args: str) -> Result:
         return CliRunner().invoke(
@@ -331,7 +346,9 @@ def test_markdown_shape(ws: Workspace) -> None:
     )
 
 
-def balanced_case(ws: Workspace, n_per_class: int, wrong_per_class: int) -> None:
+def balanced_case(
+    ws: Workspace, n_per_class: int, wrong_per_class: int, side: str = "test"
+) -> None:
     verdicts, labels = [], []
     for cls, other in (("pass", "fail"), ("fail", "pass")):
         for i in range(n_per_class):
@@ -340,7 +357,7 @@ def balanced_case(ws: Workspace, n_per_class: int, wrong_per_class: int) -> None
                 ws.verdict(run, other if i < wrong_per_class else cls, samples=[cls, cls, other])
             )
             labels.append(ws.label(run, cls))
-    ws.write(verdicts, labels)
+    ws.write(verdicts, labels, side)
 
 
 def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
@@ -354,6 +371,10 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
     assert "min_per_class: fewest human labels in a class (pass) 8, bar 10 (2 short)" in (
         refused.stdout
     )
+    assert (
+        "measured on 16 fresh test labels (0 spent, 0 dev held for calibrate): `judgekit "
+        "label` must add about 68 more labels (a share 0.5 of new labels goes to test)"
+    ) in refused.stdout.splitlines()
     assert not ws.record.exists()
     # kappa 0.75 on 16 labels: the sample-size helper says how many more clear the bar.
     human, judge = _pairs(8, 1)
@@ -362,7 +383,7 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
     assert f"about {more} more labels would bring the kappa interval's lower bound to 0.6" in (
         refused.stdout
     )
-    assert ws.report()["labels_needed"] == {
+    assert ws.report("--split", "test")["labels_needed"] == {
         "for_min_labels": 34,
         "for_kappa": more,
         "kappa_reachable": True,
@@ -371,14 +392,19 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
     balanced_case(ws, n_per_class=30, wrong_per_class=2)
     granted = ws.invoke("promote")
     assert granted.exit_code == 0, granted.output
-    assert "promoted on 60 labels" in granted.stdout
+    assert "promoted on 60 fresh test labels" in granted.stdout
     record = json.loads(ws.record.read_text())
     assert set(record) == RECORD_KEYS
     assert record["rubric_version"] == ws.version
     assert record["promotable"] is True
     assert record["n"] == 60
     assert record["model"] == MODEL
-    assert record["judge"] == {"model": MODEL, "temperature": 0.0, "samples": 1}
+    assert record["judge"] == {
+        "model": MODEL,
+        "temperature": 0.0,
+        "samples": 1,
+        "confidence": "samples",
+    }
     assert record["kappa"] == pytest.approx(cohen_kappa_score(*_pairs(30, 2)))
     assert record["kappa_ci"][0] >= 0.6
     assert record["policy"] == {
@@ -386,12 +412,24 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
         "min_per_class": 10,
         "min_kappa": 0.6,
         "confidence": 0.95,
+        "test_share": 0.5,
+        "selective": None,
+        "max_flip_rate": None,
     }
     assert record["labelers"] == {"ana": 60}
+    assert record["split"] == {
+        "file": str(ws.split),
+        "test_share": 0.5,
+        "n_dev": 0,
+        "n_test": 60,
+        "n_test_fresh": 60,
+        "n_test_spent": 0,
+        "test_runs": [f"fail-{i}" for i in range(30)] + [f"pass-{i}" for i in range(30)],
+    }
     assert all(c["met"] for c in record["criteria"].values())
     assert ws.status()["status"] == "promoted"
 
-    data = ws.report()
+    data = ws.report("--split", "test")
     assert data["promotable"] is True
     # 56 verdicts agree with 2 of their 3 samples, the 4 wrong ones with 1 of 3.
     mean = (56 * 2 + 4 * 1) / (3 * 60)
@@ -524,9 +562,8 @@ def test_verdicts_from_the_store(ws: Workspace) -> None:
     ws.labels.write_text(
         json.dumps(ws.label("a", "pass")) + "\n" + json.dumps(ws.label("b", "fail")) + "\n"
     )
-    result = CliRunner().invoke(
-        main, ["calibrate", "--rubric", str(ws.rubric), "--labels", str(ws.labels), "--json"]
-    )
+    args = ["calibrate", "--rubric", str(ws.rubric), "--labels", str(ws.labels)]
+    result = CliRunner().invoke(main, [*args, "--json", "--split", "all"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert (data["n"], data["agreement"]) == (2, 0.5)
