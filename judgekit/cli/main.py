@@ -21,6 +21,7 @@ from judgekit.cli.judge_cmd import judge_command
 from judgekit.cli.label_cmd import label_command
 from judgekit.cli.labels_cmd import labels_command
 from judgekit.cli.monitor_cmd import monitor_command
+from judgekit.cli.probe_cmd import probe_command
 from judgekit.cli.promote_cmd import promote_command
 from judgekit.cli.recheck_cmd import recheck_command
 from judgekit.cli.report_cmd import report_command
@@ -94,6 +95,7 @@ main.add_command(judge_command)
 main.add_command(label_command)
 main.add_command(labels_command)
 main.add_command(monitor_command)
+main.add_command(probe_command)
 main.add_command(promote_command)
 main.add_command(recheck_command)
 main.add_command(report_command)
