@@ -58,6 +58,13 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also draw the confusion matrix (human against judge) as a PNG here.",
 )
+@click.option(
+    "--plot-coverage",
+    "coverage_plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also draw selective judging's curve (coverage against guaranteed agreement, a "
+    "point per confidence threshold) as a PNG here.",
+)
 def calibrate_command(
     rubric_ref: str,
     verdicts_file: Path | None,
@@ -74,6 +81,7 @@ def calibrate_command(
     as_md: bool,
     no_store: bool,
     plot_path: Path | None,
+    coverage_plot: Path | None,
 ) -> None:
     """Compare the judge's verdicts with hand labels under the rubric's current version.
 
@@ -120,6 +128,11 @@ def calibrate_command(
         warn=warn_about_labels,
         measure_on=measure_on,
     )
+    if coverage_plot is not None:  # written before the store records, like --plot
+        from judgekit.monitoring.coverage_plot import write_coverage_plot  # matplotlib: now
+
+        title = f"{report.rubric_id} ({report.model}): {report.n} runs"
+        write_coverage_plot(report.selective, coverage_plot, title=title)
     record_and_plot(report, record=not no_store, plot_path=plot_path)
     spend_shown_disagreements(report, None if as_json or as_md else shown)
 
@@ -129,6 +142,8 @@ def calibrate_command(
         click.echo(render_markdown(report))
     else:
         click.echo(render_text(report, disagreements=shown))
+    if coverage_plot is not None:
+        click.echo(f"wrote the coverage curve to {coverage_plot}", err=as_json or as_md)
 
 
 def disagreement_limit(value: str) -> int | None:

@@ -194,3 +194,31 @@ def _measured_runs(report: dict[str, Any]) -> list[str]:
         if "side" in entry:
             sides.setdefault(entry["run_id"], entry["side"])
     return [r[1:] for r, side in sorted(sides.items()) if side == "dev"]
+
+
+def test_plot_coverage_draws_the_curve_or_says_why_not(workspace: Path) -> None:
+    with FakeLLMServer(reply=simulated_judge()) as server:
+        args = ["runs.jsonl", "--rubric", "rubrics/sel.yaml", "--base-url"]
+        assert (
+            invoke("judge", *args, server.openai_base_url, "--out", "out", "--no-store").exit_code
+            == 0
+        )
+    calibrate = ["calibrate", "--rubric", "rubrics/sel.yaml", "--no-store"]
+    drawn = invoke(*calibrate, "--verdicts", "out/verdicts.jsonl", "--plot-coverage", "cov.png")
+    assert drawn.exit_code == 0, drawn.output
+    assert drawn.output.endswith("\nwrote the coverage curve to cov.png\n")
+    png = Path("cov.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (700, 500)
+    # Verdicts sampled once have no confidence: nothing is drawn, nothing is written.
+    once = [json.loads(line) for line in Path("out/verdicts.jsonl").read_text().splitlines()]
+    for verdict in once:
+        verdict.update(samples=None, agreement=None, confidence=None)
+    Path("once.jsonl").write_text("".join(json.dumps(v) + "\n" for v in once))
+    refused = invoke(*calibrate, "--verdicts", "once.jsonl", "--plot-coverage", "none.png")
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        "judgekit: error: no compared verdict has a confidence, so there is no coverage curve "
+        "to draw: judge with samples > 1 (judge: {samples: 5}) or judge.confidence: logprobs\n"
+    )
+    assert not Path("none.png").exists()
