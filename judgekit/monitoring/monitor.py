@@ -20,6 +20,7 @@ from judgekit.calibration.promotion import judged_model, rubric_status
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
+from judgekit.monitoring.coverage import coverage_series, promoted_coverage
 from judgekit.monitoring.model import Alert, Series
 from judgekit.monitoring.series import (
     GRADE_COLUMNS,
@@ -122,6 +123,7 @@ def build_monitor_report(
     series = grade_series(store, since=since, by=by)
     lines: list[RubricLine] = []
     known: set[str] = set()
+    coverages: list[Series] = []  # tested against their promoted coverage, not a baseline
     for rubric in rubrics:
         folder = rubric.source.parent if rubric.source is not None else rubrics_dir
         scope, line = rubric_scope(rubric, folder, labels_dir)
@@ -129,6 +131,18 @@ def build_monitor_report(
         known.add(rubric.id)
         if scope is not None:
             series.append(rubric_series(store, scope, since=since, by=by))
+        promoted = line.status == "promoted"
+        coverage = coverage_series(
+            store,
+            rubric.id,
+            rubric_version=line.version,
+            model=line.model if promoted else None,
+            promoted=promoted_coverage(rubric, folder) if promoted else None,
+            alpha=rules.alpha,
+            since=since,
+            by=by,
+        )
+        coverages += [coverage] if coverage is not None else []
     for rubric_id in stored_rubric_ids(store, since=since):
         if rubric_id in known:
             continue
@@ -143,6 +157,7 @@ def build_monitor_report(
         lines.append(RubricLine(rubric_id, None, "unknown", "no rubric file given", None))
     series = [one for one in series if one.points or one.metric.startswith("rubric:")]
     evaluate_alerts(series, rules)
+    series += coverages
     for one in series:
         if one.alert is not None and one.metric in GRADE_COLUMNS:
             one.alert = _with_task_drops(store, one, by)

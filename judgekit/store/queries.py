@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Float, Integer, Select, Table, cast, func, select
+from sqlalchemy import Float, Integer, Select, Table, case, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from judgekit.store import schema
@@ -78,6 +78,29 @@ def verdict_score_sums(
         conditions.append(table.c.model == model)
     columns = [func.count(value), func.sum(value), func.sum(value * value)]
     return _grouped(store, table, columns, since=since, by=by, where=conditions)
+
+
+def verdict_coverage_counts(
+    store: Store,
+    rubric_id: str,
+    *,
+    rubric_version: str | None,
+    model: str | None,
+    since: datetime | None,
+    by: Grouping,
+) -> list[WindowSums]:
+    """Per window, oldest first: how many of a rubric's verdicts hold a score (scored or
+    abstained) and how many of them were kept (scored), for the coverage of a selective judge."""
+    table = schema.verdicts
+    conditions = [table.c.rubric_id == rubric_id, table.c.status.in_(("scored", "abstained"))]
+    if rubric_version is not None:
+        conditions.append(table.c.rubric_version == rubric_version)
+    if model is not None:
+        conditions.append(table.c.model == model)
+    kept = func.sum(case((table.c.status == "scored", 1), else_=0))
+    return _grouped(
+        store, table, [func.count(table.c.id), kept], since=since, by=by, where=conditions
+    )
 
 
 def task_successes(
