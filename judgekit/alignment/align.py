@@ -23,7 +23,6 @@ from judgekit.calibration.split import mark_spent
 from judgekit.judging.api_key import api_key_from_env
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
-from judgekit.judging.pricing import PriceTable
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 
@@ -77,7 +76,7 @@ def _asker(prepared: PreparedAlignment) -> Asker:
                 max_attempts=request.max_attempts,
             )
         optimizer = (client, model)
-    prices = PriceTable.from_home()
+    prices = prepared.prices
     budget = None
     if request.max_cost is not None:
         budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)

@@ -19,6 +19,7 @@ from judgekit.formats.suite import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.formats.verdict_scores import ScaleCheck
+from judgekit.judging.pricing import PriceTable
 from judgekit.providers.registry import parse_model_name
 
 __all__ = ["AlignRequest", "PreparedAlignment", "prepare_alignment"]
@@ -40,6 +41,7 @@ class AlignRequest:
     seed: int = 0
     out: Path | None = None  # None: the rubric's own file
     max_cost: float | None = None
+    prices_path: Path | None = None  # None: the price table in JUDGEKIT_HOME, else built in
     use_cache: bool = True
     concurrency: int = 8
     max_attempts: int = 6
@@ -57,6 +59,7 @@ class PreparedAlignment:
     current: dict[str, Verdict]  # the current rubric's verdicts read from --verdicts
     tasks: TaskSet | None
     target: Path
+    prices: PriceTable
 
 
 def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
@@ -72,6 +75,9 @@ def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
             path=path,
         )
     labels = read_labels(path, rubric).current
+    prices = (
+        PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
+    )
     split = load_split(rubric, path, labels)
     runs_file_ids(request.runs)  # the whole file checked before any of it is used
     runs = {run.run_id: run for run in load_runs(request.runs)}
@@ -86,7 +92,7 @@ def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
         )
     target = request.out or rubric.source or Path("rubrics") / f"{rubric.id}.yaml"
     n_test = len(split.test & {key[0] for key in labels})
-    return PreparedAlignment(request, rubric, split, dev, n_test, current, tasks, target)
+    return PreparedAlignment(request, rubric, split, dev, n_test, current, tasks, target, prices)
 
 
 def _current_verdicts(rubric: Rubric, verdicts_file: Path | None) -> dict[str, Verdict]:

@@ -61,6 +61,12 @@ from judgekit.cli.options import concurrency_option, json_option, rubric_option,
     "not sent, and nothing is written.",
 )
 @click.option(
+    "--prices",
+    "prices_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A YAML price table overriding the built-in one (for --max-cost).",
+)
+@click.option(
     "--no-cache", is_flag=True, help="Ask the judge even when an identical request was answered."
 )
 @concurrency_option(8, "Requests in flight at once.")
@@ -78,6 +84,7 @@ def align_command(
     seed: int,
     out: Path | None,
     max_cost: float | None,
+    prices_path: Path | None,
     no_cache: bool,
     concurrency: int,
     as_json: bool,
@@ -122,6 +129,7 @@ def align_command(
             seed=seed,
             out=out,
             max_cost=max_cost,
+            prices_path=prices_path,
             use_cache=not no_cache,
             concurrency=concurrency,
         )

@@ -112,3 +112,18 @@ def test_the_current_verdicts_are_reused_and_not_asked_again(desk: Path) -> None
     ]
     assert asked_by_align == 90
     assert "asked the judge 90 times (0 answers from the cache)" in result.stdout
+
+
+def test_max_cost_stops_align_with_nothing_written(desk: Path) -> None:
+    Path("prices.yaml").write_text(
+        "openai/desk-judge: {input: 1000, output: 1000}\n", encoding="utf-8"
+    )
+    original = RUBRIC.read_bytes()
+    with FakeLLMServer(reply=desk_server_reply(weak=True)) as server:
+        result = align(
+            "--max-cost", "0.5", "--prices", "prices.yaml", base_url=server.openai_base_url
+        )
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith("judgekit: error: --max-cost reached after ")
+    assert result.stderr.splitlines()[-1].endswith(" judge requests; nothing written")
+    assert RUBRIC.read_bytes() == original
