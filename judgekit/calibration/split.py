@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from judgekit.calibration.join import labels_by_run
 from judgekit.calibration.labellers import natural_key
-from judgekit.calibration.selection import majority
-from judgekit.formats.label import Label
+from judgekit.calibration.selection import majority, verdict_score
+from judgekit.formats.label import Label, read_labels
 from judgekit.formats.rubric import Rubric, RubricExample
 from judgekit.formats.run import Run
 from judgekit.formats.split_file import (
@@ -39,12 +39,15 @@ from judgekit.formats.split_file import (
     split_path,
     update_split_file,
 )
+from judgekit.formats.verdict import Verdict
 
 __all__ = [
     "EXAMPLE_SPENT",
+    "REVEALED_SPENT",
     "MeasuredOn",
     "Split",
     "SplitSummary",
+    "assign_label",
     "example_runs",
     "load_split",
     "mark_spent",
@@ -55,6 +58,7 @@ __all__ = [
 LabelKey = tuple[str, str]  # (run id, labeller)
 MeasuredOn = Literal["dev", "test", "all"]
 EXAMPLE_SPENT = "a few-shot example in the rubric"
+REVEALED_SPENT = "revealed after labelling: the judge disagreed"
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,29 @@ def mark_spent(split_path: Path, run_ids: Iterable[str], why: str) -> int:
 
     update_split_file(split_path, decide)
     return len(made)
+
+
+def assign_label(
+    rubric: Rubric,
+    labels_file: Path,
+    label: Label,
+    *,
+    run: Run | None = None,
+    revealed: Sequence[Verdict] = (),
+) -> Side | None:
+    """Assign the run of a label just written to the side that is short (``judgekit
+    label`` calls it after each label), and spend its test label when the person saw a
+    verdict of the judge that disagrees (``revealed``) or the run (``run``) is one of the
+    rubric's examples. Returns the run's side."""
+    split = load_split(rubric, labels_file, read_labels(labels_file, rubric).current)
+    if split.side(label.run_id) != "test":
+        return split.side(label.run_id)
+    scores = [verdict_score(rubric, verdict) for verdict in revealed]
+    if any(score is not None and score != label.label for score in scores):
+        mark_spent(split.path, [label.run_id], REVEALED_SPENT)
+    elif run is not None and example_runs(rubric, [(run, None)]):
+        mark_spent(split.path, [label.run_id], EXAMPLE_SPENT)
+    return "test"
 
 
 def restrict_labels(

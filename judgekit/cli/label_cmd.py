@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -10,11 +11,19 @@ from rich.console import Console
 
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import labels_dir_option, rubric_option, suites_option
+from judgekit.formats.label import Label
+from judgekit.formats.verdict import Verdict
 from judgekit.labelling.answers import TerminalAnswers, answers_from_stdin
 from judgekit.labelling.keys import scale_keys
 from judgekit.labelling.sampling import STRATEGIES, Strategy
-from judgekit.labelling.screen import LabelScreen
-from judgekit.labelling.session_setup import LabellingRequest, label_session, set_up_labelling
+from judgekit.labelling.screen import Item, LabelScreen
+from judgekit.labelling.session import OnLabel
+from judgekit.labelling.session_setup import (
+    LabellingRequest,
+    LabellingSetup,
+    label_session,
+    set_up_labelling,
+)
 
 
 @click.command("label")
@@ -59,7 +68,9 @@ def label_command(
 
     The judge's verdict is never shown before you label (--reveal shows it after).
     Labels are appended to LABELS_DIR/<rubric_id>.jsonl as you go; rerun the same command
-    to resume. Keys: the scale's keys (p/f, 1-5, a/b/t, ...), s skip, u undo, n note,
+    to resume. Each labelled run goes at once to the dev or the test side, whichever is
+    short (LABELS_DIR/<rubric_id>.split.jsonl); with --reveal, a test label the judge
+    disagreed with is spent: promote no longer counts it. Keys: the scale's keys (p/f, 1-5, a/b/t, ...), s skip, u undo, n note,
     ? help, q quit. Without a terminal, one answer per line is read from stdin.
 
     \b
@@ -108,7 +119,9 @@ def label_command(
             "green",
         )
         return
-    outcome = label_session(setup, screen=screen, answers=answers)
+    outcome = label_session(
+        setup, screen=screen, answers=answers, on_label=_split_as_labelled(setup)
+    )
     if outcome is None:
         click.echo(f"interrupted: every label given is in {path}", err=True)
         sys.exit(130)
@@ -120,3 +133,14 @@ def label_command(
 def _warn(warning: str) -> None:
     """A warning about the labels file: it quotes the file, so it is shown visibly."""
     click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
+
+
+def _split_as_labelled(setup: LabellingSetup) -> OnLabel:
+    """Each new label's run goes to the dev or test side at once (the side that is short);
+    a test label whose run's judge verdict was revealed and disagreed is spent."""
+    from judgekit.calibration.split import assign_label
+
+    def on_label(label: Label, item: Item, revealed: Sequence[Verdict]) -> None:
+        assign_label(setup.rubric, setup.labels_file, label, run=item.run, revealed=revealed)
+
+    return on_label

@@ -19,7 +19,9 @@ from judgekit.labelling.keys import COMMANDS
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.screen import Item, LabelScreen
 
-__all__ = ["SessionOutcome", "label_items"]
+__all__ = ["OnLabel", "SessionOutcome", "label_items"]
+
+OnLabel = Callable[[Label, Item, Sequence[Verdict]], None]  # a label, its run, what was revealed
 
 
 @dataclass
@@ -51,12 +53,15 @@ def label_items(
     reveal: bool = False,
     pause_after_reveal: bool = False,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    on_label: OnLabel | None = None,
 ) -> SessionOutcome:
     """Label ``items`` one key at a time; each label is durable before the next run shows.
 
     ``mine`` is the labeller's current labels (run id → label) for the tally, ``stale``
     the runs among ``items`` whose earlier label no longer matches their text, and
     ``already_labelled`` how many runs of the sample were labelled before this session.
+    ``on_label`` hears each label once it is durable, with its item and the verdicts
+    revealed after it (none when nothing was revealed).
     """
     loop = _Loop(
         items,
@@ -71,6 +76,7 @@ def label_items(
         reveal=reveal,
         pause_after_reveal=pause_after_reveal,
         clock=clock,
+        on_label=on_label,
     )
     return loop.run()
 
@@ -91,6 +97,7 @@ class _Loop:
     reveal: bool
     pause_after_reveal: bool
     clock: Callable[[], datetime]
+    on_label: OnLabel | None
     outcome: SessionOutcome = field(default_factory=SessionOutcome)
     history: list[int] = field(default_factory=list)  # the indexes to go back to with undo
     done_here: set[str] = field(default_factory=set)
@@ -176,7 +183,7 @@ class _Loop:
             self.screen.message(f"{key!r} is not a key here: {keys.legend()} (? for help)")
             return True
         run_verdicts = self.verdicts.get(self.items[self.index].run.run_id, ())
-        self._write(score, revealed=self.reveal and bool(run_verdicts))
+        self._write(score, revealed=run_verdicts if self.reveal else ())
         if self.reveal:
             self.screen.reveal(score, run_verdicts)
             if self.pause_after_reveal:
@@ -187,7 +194,7 @@ class _Loop:
         self._next()
         return True
 
-    def _write(self, score: Score, *, revealed: bool) -> None:
+    def _write(self, score: Score, *, revealed: Sequence[Verdict]) -> None:
         """Append the label durably before anything else is shown."""
         item = self.items[self.index]
         label = Label(
@@ -198,9 +205,11 @@ class _Loop:
             at=self.clock(),
             note=self.note,
             item_hash=item.hash,
-            revealed=revealed,
+            revealed=bool(revealed),
         )
         self.writer.append(label)
+        if self.on_label is not None:
+            self.on_label(label, item, revealed)
         self.current[label.run_id] = label
         self.done_here.add(label.run_id)
         self.outcome.labels.append(label)

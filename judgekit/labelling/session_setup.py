@@ -27,7 +27,7 @@ from judgekit.labelling.plan import (
 )
 from judgekit.labelling.sampling import Strategy
 from judgekit.labelling.screen import LabelScreen
-from judgekit.labelling.session import SessionOutcome, label_items
+from judgekit.labelling.session import OnLabel, SessionOutcome, label_items
 
 __all__ = ["LabellingRequest", "LabellingSetup", "label_session", "set_up_labelling"]
 
@@ -103,10 +103,14 @@ def _verdicts(request: LabellingRequest, rubric: Rubric) -> dict[str, list[Verdi
 
 
 def label_session(
-    setup: LabellingSetup, *, screen: LabelScreen, answers: Answers
+    setup: LabellingSetup,
+    *,
+    screen: LabelScreen,
+    answers: Answers,
+    on_label: OnLabel | None = None,
 ) -> SessionOutcome | None:
-    """Label the plan's runs, appending to the labels file as they are labelled; None when
-    interrupted (every label given is in the file). A terminal is in raw mode throughout and
+    """Label the plan's runs, appending to the labels file as they are labelled (``on_label``
+    hears each one); None when interrupted (every label given is in the file). A terminal is in raw mode throughout and
     restored however the session ends."""
     request, plan = setup.request, setup.plan
     with ExitStack() as stack:
@@ -126,6 +130,7 @@ def label_session(
                 verdicts=setup.verdicts,
                 reveal=request.reveal,
                 pause_after_reveal=isinstance(answers, TerminalAnswers),
+                on_label=on_label,
             )
         except KeyboardInterrupt:
             return None

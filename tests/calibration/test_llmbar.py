@@ -73,6 +73,8 @@ def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
         "--model",
         "llmbar/GPT-4",
         "--no-store",
+        "--split",
+        "all",  # every label, to check the figures against LLMBar's published ones
     ]
     result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
