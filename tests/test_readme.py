@@ -48,6 +48,7 @@ BENCH_SIZES = {
     "bench/calibration_bootstrap.py": ["--n", "2000", "--resamples", "50"],
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
     "bench/monitor_alerts.py": ["--series", "50"],
+    "bench/selective_guarantee.py": ["--draws", "20"],
 }
 
 
