@@ -25,7 +25,7 @@ def _flip_lines(figures: FlipFigures) -> list[str]:
     lines = [
         f"flip rate {statistic(figures.rate)} {bracketed_interval(*figures.ci)} ({level}, "
         f"Wilson): {figures.flipped} of {figures.n_compared} runs changed verdict; "
-        f"{figures.n_not_scored} left out (unscored, or not judged, on either side)"
+        f"{figures.n_not_scored} left out (unscored on either side)"
     ]
     lines += [f"  {direction} {count}" for direction, count in figures.directions.items()]
     if figures.mean_shift is not None and figures.mean_shift_ci is not None:

@@ -74,7 +74,7 @@ def test_the_verbosity_probe_catches_a_judge_that_follows_length(tmp_path: Path)
     )
     assert lines[1:] == [
         f"flip rate 0.667 [{low:.3f}, {high:.3f}] (95%, Wilson): 8 of 12 runs changed verdict; "
-        "1 left out (unscored, or not judged, on either side)",
+        "1 left out (unscored on either side)",
         "  fail→pass 8",
         f"max_flip_rate.verbosity: upper bound {high:.3f}, bar 0.1: exceeded",
         f"wrote {tmp_path / 'rubrics' / 'helpful.probes.json'}",
@@ -158,7 +158,7 @@ def test_position_on_a_pairwise_rubric_catches_a_judge_preferring_a(tmp_path: Pa
     assert lines[0].endswith("judge openai/gpt-4o-mini): answers A and B swapped")
     assert lines[1:3] == [
         f"flip rate 1.000 [{low:.3f}, 1.000] (95%, Wilson): 6 of 6 runs changed verdict; "
-        "0 left out (unscored, or not judged, on either side)",
+        "0 left out (unscored on either side)",
         "  A→B 6",
     ]
     assert result.exit_code == 0  # no bar set
