@@ -1,6 +1,10 @@
 """Step 4: each simulated judge calibrated against the labels and, if it clears the
 promotion policy, promoted — the figures ``judgekit calibrate`` and ``judgekit promote``
-compute, from the verdicts in the demo's store, recorded there too."""
+compute, from the verdicts in the demo's store, recorded there too.
+
+The labels are split as ``judgekit calibrate`` splits them: half (stratified by label) is
+*dev*, what a person reads and tunes the rubric on; half is *test*, held out, and the only
+labels promotion is decided on."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from judgekit.formats.rubric_file import load_rubric
 
 if TYPE_CHECKING:
     from judgekit.calibration import CalibrationReport
+    from judgekit.calibration.split import MeasuredOn
     from judgekit.store import Store
 
 
@@ -32,7 +37,8 @@ class JudgeOutcome:
     """One simulated judge after calibration and promotion."""
 
     judge: SimulatedJudge
-    report: CalibrationReport
+    report: CalibrationReport  # on the fresh test labels: what promotion decides on
+    dev: CalibrationReport  # on the dev labels: what `judgekit calibrate` shows
     record: Path | None
     failed: list[str] = field(default_factory=list)
 
@@ -52,11 +58,12 @@ def calibrate_and_promote(
     outcomes: list[JudgeOutcome] = []
     for judge in JUDGES:
         rubric = load_rubric(rubric_files[judge])
-        report = _calibrate(rubric, labels_dir, runs_file, tasks_file, store)
+        dev = _calibrate(rubric, labels_dir, runs_file, tasks_file, store, on="dev")
+        report = _calibrate(rubric, labels_dir, runs_file, tasks_file, store, on="test")
         store.record_calibration(report.as_dict())
         record = _promote(rubric, report, store) if report.promotable else None
         failed = [] if report.promotable else failure_lines(report)
-        outcomes.append(JudgeOutcome(judge=judge, report=report, record=record, failed=failed))
+        outcomes.append(JudgeOutcome(judge, report, dev, record, failed))
     _print_calibration(outcomes, console)
     promoted = sum(outcome.record is not None for outcome in outcomes)
     say(
@@ -67,10 +74,17 @@ def calibrate_and_promote(
 
 
 def _calibrate(
-    rubric: Rubric, labels_dir: Path, runs_file: Path, tasks_file: Path, store: Store
+    rubric: Rubric,
+    labels_dir: Path,
+    runs_file: Path,
+    tasks_file: Path,
+    store: Store,
+    *,
+    on: MeasuredOn,
 ) -> CalibrationReport:
-    """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes, reading the verdicts
-    from this store (not from whichever one JUDGEKIT_DB names)."""
+    """What ``judgekit calibrate --runs RUNS --tasks TASKS`` computes on the dev labels, or
+    ``judgekit promote`` on the fresh test labels (``on``), reading the verdicts from this
+    store (not from whichever one JUDGEKIT_DB names)."""
     from judgekit.calibration import load_calibration
 
     return load_calibration(
@@ -79,6 +93,8 @@ def _calibrate(
         store=store,
         runs_files=[runs_file],
         tasks_path=tasks_file,
+        measure_on=on,
+        fresh_only=on == "test",
     )
 
 
@@ -105,6 +121,22 @@ def _number(value: float | None) -> str:
 
 
 def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
+    split = outcomes[0].report.split
+    assert split is not None  # loaded from a labels file, so split
+    say(
+        console,
+        f"split, stratified by label: {split.n_dev} dev labels to read and tune the rubric on "
+        f"(`judgekit calibrate` shows them), {split.n_test} test labels held out: promotion is "
+        f"decided on the {split.n_test_fresh} nobody has seen beside a verdict "
+        f"({visible_markup(split.file)})",
+    )
+    for outcome in outcomes:
+        dev = outcome.dev
+        say(
+            console,
+            f"{outcome.judge.name} on the {dev.n} dev labels: kappa {_number(dev.kappa)} "
+            f"(95% CI {_interval(dev.kappa_ci)})",
+        )
     _print_table(outcomes, console)
     for outcome in outcomes:
         rates, judge = outcome.report.error_rates, outcome.judge
@@ -127,7 +159,8 @@ def _print_calibration(outcomes: Sequence[JudgeOutcome], console: Console) -> No
 
 
 def _print_table(outcomes: Sequence[JudgeOutcome], console: Console) -> None:
-    table = Table(title="Judge against the labels (95% intervals)", title_justify="left")
+    title = f"Judge against the {outcomes[0].report.n} held-out test labels (95% intervals)"
+    table = Table(title=title, title_justify="left")
     for column in ("judge", "n", "agreement", "kappa", "kappa CI", "false-pass set", "measured"):
         table.add_column(column, justify="left" if column == "judge" else "right")
     table.add_column("false-fail set", justify="right")

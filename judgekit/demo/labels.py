@@ -1,7 +1,7 @@
 """Step 3: the bundled hand labels, ``labels/goal_completion.jsonl`` in the repository.
 
-They hold what a careful labeller would say of a stratified sample of the demo's shop
-runs: the run's deterministic outcome, labeller ``demo-truth``, with the hash of the text
+They hold what a careful labeller would say of a sample of the demo's shop runs (every
+failing run and as many passing ones): the run's deterministic outcome, labeller ``demo-truth``, with the hash of the text
 ``judgekit label`` would show. The demo's runs are deterministic (each trial's rng is
 seeded by suite, task and trial), so labels written once keep matching them; after a change
 to the shop's stub agent or tasks, write them again with ``python
@@ -29,7 +29,9 @@ from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.labelling.plan import items_for
 
-LABELS: Final = 80  # the sample: half passing runs, half failing
+# The sample: every failing run (52) and as many passing ones, 120 in all, so that the half
+# held out as test (60, stratified by label) clears the policy's 50 labels for promote.
+LABELS: Final = 120
 LABELER: Final = "demo-truth"
 SAMPLE_SEED: Final = 20240601
 # Fixed, so writing the labels again from the same runs gives the same bytes.

@@ -179,6 +179,12 @@ def test_demo_promotes_the_careful_judge_and_refuses_the_sloppy_one(demo_run: De
     record = json.loads((out / "rubrics" / "goal_completion.promotion.json").read_text())
     assert record["rubric_id"] == CAREFUL.rubric_id
     assert record["model"] == CAREFUL.model
+    # Promoted on the held-out half only: 26 of the 52 fail labels and 34 of the 68 pass.
+    split = record["split"]
+    assert (split["n_dev"], split["n_test"], split["n_test_fresh"]) == (60, 60, 60)
+    assert record["n"] == len(split["test_runs"]) == 60
+    assert record["class_balance"]["human"] == {"pass": 34, "fail": 26}
+    assert "split, stratified by label: 60 dev labels to read and tune the rubric on" in output
     assert sorted(path.name for path in (out / "rubrics").glob("*.promotion.json")) == [
         f"{CAREFUL.rubric_id}.promotion.json"
     ]
@@ -297,7 +303,7 @@ def test_stale_bundled_labels_are_refused(demo_run: DemoRun, tmp_path: Path) -> 
     first = json.loads(lines[0]) | {"item_hash": "0" * 64}  # the run's text changed since
     bundled_labels_path(root).parent.mkdir()
     bundled_labels_path(root).write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
-    with pytest.raises(ConfigError, match=r"1 of 80 labels do not match the demo's runs"):
+    with pytest.raises(ConfigError, match=r"1 of 120 labels do not match the demo's runs"):
         demo.labels.copy_bundled_labels(
             root,
             JUDGES,
