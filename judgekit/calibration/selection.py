@@ -49,8 +49,10 @@ def select_verdicts(
 
 
 def verdict_score(rubric: Rubric, verdict: Verdict) -> Score | None:
-    """The verdict's score on the scale, or None when it is unscored (or off the scale)."""
-    if verdict.status != "scored" or verdict.score is None:
+    """The verdict's score on the scale, or None when it is unscored (or off the scale).
+    An abstained verdict's score counts: calibration measures the judge on every answer it
+    gave, and a selective promotion's coverage says which of them it keeps."""
+    if verdict.status == "unscored" or verdict.score is None:
         return None
     try:
         return normalise_score(rubric.scale, verdict.score)

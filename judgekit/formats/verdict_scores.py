@@ -70,7 +70,7 @@ class ScaleCheck:
             for index, sample in enumerate(verdict.samples or [])
         ]
         for field, status, score in scored:
-            if status != "scored":
+            if status == "unscored":  # an abstained verdict holds a score too: checked
                 continue
             problem = _off_scale(score, rubric) if rubric is not None else _not_a_score(score)
             if problem is not None:

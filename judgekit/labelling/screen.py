@@ -139,10 +139,12 @@ class LabelScreen:
             self.message("no judge verdict for this run", "dim")
             return
         for verdict in verdicts:
-            score = verdict.score if verdict.status == "scored" else "unscored"
-            agrees = "agrees" if score == label else "disagrees"
+            score = verdict.score if verdict.status != "unscored" else "unscored"
+            agrees = "agrees with you" if score == label else "disagrees with you"
+            if verdict.status == "abstained":  # the judge's score, though it did not count
+                agrees += "; abstained"
             why = verdict.reason or verdict.unscored_reason or ""
             self.console.print(
-                visible_text(f"judge {verdict.model}: {score!s} ({agrees} with you) {why}", "blue"),
+                visible_text(f"judge {verdict.model}: {score!s} ({agrees}) {why}", "blue"),
                 highlight=False,
             )

@@ -53,3 +53,18 @@ def test_a_check_refuses_a_score_off_the_scale(tmp_path: Path) -> None:
         f'{path}:1: score: "maybe" is not on the binary scale of goal_completion; a scored '
         'verdict\'s score is one of: "pass", "fail"'
     )
+
+
+def test_an_abstained_verdicts_score_is_checked_too(tmp_path: Path) -> None:
+    rubric = load_rubric(REPO / "rubrics" / "goal_completion.yaml")
+    path = tmp_path / "verdicts.jsonl"
+    row = json.loads(_row("a", "maybe", rubric_version(rubric)))
+    path.write_text(json.dumps({**row, "status": "abstained", "confidence": 0.4}) + "\n")
+    with pytest.raises(DataError) as caught:
+        load_verdicts(path, check=ScaleCheck([rubric]))
+    assert str(caught.value).startswith(
+        f'{path}:1: score: "maybe" is not on the binary scale of goal_completion'
+    )
+    path.write_text(json.dumps({**row, "status": "abstained", "score": "fail"}) + "\n")
+    (verdict,) = load_verdicts(path, check=ScaleCheck([rubric]))
+    assert (verdict.status, verdict.score, verdict.confidence) == ("abstained", "fail", None)

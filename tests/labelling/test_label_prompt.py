@@ -235,8 +235,13 @@ def test_abstained_strategy_queues_the_abstained_runs_and_says_how_many(tmp_path
                 at="2026-11-29T10:00:00Z",  # type: ignore[arg-type]
             )
             fh.write(verdict.model_dump_json() + "\n")
-    done = run_piped(tmp_path, "p\np\np\n", "--verdicts", path, "--strategy", "abstained")
+    done = run_piped(
+        tmp_path, "p\np\nf\n", "--verdicts", path, "--strategy", "abstained", "--reveal"
+    )
     assert done.returncode == 0, done.stderr
+    # Revealed, an abstained verdict shows the score the judge gave, and that it abstained.
+    assert done.stdout.count("judge openai/gpt-4o-mini: pass (agrees with you; abstained)") == 2
+    assert done.stdout.count("judge openai/gpt-4o-mini: pass (disagrees with you; abstained)") == 1
     assert "3 runs queued: their current verdict is abstained (least confident first)" in (
         done.stderr
     )
