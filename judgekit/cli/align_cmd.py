@@ -99,7 +99,6 @@ def align_command(
     examples for a fold's runs come from the other folds only) and compared with the
     current rubric on the same runs: kappa, and the gain with a paired bootstrap interval.
 
-    \b
     The best candidate is written (atomically; over the rubric file unless --out) as a new
     version, a draft until `judgekit promote` measures it on the test labels, only when
     the lower bound of its gain is above 0; otherwise nothing is written and the exit
