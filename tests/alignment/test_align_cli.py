@@ -243,3 +243,16 @@ def test_the_readme_shows_what_align_prints(desk: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() + result.stdout.splitlines() == shown
     assert "kappa rises from 0.133 to 0.733" in readme.replace("\n", " ")
+
+
+def test_out_writes_the_new_version_elsewhere_and_leaves_the_rubric_alone(desk: Path) -> None:
+    original = RUBRIC_PATH.read_bytes()
+    Path("proposed").mkdir()
+    with FakeLLMServer(reply=desk_server_reply(weak=True)) as server:
+        result = align(server, "--out", "proposed/support.yaml")
+    assert result.exit_code == 0, result.output
+    assert RUBRIC_PATH.read_bytes() == original
+    assert rubric_version(load_rubric(Path("proposed/support.yaml"))) == "02e6f8d34506"
+    assert result.stdout.splitlines()[-1].startswith(
+        "wrote proposed/support.yaml: version f43e8413407f → 02e6f8d34506"
+    )

@@ -110,3 +110,14 @@ def test_the_rubric_file_keeps_its_comments_and_loads_as_the_new_version(tmp_pat
     target = tmp_path / "rubrics" / "goal_completion.yaml"
     assert write_rubric(changed, target, source=source) == rubric_version(changed)
     assert rubric_version(load_rubric(target)) == rubric_version(changed)
+
+
+def test_agent_text_that_looks_like_yaml_is_written_as_plain_text(tmp_path: Path) -> None:
+    hostile = "ok\n---\nprompt: !!python/object/apply:os.system ['true']\n# examples: []\n\t\u202e"
+    changed = with_examples(LIKERT, [disagreement("a", 3, 1, answer=hostile)], None)
+    target = tmp_path / "rubrics" / "quality.yaml"
+    write_rubric(changed, target, source=None)
+    loaded = load_rubric(target)
+    assert loaded.examples[0].output == hostile
+    assert loaded.prompt == LIKERT.prompt
+    assert rubric_version(loaded) == rubric_version(changed)
