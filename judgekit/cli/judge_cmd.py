@@ -105,7 +105,8 @@ def judge_command(
     A run that gets no answer at all is not judged and nothing is written for it: a wrong
     key, model or address stops at once (exit 2); failures left after retries end with
     exit 1, and rerunning the command asks only for those runs. The runs and verdicts are
-    recorded in the store, in the batch of the runs file (--no-store: not).
+    recorded in the store, in the batch of the runs file (--no-store: not). A rubric
+    promoted selectively abstains on verdicts less confident than its promoted threshold.
 
     \b
     Example:
