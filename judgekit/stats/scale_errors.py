@@ -136,16 +136,34 @@ def t_quantile(probability: float, df: float) -> float:
     return (low + high) / 2
 
 
+class _Undefined:
+    """The undefined figures of one call, warned about once, naming every one, and replaced
+    by ``replace_undefined_by`` when it is a number."""
+
+    def __init__(self, replace_undefined_by: ReplaceUndefined) -> None:
+        self.replace = replace_undefined_by
+        self.reasons: list[str] = []
+
+    def value(self, reason: str) -> float:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        return math.nan if isinstance(self.replace, str) else float(self.replace)
+
+    def settle(self) -> None:
+        if self.reasons and isinstance(self.replace, str):
+            undefined("; ".join(self.reasons), self.replace)
+
+
 def _mean_interval(
-    values: Sequence[float], confidence: float, replace_undefined_by: ReplaceUndefined
+    values: Sequence[float], confidence: float, found: _Undefined, what: str
 ) -> MeanWithInterval:
     n = len(values)
     if n == 0:
-        nan = undefined("a mean error is undefined without runs", replace_undefined_by)
+        nan = found.value(f"the {what} is undefined without runs")
         return MeanWithInterval(nan, nan, nan)
     mean = math.fsum(values) / n
     if n == 1:
-        nan = undefined("an interval needs at least two runs", replace_undefined_by)
+        nan = found.value(f"the {what}'s interval needs at least two runs")
         return MeanWithInterval(mean, nan, nan)
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     half = t_quantile(1 - (1 - confidence) / 2, n - 1) * math.sqrt(variance / n)
@@ -173,17 +191,16 @@ def likert_errors(
         if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
             raise StatisticsInputError(f"Likert scores must be numbers, got {value!r}")
     signed = [float(j) - float(h) for h, j in zip(human, judged, strict=True)]
-    return LikertErrors(
+    found = _Undefined(replace_undefined_by)
+    errors = LikertErrors(
         n=len(signed),
         mean_absolute_error=_mean_interval(
-            [abs(e) for e in signed], confidence, replace_undefined_by
+            [abs(e) for e in signed], confidence, found, "mean absolute error"
         ),
-        mean_signed_error=_mean_interval(signed, confidence, replace_undefined_by),
+        mean_signed_error=_mean_interval(signed, confidence, found, "mean signed error"),
     )
-
-
-def _ratio(top: int, bottom: int, what: str, replace_undefined_by: ReplaceUndefined) -> float:
-    return top / bottom if bottom else undefined(what, replace_undefined_by)
+    found.settle()
+    return errors
 
 
 def per_class_scores(
@@ -194,37 +211,36 @@ def per_class_scores(
     replace_undefined_by: ReplaceUndefined = "warn",
 ) -> PerClassScores:
     """Precision, recall and F1 of each class in ``labels`` (human = truth), and their
-    macro averages over the classes where each is defined; a pair with a score outside ``labels`` still counts against the class
-    it was not (as scikit-learn counts it)."""
+    macro averages over the classes where each is defined; a pair with a score outside
+    ``labels`` still counts against the class it was not (as scikit-learn counts it)."""
     check_same_length("human", human, "judged", judged)
     check_replacement(replace_undefined_by)
     if not labels:
         raise StatisticsInputError("labels must name at least one class")
+    found = _Undefined(replace_undefined_by)
     classes: dict[Hashable, ClassScores] = {}
     for label in labels:
         hits = sum(1 for h, j in zip(human, judged, strict=True) if h == label and j == label)
         chosen = sum(1 for j in judged if j == label)
         support = sum(1 for h in human if h == label)
-        precision = _ratio(
-            hits,
-            chosen,
-            f"precision of {label!r} is undefined: never chosen by the judge",
-            replace_undefined_by,
+        precision = (
+            hits / chosen
+            if chosen
+            else found.value(f"precision of {label!r} is undefined: never chosen by the judge")
         )
-        recall = _ratio(
-            hits,
-            support,
-            f"recall of {label!r} is undefined: no human label in this class",
-            replace_undefined_by,
+        recall = (
+            hits / support
+            if support
+            else found.value(f"recall of {label!r} is undefined: no human label in this class")
         )
         # sklearn: F1 = 2·tp / (2·tp + fp + fn), undefined only when all three are 0
-        f1 = _ratio(
-            2 * hits,
-            chosen + support,
-            f"F1 of {label!r} is undefined: the class never occurs",
-            replace_undefined_by,
+        f1 = (
+            2 * hits / (chosen + support)
+            if chosen + support
+            else found.value(f"F1 of {label!r} is undefined: the class never occurs")
         )
         classes[label] = ClassScores(precision, recall, f1, support)
+    found.settle()
     scores = list(classes.values())
     return PerClassScores(
         classes=classes,

@@ -29,10 +29,12 @@ from judgekit.stats import (
     kappa_sample_size,
     kappa_standard_error,
     krippendorff_alpha,
+    likert_errors,
     mcnemar_test,
     paired_kappa_differences,
     pass_at_k,
     pass_hat_k,
+    per_class_scores,
     percent_agreement,
     ppi_mean_interval,
     rogan_gladen,
@@ -105,6 +107,14 @@ IMPOSSIBLE = [
         Call(holm_rejections, ({"a": 0.01},), {"alpha": 1.5}),
         "alpha must be between 0 and 1, got 1.5",
     ),
+    (
+        Call(likert_errors, ([1, 2], [1])),
+        "human and judged must have the same length, got 2 and 1",
+    ),
+    (
+        Call(per_class_scores, (["a"], ["a"]), {"labels": []}),
+        "labels must name at least one class",
+    ),
 ]
 
 
@@ -144,6 +154,17 @@ UNDEFINED: list[tuple[Call, Callable[[Any], list[float]]]] = [
     (Call(rogan_gladen, (0.5, 0.5, 0.5)), _as_list),
     (Call(ppi_mean_interval, ([1], [1], [1, 0, 1])), _as_list),
     (Call(paired_kappa_differences, (ONE_LABEL, ONE_LABEL, ONE_LABEL)), _as_list),
+    (
+        Call(likert_errors, ([], [])),
+        lambda e: [
+            *dataclasses.astuple(e.mean_absolute_error),
+            *dataclasses.astuple(e.mean_signed_error),
+        ],
+    ),
+    (
+        Call(per_class_scores, (["a"], ["a"]), {"labels": ["a", "b"]}),
+        lambda s: list(dataclasses.astuple(s.classes["b"]))[:3],
+    ),
 ]
 
 PUBLIC_FUNCTIONS = {
