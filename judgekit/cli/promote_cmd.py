@@ -49,6 +49,11 @@ def promote_command(
     is written, each failed criterion is named with its shortfall, and the exit code is
     1. A promotion is also recorded in the store (--no-store: not).
 
+    With promotion.selective {alpha, delta} in the policy, the judge is promoted
+    selectively: the record keeps the confidence threshold below which verdicts abstain,
+    chosen so that agreement on the kept ones is at least 1 - alpha with probability
+    1 - delta; kappa is then measured on the kept verdicts.
+
     \b
     Example:
       judgekit promote --rubric goal_completion --verdicts verdicts.jsonl
