@@ -222,3 +222,54 @@ def test_confidence_across_samples_and_swapped_orders() -> None:
     assert logprob_confidence([("B", unsure)], "A", label="A") == pytest.approx(0.4)
     assert logprob_confidence([("A", sure), ("B", None)], "A", label="A") is None
     assert samples_confidence(["A", "B", "A", "A"], "A") == 0.75
+
+
+def pairwise_rubric(folder: Path, judge: str) -> Path:
+    text = (RUBRIC.parent / "preference.yaml").read_text()
+    old = "judge: {model: openai/gpt-4o-mini, temperature: 0, samples: 1}"
+    assert old in text
+    folder.mkdir(parents=True)
+    path = folder / "preference.yaml"
+    path.write_text(text.replace(old, f"judge: {judge}"))
+    return path
+
+
+def pairwise_runs(path: Path) -> Path:
+    base = {"task_id": "t", "input": "Which answer is better?", "tool_calls": []}
+    rows = [
+        {**base, "run_id": "r1", "metadata": {"answers": ["good answer", "weak answer"]}},
+        {**base, "run_id": "r2", "metadata": {"answers": ["weak answer", "good answer"]}},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_a_pairwise_confidence_reads_both_orders(tmp_path: Path) -> None:
+    def prefers_good(request: FakeRequest) -> Reply:
+        text = request.messages[-1]["content"]
+        if text.index("good answer") < text.index("weak answer"):
+            return Reply(verdict_json("A"), {"A": 0.9, "B": 0.1})
+        return Reply(verdict_json("B"), {"B": 0.7, "A": 0.3})
+
+    def first_shown(request: FakeRequest) -> str:
+        return verdict_json("A")
+
+    runs = pairwise_runs(tmp_path / "runs.jsonl")
+    logprobs = pairwise_rubric(tmp_path / "a", "{model: openai/gpt-4o-mini, confidence: logprobs}")
+    samples = pairwise_rubric(tmp_path / "b", "{model: openai/gpt-4o-mini}")
+    for rubric, reply, out in ((logprobs, prefers_good, "a"), (samples, first_shown, "b")):
+        with FakeLLMServer(reply=reply) as server:
+            args = ["judge", str(runs), "--rubric", str(rubric), "--base-url"]
+            args += [server.openai_base_url, "--out", str(tmp_path / out), "--no-store"]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output
+    # The good answer, chosen with 0.9 shown first and 0.7 shown second: 0.8 either way round.
+    found = [
+        (v["run_id"], v["score"], round(v["confidence"], 12), v["position_bias"])
+        for v in sorted(verdicts(tmp_path / "a"), key=lambda v: v["run_id"])
+    ]
+    assert found == [("r1", "A", 0.8, False), ("r2", "B", 0.8, False)]
+    # A judge that always picks what it is shown first is half sure: its verdicts flip.
+    assert {(v["confidence"], v["position_bias"]) for v in verdicts(tmp_path / "b")} == {
+        (0.5, True)
+    }
