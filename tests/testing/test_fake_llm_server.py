@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import threading
 import urllib.error
 import urllib.request
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from judgekit.testing import DEFAULT_VERDICT, FakeLLMServer, FakeRequest, FaultPlan
+from judgekit.testing import DEFAULT_VERDICT, FakeLLMServer, FakeRequest, FaultPlan, Reply
 
 OPENAI_BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "two words"}]}
 ANTHROPIC_BODY = {
@@ -253,3 +254,44 @@ def test_invalid_settings_are_refused() -> None:
         server.fail_next(times=0)
     with pytest.raises(RuntimeError, match="not running"):
         server.openai_base_url  # noqa: B018
+
+
+def test_a_reply_with_probabilities_gives_openai_logprobs_when_asked() -> None:
+    import openai
+
+    def sure(request: FakeRequest) -> Reply:
+        return Reply('{"score": "pass"}', {"pass": 0.75, "fail": 0.2, "Pass": 0.05})
+
+    with (
+        FakeLLMServer(reply=sure) as server,
+        openai.OpenAI(base_url=server.openai_base_url, api_key="test") as client,
+    ):
+        asked = client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "Grade it as JSON."}],
+            logprobs=True,
+            top_logprobs=2,
+        )
+        plain = client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "Grade it as JSON."}]
+        )
+    assert asked.choices[0].logprobs is not None
+    content = asked.choices[0].logprobs.content
+    assert content is not None
+    assert "".join(token.token for token in content) == '{"score": "pass"}'
+    (score,) = [token for token in content if token.token == "pass"]
+    assert math.exp(score.logprob) == pytest.approx(0.75)
+    assert [(t.token, round(math.exp(t.logprob), 9)) for t in score.top_logprobs] == [
+        ("pass", 0.75),
+        ("fail", 0.2),
+    ]
+    assert {token.logprob for token in content if token.token != "pass"} == {0.0}
+    assert plain.choices[0].logprobs is None
+    assert plain.choices[0].message.content == '{"score": "pass"}'
+
+
+def test_probabilities_must_be_probabilities() -> None:
+    with pytest.raises(ValueError, match=r"probs\['pass'\] must be in \(0, 1\], got 1.5"):
+        Reply("x", {"pass": 1.5})
+    with pytest.raises(ValueError, match=r"^probs must sum to at most 1, got 1\.2$"):
+        Reply("x", {"pass": 0.6, "fail": 0.6})
