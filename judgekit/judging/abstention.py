@@ -13,8 +13,9 @@ from __future__ import annotations
 from judgekit.formats.promotion import load_promotion_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
+from judgekit.formats.verdict import Verdict
 
-__all__ = ["promoted_threshold"]
+__all__ = ["decide_abstention", "promoted_threshold"]
 
 
 def promoted_threshold(rubric: Rubric) -> float | None:
@@ -45,3 +46,13 @@ def _threshold(selective: object) -> float | None:
     if isinstance(threshold, bool) or not isinstance(threshold, int | float):
         return None
     return float(threshold)
+
+
+def decide_abstention(verdict: Verdict, threshold: float | None) -> Verdict:
+    """``verdict`` scored or abstained as ``threshold`` decides now (an unscored one as is):
+    abstained when its confidence is below the threshold or unknown, scored without one."""
+    if verdict.status == "unscored":
+        return verdict
+    below = threshold is not None and (verdict.confidence is None or verdict.confidence < threshold)
+    status = "abstained" if below else "scored"
+    return verdict if status == verdict.status else verdict.model_copy(update={"status": status})

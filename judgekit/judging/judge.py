@@ -32,6 +32,7 @@ from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
+from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget, OverBudget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
@@ -344,11 +345,8 @@ class Judge:
     def _record(self, verdict: Verdict, orders: list[tuple[list[Answer], bool]]) -> Verdict:
         if verdict.status == "scored":
             verdict.confidence = self._confidence(orders, verdict.score)
-            threshold = self.tally.abstain_below
-            if threshold is not None and (
-                verdict.confidence is None or verdict.confidence < threshold
-            ):
-                verdict.status = "abstained"  # score and reason kept, for reading
+            # Below the promoted threshold: abstained, score and reason kept for reading.
+            verdict = decide_abstention(verdict, self.tally.abstain_below)
         verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)
         tally = self.tally
         tally.input_tokens += verdict.input_tokens

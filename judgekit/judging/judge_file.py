@@ -18,6 +18,7 @@ from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run, load_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
+from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
@@ -83,10 +84,15 @@ def judge_runs_file(
             budget=settings.budget,
             abstain_below=settings.abstain_below,
         )
-        for verdict in output.kept.values():
-            judge.count_kept(verdict)
+        for verdict in list(output.kept.values()):
+            # Abstention is decided by each judging session from the stored confidence: a
+            # promotion since the verdict was written may have set or moved the threshold.
+            decided = decide_abstention(verdict, settings.abstain_below)
+            if decided is not verdict:
+                output.rewrite_kept(decided)
+            judge.count_kept(decided)
             if on_verdict is not None:
-                on_verdict(verdict)
+                on_verdict(decided)
 
         def keep(verdict: Verdict) -> None:
             output.append(verdict)

@@ -59,6 +59,12 @@ class VerdictsFile:
                 else:
                     self._stale = True
 
+    def rewrite_kept(self, verdict: Verdict) -> None:
+        """Keep ``verdict`` instead of the kept one of its run (the same answer decided
+        again, e.g. abstained under a new promotion): the file is rewritten with it."""
+        self.kept[verdict.run_id] = verdict
+        self._stale = True
+
     def append(self, verdict: Verdict) -> None:
         """Write one new verdict durably (the first one replaces the file with the kept)."""
         if self._fh is None:

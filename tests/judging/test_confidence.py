@@ -273,3 +273,21 @@ def test_a_pairwise_confidence_reads_both_orders(tmp_path: Path) -> None:
     assert {(v["confidence"], v["position_bias"]) for v in verdicts(tmp_path / "b")} == {
         (0.5, True)
     }
+
+
+def test_a_rerun_decides_abstention_again_without_asking(tmp_path: Path) -> None:
+    rubric = rubric_copy(tmp_path, "{model: openai/gpt-4o-mini, confidence: logprobs}")
+    out = tmp_path / "out"
+    record = rubric.parent / "goal_completion.promotion.json"
+    with FakeLLMServer(reply=sure_of_passes) as server:
+        first, _ = run_judge(rubric, server.openai_base_url, out, "--json")
+        promote_selectively(rubric, 0.75)
+        promoted, _ = run_judge(rubric, server.openai_base_url, out, "--json")
+        statuses = Counter(v["status"] for v in verdicts(out))
+        record.unlink()
+        unpromoted, _ = run_judge(rubric, server.openai_base_url, out, "--json")
+        assert server.calls == 7  # the first session's: the reruns kept every verdict
+    assert (first["abstained"], promoted["abstained"], unpromoted["abstained"]) == (0, 4, 0)
+    assert (promoted["kept"], promoted["scores"]) == (18, {"pass": 14})
+    assert statuses == {"scored": 14, "abstained": 4}
+    assert Counter(v["status"] for v in verdicts(out)) == {"scored": 18}
