@@ -1,0 +1,184 @@
+"""The split end to end through the CLI on hand-made files: calibrate shows only the dev
+side's disagreements, --split test spends those it shows, a run that is one of the rubric's
+examples is spent, and promote measures exactly the fresh test labels."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from judgekit.cli import main
+from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.formats.split_file import read_split_file
+from tests.conftest import REPO
+
+AT = datetime(2026, 11, 29, 10, 0, tzinfo=UTC).isoformat()
+MODEL = "openai/gpt-4o-mini"
+EXAMPLE_INPUT = "Move my 3pm dentist appointment to Thursday at the same time."
+EXAMPLE_OUTPUT = "Done: your dentist appointment is now Thursday at 3pm."
+
+
+class Files:
+    def __init__(self, root: Path) -> None:
+        (root / "rubrics").mkdir()
+        (root / "labels").mkdir()
+        shutil.copy(REPO / "rubrics" / "goal_completion.yaml", root / "rubrics")
+        self.rubric = root / "rubrics" / "goal_completion.yaml"
+        self.labels = root / "labels" / "goal_completion.jsonl"
+        self.split = root / "labels" / "goal_completion.split.jsonl"
+        self.verdicts = root / "verdicts.jsonl"
+        self.runs = root / "runs.jsonl"
+        self.version = rubric_version(load_rubric(self.rubric))
+
+    def invoke(self, *args: str) -> Result:
+        common = ["--rubric", str(self.rubric), "--verdicts", str(self.verdicts)]
+        return CliRunner().invoke(main, [*args, *common, "--labels", str(self.labels)])
+
+
+def lines(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def make(root: Path) -> Files:
+    """60 dev runs d0–d59 and 60 test runs t0–t59, each 30 pass and 30 fail by label; the
+    judge is wrong on d0, d1, t0, t1, t2 (it passes them) and right elsewhere. The split is
+    recorded up front; run t59 is the rubric's first example."""
+    files = Files(root)
+    labels, verdicts, split = [], [], []
+    for side in ("d", "t"):
+        for i in range(60):
+            run = f"{side}{i}"
+            human = "fail" if i < 30 else "pass"
+            wrong = i < (2 if side == "d" else 3)
+            labels.append(
+                {
+                    "run_id": run,
+                    "rubric_id": "goal_completion",
+                    "label": human,
+                    "labeler": "ana",
+                    "at": AT,
+                }
+            )
+            verdicts.append(
+                {
+                    "run_id": run,
+                    "rubric_id": "goal_completion",
+                    "rubric_version": files.version,
+                    "model": MODEL,
+                    "status": "scored",
+                    "score": "pass" if wrong else human,
+                    "reason": f"judged {run}",
+                    "at": AT,
+                }
+            )
+            split.append({"run_id": run, "side": "dev" if side == "d" else "test", "at": AT})
+    files.labels.write_text(lines(labels))
+    files.verdicts.write_text(lines(verdicts))
+    files.split.write_text(lines(split))
+    files.runs.write_text(
+        lines(
+            [
+                {
+                    "run_id": "t59",
+                    "task_id": "dentist",
+                    "input": EXAMPLE_INPUT,
+                    "final_answer": EXAMPLE_OUTPUT,
+                    "tool_calls": [],
+                },
+                {
+                    "run_id": "t58",
+                    "task_id": "dentist",
+                    "input": EXAMPLE_INPUT,
+                    "final_answer": "Your appointment is on Thursday.",
+                    "tool_calls": [],
+                },
+            ]
+        )
+    )
+    return files
+
+
+def test_calibrate_shows_dev_and_promote_measures_fresh_test(tmp_path: Path) -> None:
+    files = make(tmp_path)
+    dev = files.invoke("calibrate", "--no-store")
+    assert dev.exit_code == 0, dev.output
+    out = dev.stdout.splitlines()
+    assert out[0] == f"goal_completion (version {files.version}, judge {MODEL}): 60 runs compared"
+    assert out[1] == (
+        "measured on dev: 60 of 120 labelled runs; 60 test labels held out for `judgekit "
+        "promote` (60 fresh)"
+    )
+    assert "disagreements: 2" in out
+    assert [line for line in out if line.startswith("  d") or line.startswith("  t")] == [
+        "  d0: human fail, judge pass",
+        "  d1: human fail, judge pass",
+    ]
+    assert read_split_file(files.split).spent == {}  # dev disagreements spend nothing
+
+    test = files.invoke("calibrate", "--no-store", "--split", "test", "--disagreements", "2")
+    assert test.exit_code == 0, test.output
+    assert "  t0: human fail, judge pass" in test.stdout.splitlines()
+    assert "  t2: human fail, judge pass" not in test.stdout.splitlines()  # not shown: fresh
+    why = "shown as a disagreement by calibrate --split test"
+    assert read_split_file(files.split).spent == {"t0": why, "t1": why}
+
+    # Given the runs, t59 (the rubric's first example, same input and answer) is spent.
+    promoted = files.invoke("promote", "--no-store", "--json", "--runs", str(files.runs))
+    assert promoted.exit_code == 0, promoted.output
+    assert read_split_file(files.split).spent == {
+        "t0": why,
+        "t1": why,
+        "t59": "a few-shot example in the rubric",
+    }
+    record = json.loads((tmp_path / "rubrics" / "goal_completion.promotion.json").read_text())
+    assert record["n"] == 57
+    assert record["confusion"] == {"pass": {"pass": 29, "fail": 0}, "fail": {"pass": 1, "fail": 27}}
+    assert record["split"] == {
+        "file": str(files.split),
+        "test_share": 0.5,
+        "n_dev": 60,
+        "n_test": 60,
+        "n_test_fresh": 57,
+        "n_test_spent": 3,
+        "test_runs": [f"t{i}" for i in range(2, 59)],
+    }
+
+
+def test_promote_refuses_when_too_few_fresh_test_labels(tmp_path: Path) -> None:
+    files = make(tmp_path)
+    spent = files.invoke("calibrate", "--no-store", "--split", "test", "--json")
+    assert spent.exit_code == 0, spent.output
+    # --json shows every disagreement: t0, t1 and t2 are spent; now drop 10 test labels.
+    labels = [json.loads(line) for line in files.labels.read_text().splitlines()]
+    keep = [row for row in labels if row["run_id"] not in {f"t{i}" for i in range(30, 40)}]
+    files.labels.write_text(lines(keep))
+    refused = files.invoke("promote", "--no-store")
+    assert refused.exit_code == 1, refused.output
+    assert refused.stdout.splitlines() == [
+        "goal_completion (version " + files.version + ") not promoted: 1 of 3 criteria not met",
+        "  min_labels: runs compared 47, bar 50 (3 short)",
+        "measured on 47 fresh test labels (3 spent, 60 dev held for calibrate): `judgekit "
+        "label` must add about 6 more labels (a share 0.5 of new labels goes to test)",
+    ]
+
+
+def test_no_fresh_test_label_at_all_is_one_line_exit_2(tmp_path: Path) -> None:
+    files = make(tmp_path)
+    files.split.write_text(
+        "".join(
+            json.dumps({"run_id": run, "side": "dev", "at": AT}) + "\n"
+            for run in [f"d{i}" for i in range(60)] + [f"t{i}" for i in range(60)]
+        )
+    )
+    result = files.invoke("promote", "--no-store")
+    assert result.exit_code == 2
+    assert result.output == (
+        "judgekit: error: no fresh test labels for goal_completion: of 120 labelled runs, 120 "
+        "are dev and 0 test (0 spent); `judgekit label` must add about 100 more labels for "
+        "the 50 the policy asks (a share 0.5 of new labels goes to test)\n"
+    )
