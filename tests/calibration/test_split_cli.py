@@ -182,3 +182,30 @@ def test_no_fresh_test_label_at_all_is_one_line_exit_2(tmp_path: Path) -> None:
         "are dev and 0 test (0 spent); `judgekit label` must add about 100 more labels for "
         "the 50 the policy asks (a share 0.5 of new labels goes to test)\n"
     )
+
+
+def test_the_store_and_the_markdown_say_what_was_measured(tmp_path: Path) -> None:
+    from judgekit.store import open_store
+
+    files = make(tmp_path)
+    assert files.invoke("calibrate").exit_code == 0
+    with open_store() as store, store.engine.connect() as connection:
+        from sqlalchemy import select
+
+        from judgekit.store import schema
+
+        (row,) = connection.execute(select(schema.calibrations.c.data)).all()
+    assert (row.data["measured_on"], row.data["n"]) == ("dev", 60)
+    assert row.data["split"] == {
+        "file": str(files.split),
+        "test_share": 0.5,
+        "n_dev": 60,
+        "n_test": 60,
+        "n_test_fresh": 60,
+        "n_test_spent": 0,
+    }
+    markdown = files.invoke("calibrate", "--no-store", "--md").stdout.splitlines()
+    assert markdown[4] == (
+        "measured on dev: 60 of 120 labelled runs; 60 test labels held out for `judgekit "
+        "promote` (60 fresh)"
+    )
