@@ -60,14 +60,15 @@ def coverage_series(
 ) -> Series | None:
     """The coverage series of a rubric's verdicts (of one version and judge model when
     given): gating against ``promoted`` when the rubric was promoted selectively, else
-    informational; None when nothing was ever abstained and no coverage was promoted."""
+    informational; None when no verdict holds a score in the windows shown, or nothing was
+    abstained and no coverage was promoted."""
     rows = verdict_coverage_counts(
         store, rubric_id, rubric_version=rubric_version, model=model, since=since, by=by
     )
     points = [proportion_point(label, at, n, kept) for label, at, (n, kept) in rows]
     abstained = sum(point.n - (point.successes or 0) for point in points)
-    if promoted is None and not abstained:
-        return None
+    if not any(point.n for point in points) or (promoted is None and not abstained):
+        return None  # nothing judged in the windows shown, or nothing ever abstained
     series = Series(
         f"coverage:{rubric_id}",
         f"{rubric_id} coverage (verdicts not abstained)",

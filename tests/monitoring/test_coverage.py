@@ -120,3 +120,9 @@ def test_without_a_selective_promotion_coverage_only_informs_once_abstained(
     ]
     assert (coverage.role, coverage.alert, coverage.p_value) == ("informational", None, None)
     assert coverage.points[-1].successes == 95
+
+
+def test_no_coverage_series_without_verdicts(store: Store, tmp_path: Path) -> None:
+    rubric = rubric_in(tmp_path, selective=SELECTIVE)
+    metrics = [s.metric for s in build_monitor_report(store, rubrics=[rubric]).series]
+    assert "coverage:goal_completion" not in metrics
