@@ -266,6 +266,8 @@ def calibrate_args(tmp_path: Path, verdicts: Path) -> list[str | Path]:
         labels,
         "--no-store",
         "--json",
+        "--split",
+        "all",  # every label: these tests are about the verdicts' scales
     ]
 
 

@@ -273,7 +273,7 @@ def test_calibrate_with_a_plot_it_cannot_write_records_nothing(tmp_path: Path) -
 
 
 def test_promote_into_a_folder_it_cannot_write_records_nothing(tmp_path: Path) -> None:
-    options = workspace(tmp_path, n_per_class=30)
+    options = workspace(tmp_path, n_per_class=30, side="test")
     with read_only(tmp_path / "rubrics") as reason:
         done = judgekit(["promote", *options], home())
         assert done.returncode == 2

@@ -18,9 +18,10 @@ MODEL = "openai/gpt-4o-mini"
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
 
-def workspace(root: Path, n_per_class: int) -> list[str]:
-    """A rubric, verdicts and labels where the judge misses 2 runs per class; the options
-    that point the commands at them."""
+def workspace(root: Path, n_per_class: int, side: str = "dev") -> list[str]:
+    """A rubric, verdicts and labels where the judge misses 2 runs per class, every labelled
+    run recorded on ``side`` of the split (calibrate measures dev, promote test); the
+    options that point the commands at them."""
     rubric = root / "rubrics" / "goal_completion.yaml"
     rubric.parent.mkdir()
     shutil.copy(REPO / "rubrics" / "goal_completion.yaml", rubric)
@@ -52,6 +53,8 @@ def workspace(root: Path, n_per_class: int) -> list[str]:
             )
     (root / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
     (root / "labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in labels))
+    split = [{"run_id": x["run_id"], "side": side, "at": x["at"]} for x in labels]
+    (root / "labels.split.jsonl").write_text("".join(json.dumps(x) + "\n" for x in split))
     return [
         "--rubric",
         str(rubric),
@@ -98,7 +101,7 @@ def test_calibrate_records_nothing_on_error(tmp_path: Path) -> None:
 
 
 def test_promote_records_the_promotion(tmp_path: Path) -> None:
-    options = workspace(tmp_path, n_per_class=30)
+    options = workspace(tmp_path, n_per_class=30, side="test")
     code, out, _ = invoke("promote", *options)
     assert code == 0, out
     record = json.loads((tmp_path / "rubrics" / "goal_completion.promotion.json").read_text())
@@ -117,13 +120,13 @@ def test_promote_records_the_promotion(tmp_path: Path) -> None:
 
 
 def test_a_refused_promotion_records_nothing(tmp_path: Path) -> None:
-    options = workspace(tmp_path, n_per_class=8)
+    options = workspace(tmp_path, n_per_class=8, side="test")
     assert invoke("promote", *options)[0] == 1
     assert not store_file().exists()
 
 
 def test_promote_no_store(tmp_path: Path) -> None:
-    options = workspace(tmp_path, n_per_class=30)
+    options = workspace(tmp_path, n_per_class=30, side="test")
     assert invoke("promote", *options, "--no-store")[0] == 0
     assert (tmp_path / "rubrics" / "goal_completion.promotion.json").exists()
     assert not store_file().exists()
