@@ -301,11 +301,12 @@ def calibration_files(tmp: Path) -> tuple[Path, Path, Path]:
 def test_calibrate_shows_labeller_names_notes_and_reasons_visibly(tmp_path: Path) -> None:
     rubric, verdicts, labels = calibration_files(tmp_path)
     base = ("calibrate", "--rubric", rubric, "--verdicts", verdicts, "--labels", labels)
+    base += ("--split", "all")  # every label, whichever side of the split it is on
     code, out, err = invoke(*base, "--no-store")
     assert code == 0, err
     assert controls_in(out) == []
     lines = out.splitlines()
-    assert "(ana␛]0;pwned␇␊FAKE 3 of 3 compared)" in lines[1]
+    assert "(ana␛]0;pwned␇␊FAKE 3 of 3 compared)" in lines[2]
     start = lines.index("disagreements: 1")
     assert lines[start + 1 : start + 4] == [
         "  run␛[2J/1: human fail, judge pass",
