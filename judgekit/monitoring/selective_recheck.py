@@ -20,11 +20,11 @@ from typing import Any
 
 from judgekit._util.number_format import p_equation, rate, setting, statistic, threshold
 from judgekit.calibration.join import labels_by_run
-from judgekit.calibration.selection import majority, select_verdicts
+from judgekit.calibration.selection import majority, select_verdicts, verdict_score
 from judgekit.calibration.selective import verdict_confidence
 from judgekit.formats.label import Label
 from judgekit.formats.promotion import PromotionRecord
-from judgekit.formats.rubric import Rubric, Score, normalise_score
+from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
 from judgekit.stats.selective import binomial_sf
@@ -61,16 +61,6 @@ class GuaranteeCheck:
         }
 
 
-def _score(rubric: Rubric, verdict: Verdict) -> Score | None:
-    """A verdict's score whether kept or abstained (None when unscored or off the scale)."""
-    if verdict.status == "unscored" or verdict.score is None:
-        return None
-    try:
-        return normalise_score(rubric.scale, verdict.score)
-    except ValueError:
-        return None
-
-
 def check_guarantee(
     record: PromotionRecord,
     rubric: Rubric,
@@ -90,7 +80,7 @@ def check_guarantee(
     for run_id, by_labeler in labels_by_run(labels).items():
         verdict = current.current.get(run_id)
         human = majority([label.label for label in by_labeler.values()])
-        score = None if verdict is None else _score(rubric, verdict)
+        score = None if verdict is None else verdict_score(rubric, verdict)
         if verdict is None or human is None or score is None:
             continue
         n += 1
