@@ -9,7 +9,9 @@ could not be read. For one (dataset, evaluator, strategy) this script writes, un
 
 * ``verdicts.jsonl``: one judgekit verdict per item, from ``winner_swap_false``: score
   ``"A"`` for 1, ``"B"`` for 2 (unscored when null); ``position_bias`` is true when the two
-  orders disagree (null when either is missing); rubric ``preference`` at the version
+  orders disagree (null when either is missing) and ``confidence`` the share of the two
+  orders that gave the verdict's choice (1.0 or 0.5, null when either is missing), which
+  selective judging reads; rubric ``preference`` at the version
   ``rubrics/preference.yaml`` has when judged by ``llmbar/<evaluator>`` (the judge model is
   part of the version, so this is what ``judgekit calibrate --model llmbar/<evaluator>``
   selects);
@@ -64,6 +66,15 @@ def choice(value: Any) -> str | None:
     return None if value is None else CHOICE[str(value)]
 
 
+def confidence(first: str | None, swapped: str | None) -> float | None:
+    """The share of the two orders that gave the verdict's choice, as judgekit measures a
+    pairwise judge asked in both orders: 1.0 when they agree, 0.5 when the choice follows
+    the position; unknown when either is missing."""
+    if first is None or swapped is None:
+        return None
+    return 1.0 if first == swapped else 0.5
+
+
 def convert(
     group: list[dict[str, Any]], *, dataset: str, evaluator: str, rubric_path: Path
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -84,6 +95,7 @@ def convert(
             "score": first,
             "reason": f"LLMBar {row['strategy']}: {first} in original order, {swapped} swapped",
             "position_bias": None if first is None or swapped is None else first != swapped,
+            "confidence": confidence(first, swapped),
             "at": AT,
         }
         if first is None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from scipy.stats import binom, binomtest  # type: ignore[import-untyped]
 from sklearn.metrics import cohen_kappa_score as sklearn_kappa  # type: ignore[import-untyped]
 
 from judgekit.cli import main
@@ -122,3 +123,37 @@ def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
     assert published["equal"] == f"{equal} / 200 = 87.0%"
     # LLMBar's kappa_False is not Cohen's kappa against the gold label (0.199 vs 0.590).
     assert published["kappa_False"] != pytest.approx(report["kappa"], abs=0.1)
+
+    # Selective judging on real data: the two orders are two samples, so a verdict is sure
+    # (confidence 1) where they agree and half sure where the choice followed the position.
+    sure = [a == b for a, b in zip(first, swapped, strict=True)]
+    right = [a == g for a, g in zip(first, gold, strict=True)]
+    kept_right = sum(r for r, s in zip(right, sure, strict=True) if s)
+    assert (sum(sure), kept_right) == (174, 149)  # 0.856 where sure, 10 of 26 where not
+    by_alpha = {row["alpha"]: row for row in report["selective"]["by_alpha"]}
+    # At α = 0.2, δ = 0.1: keeping the 174 sure verdicts passes the exact binomial test
+    # (P(Bin(174, 0.2) ≤ 25 errors) ≤ 0.1).
+    assert binom.cdf(174 - kept_right, 174, 0.2) <= 0.1
+    assert by_alpha[0.2]["threshold"] == 1.0 and by_alpha[0.2]["kept"] == 174
+    assert by_alpha[0.2]["agreement_on_kept"] == pytest.approx(149 / 174)
+    upper = binomtest(174 - kept_right, 174, alternative="less").proportion_ci(0.9).high
+    assert by_alpha[0.2]["guaranteed_agreement"] == pytest.approx(1 - upper, abs=1e-9)
+    # At α = 0.15 even the sure verdicts do not pass: no threshold, nothing promised.
+    assert binom.cdf(174 - kept_right, 174, 0.15) > 0.1
+    assert by_alpha[0.15]["threshold"] is None and by_alpha[0.15]["coverage"] == 0.0
+
+
+def test_gpt4_is_right_where_its_two_orders_agree_and_guesses_where_they_do_not() -> None:
+    """The README's pooled figures: every LLMBar group GPT-4 judged, both orders read."""
+    with shared_data_path("llmbar", "verdicts.jsonl").open(encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    sure, unsure = [0, 0], [0, 0]  # [verdicts, right]
+    for row in rows:
+        first, swapped = row["winner_swap_false"], row["winner_swap_true"]
+        if row["evaluator"] != "GPT-4" or first is None or swapped is None:
+            continue
+        tally = sure if first == swapped else unsure
+        tally[0] += 1
+        tally[1] += str(first) == str(row["label"])
+    assert sure[0] == 7773 and round(sure[1] / sure[0], 3) == 0.845
+    assert unsure[0] == 1001 and round(unsure[1] / unsure[0], 3) == 0.493
