@@ -61,7 +61,14 @@ def _row(result: CandidateResult) -> tuple[str, str, str, str, str, str]:
 
 
 def _before_after(report: AlignmentReport) -> list[str]:
-    before = f"before: dev kappa {statistic(report.current.kappa)}; test kappa {TEST_HELD_OUT}"
+    test = report.test_kappa_before
+    test_before = (
+        TEST_HELD_OUT
+        if test is None
+        else f"{statistic(test.kappa)} {bracketed_interval(*test.kappa_ci)} on {test.n} labels "
+        f"(measured at promotion, {test.promoted_at})"
+    )
+    before = f"before: dev kappa {statistic(report.current.kappa)}; test kappa {test_before}"
     best = report.best
     if report.chosen is None or best is None:
         return [before, "after:  unchanged (nothing written)"]

@@ -6,20 +6,56 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgekit.alignment.examples import Disagreement
 from judgekit.alignment.figures import CandidateResult
 from judgekit.alignment.judging import Spending
+from judgekit.calibration.promotion import promotion_record_path, replaced_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 
 if TYPE_CHECKING:
     from judgekit.alignment.inputs import PreparedAlignment
 
-__all__ = ["TEST_HELD_OUT", "AlignmentReport"]
+__all__ = ["TEST_HELD_OUT", "AlignmentReport", "PromotedKappa", "promoted_kappa"]
 
 TEST_HELD_OUT = "held out — measured by judgekit promote"
+
+
+@dataclass(frozen=True)
+class PromotedKappa:
+    """The kappa a rubric version was promoted on, on its fresh test labels."""
+
+    kappa: float | None
+    kappa_ci: tuple[float | None, float | None]
+    n: int | None
+    promoted_at: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kappa": self.kappa,
+            "kappa_ci": list(self.kappa_ci),
+            "n": self.n,
+            "promoted_at": self.promoted_at,
+        }
+
+
+def promoted_kappa(rubric: Rubric) -> PromotedKappa | None:
+    """The test kappa of ``rubric``'s promotion record, when it promotes this version."""
+    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+    record = replaced_record(promotion_record_path(rubric, folder))
+    if record is None or not record.promotable:
+        return None
+    if record.rubric_version != rubric_version(rubric) or record.model != rubric.judge.model:
+        return None
+    ci = record.kappa_ci if record.kappa_ci and len(record.kappa_ci) == 2 else [None, None]
+    return PromotedKappa(record.kappa, (ci[0], ci[1]), record.n, record.promoted_at)
+
+
+def _as_dict(kappa: PromotedKappa | None) -> dict[str, Any] | None:
+    return None if kappa is None else kappa.as_dict()
 
 
 @dataclass(frozen=True)
@@ -46,6 +82,8 @@ class AlignmentReport:
     example_runs: list[str] = field(default_factory=list)
     refusal: str | None = None  # why the best candidate could not be built
     written: str | None = None
+    # The current version's test kappa, when it is promoted: measured once, at promotion.
+    test_kappa_before: PromotedKappa | None = None
 
     @staticmethod
     def of(
@@ -72,6 +110,7 @@ class AlignmentReport:
             n_disagreements=len(pool),
             results=results,
             spending=spending,
+            test_kappa_before=promoted_kappa(rubric),
         )
 
     @property
@@ -125,7 +164,12 @@ class AlignmentReport:
                 "seed": self.seed,
                 "n_disagreements": self.n_disagreements,
             },
-            "test": {"n_labelled": self.n_test, "kappa": None, "note": TEST_HELD_OUT},
+            "test": {
+                "n_labelled": self.n_test,
+                "kappa_before": _as_dict(self.test_kappa_before),
+                "kappa": None,
+                "note": TEST_HELD_OUT,
+            },
             "confidence": self.confidence,
             "candidates": [result.as_dict() for result in self.results],
             "best": best.name if best else None,

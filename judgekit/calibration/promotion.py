@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from judgekit._util.input_paths import is_file, os_reason
+from judgekit._util.number_format import bracketed_interval, statistic
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.promotion import (
     UNREADABLE,
     CriterionRecord,
+    PreviousPromotion,
     PromotionRecord,
     SelectiveRecord,
     SplitRecord,
@@ -39,7 +41,9 @@ __all__ = [
     "judged_model",
     "promotion_record",
     "promotion_record_path",
+    "replaced_record",
     "rubric_status",
+    "test_kappa_change_line",
 ]
 
 RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
@@ -54,8 +58,15 @@ def default_labels_dir(rubrics_dir: Path) -> Path:
     return rubrics_dir.parent / "labels"
 
 
-def promotion_record(report: CalibrationReport, *, now: datetime | None = None) -> PromotionRecord:
-    """The promotion record (``rubrics/<id>.promotion.json``) of a promotable report."""
+def promotion_record(
+    report: CalibrationReport,
+    *,
+    now: datetime | None = None,
+    replacing: PromotionRecord | None = None,
+) -> PromotionRecord:
+    """The promotion record (``rubrics/<id>.promotion.json``) of a promotable report;
+    ``replacing`` is the record it overwrites, kept as ``previous`` when it was of another
+    version (a version promoted again keeps the one before it)."""
     if not report.promotable:
         raise CalibrationError(f"{report.rubric_id} is not promotable")
     rates = report.error_rates
@@ -86,7 +97,54 @@ def promotion_record(report: CalibrationReport, *, now: datetime | None = None) 
     )
     if report.split is not None:  # set only with a split: a report built in code has none
         record.split = _split_record(report.split)
+    previous = _previous(report, replacing)
+    if previous is not None:
+        record.previous = previous
     return record
+
+
+def _previous(
+    report: CalibrationReport, replacing: PromotionRecord | None
+) -> PreviousPromotion | None:
+    if replacing is None:
+        return None
+    if replacing.rubric_version == report.rubric_version:
+        return replacing.previous
+    return PreviousPromotion(
+        rubric_version=replacing.rubric_version,
+        model=replacing.model,
+        n=replacing.n,
+        kappa=replacing.kappa,
+        kappa_ci=replacing.kappa_ci,
+        promoted_at=replacing.promoted_at,
+    )
+
+
+def replaced_record(path: Path) -> PromotionRecord | None:
+    """The promotion record a new promotion overwrites at ``path``: None when there is
+    none, or when it cannot be read (it is replaced whole either way)."""
+    try:
+        return load_promotion_record(path)
+    except (DataError, OSError):
+        return None
+
+
+def test_kappa_change_line(record: PromotionRecord) -> str | None:
+    """Before and after on the test labels, when the record replaced another version's:
+    ``test kappa 0.133 [..] on 30 labels at version X → 0.733 [..] on 30 now``."""
+    before = record.previous
+    if before is None:
+        return None
+    return (
+        f"test kappa {_kappa_on(before.kappa, before.kappa_ci, before.n)} at version "
+        f"{before.rubric_version} (promoted {before.promoted_at}) → "
+        f"{_kappa_on(record.kappa, record.kappa_ci, record.n)} now"
+    )
+
+
+def _kappa_on(kappa: float | None, ci: list[float | None] | None, n: int | None) -> str:
+    interval = "" if not ci or len(ci) != 2 else f" {bracketed_interval(ci[0], ci[1])}"
+    return f"{statistic(kappa)}{interval} on {'?' if n is None else n} labels"
 
 
 def _split_record(split: SplitSummary) -> SplitRecord:

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from judgekit._util.number_format import bracketed_interval, statistic
-from judgekit.calibration.promotion import promotion_record_path
+from judgekit.calibration.promotion import (
+    promotion_record_path,
+    replaced_record,
+    test_kappa_change_line,
+)
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option
 from judgekit.cli.store_options import no_store_option
@@ -78,7 +82,7 @@ def promote_command(
     if not report.promotable:
         _refused(report, as_json)
         sys.exit(EXIT_PROMOTION_SAYS_NO)
-    record = promotion_record(report)
+    record = promotion_record(report, replacing=replaced_record(path))
     write_promotion_record(path, record)
     if not no_store:
         _record_in_store(record, path)
@@ -91,6 +95,9 @@ def promote_command(
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}) promoted "
         f"on {report.n} fresh test labels, kappa {kappa}; wrote {path}"
     )
+    change = test_kappa_change_line(record)
+    if change is not None:
+        click.echo(change)
     from judgekit.calibration.selective import selective_promotion_line
 
     selective = selective_promotion_line(report)

@@ -24,6 +24,7 @@ from judgekit.errors import DataError
 __all__ = [
     "UNREADABLE",
     "CriterionRecord",
+    "PreviousPromotion",
     "PromotionRecord",
     "SelectiveRecord",
     "SplitRecord",
@@ -94,6 +95,20 @@ class SelectiveRecord(BaseModel):
     n: int | None = None
 
 
+class PreviousPromotion(BaseModel):
+    """The promotion a new version replaced: its version and the test figures it was
+    promoted on, so a record tells what an edit did to the figure that decides."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rubric_version: str | None = None
+    model: str | None = None
+    n: int | None = None
+    kappa: float | None = None
+    kappa_ci: list[float | None] | None = None
+    promoted_at: str | None = None
+
+
 class PromotionRecord(BaseModel):
     """A promotion: the rubric version and judge, and the figures that cleared the policy.
 
@@ -126,6 +141,7 @@ class PromotionRecord(BaseModel):
     labelers: dict[str, int] | None = None
     split: SplitRecord | None = None
     selective: SelectiveRecord | None = None
+    previous: PreviousPromotion | None = None
     promoted_at: str | None = None
     stale: StaleMark | None = None
 

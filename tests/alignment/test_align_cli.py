@@ -256,3 +256,35 @@ def test_out_writes_the_new_version_elsewhere_and_leaves_the_rubric_alone(desk: 
     assert result.stdout.splitlines()[-1].startswith(
         "wrote proposed/support.yaml: version f43e8413407f → 02e6f8d34506"
     )
+
+
+def test_before_shows_the_test_kappa_the_current_version_was_promoted_on(desk: Path) -> None:
+    rubric = load_rubric(RUBRIC_PATH)
+    record = {
+        "rubric_id": "support",
+        "rubric_version": rubric_version(rubric),
+        "promotable": True,
+        "model": rubric.judge.model,
+        "n": 30,
+        "kappa": 0.2,
+        "kappa_ci": [-0.1, 0.5],
+        "promoted_at": "2026-11-30T09:00:00+00:00",
+    }
+    (RUBRIC_PATH.parent / "support.promotion.json").write_text(json.dumps(record))
+    with FakeLLMServer(reply=desk_server_reply(weak=True)) as server:
+        result = align(server, "--json", "--out", "aligned.yaml")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["test"]["kappa_before"] == {
+        "kappa": 0.2,
+        "kappa_ci": [-0.1, 0.5],
+        "n": 30,
+        "promoted_at": "2026-11-30T09:00:00+00:00",
+    }
+    with FakeLLMServer(reply=desk_server_reply(weak=True)) as server:
+        again = align(server, "--out", "aligned.yaml")
+    before = next(line for line in again.stdout.splitlines() if line.startswith("before:"))
+    assert before == (
+        "before: dev kappa 0.000; test kappa 0.200 [-0.100, 0.500] on 30 labels (measured at "
+        "promotion, 2026-11-30T09:00:00+00:00)"
+    )

@@ -209,3 +209,51 @@ def test_the_store_and_the_markdown_say_what_was_measured(tmp_path: Path) -> Non
         "measured on dev: 60 of 120 labelled runs; 60 test labels held out for `judgekit "
         "promote` (60 fresh)"
     )
+
+
+def test_a_new_version_promoted_keeps_the_test_kappa_it_replaced(tmp_path: Path) -> None:
+    files = make(tmp_path)
+    first = files.invoke("promote", "--no-store")
+    assert first.exit_code == 0, first.output
+    record_path = tmp_path / "rubrics" / "goal_completion.promotion.json"
+    old = json.loads(record_path.read_text())
+    assert "previous" not in old  # nothing was replaced
+
+    # An edit to the prompt: a new version, judged again, now right on every run.
+    files.rubric.write_text(
+        files.rubric.read_text().replace("prompt: |", "prompt: |\n  Be strict.", 1)
+    )
+    new_version = rubric_version(load_rubric(files.rubric))
+    assert new_version != files.version
+    verdicts = [json.loads(line) for line in files.verdicts.read_text().splitlines()]
+    labels = {
+        row["run_id"]: row["label"]
+        for row in map(json.loads, files.labels.read_text().splitlines())
+    }
+    files.verdicts.write_text(
+        lines(
+            [{**v, "rubric_version": new_version, "score": labels[v["run_id"]]} for v in verdicts]
+        )
+    )
+    second = files.invoke("promote", "--no-store")
+    assert second.exit_code == 0, second.output
+    new = json.loads(record_path.read_text())
+    assert new["kappa"] == 1.0 and new["n"] == 60
+    assert new["previous"] == {
+        "rubric_version": files.version,
+        "model": MODEL,
+        "n": 60,
+        "kappa": old["kappa"],
+        "kappa_ci": old["kappa_ci"],
+        "promoted_at": old["promoted_at"],
+    }
+    assert round(old["kappa"], 3) == 0.9  # 3 of 60 wrong: agreement 0.95
+    assert second.stdout.splitlines()[1] == (
+        f"test kappa 0.900 [{old['kappa_ci'][0]:.3f}, {old['kappa_ci'][1]:.3f}] on 60 labels at "
+        f"version {files.version} (promoted {old['promoted_at']}) → 1.000 [1.000, 1.000] on 60 "
+        "labels now"
+    )
+    # Promoting the same version again keeps the version before it, not itself.
+    again = files.invoke("promote", "--no-store")
+    assert again.exit_code == 0, again.output
+    assert json.loads(record_path.read_text())["previous"] == new["previous"]
