@@ -22,6 +22,9 @@ from judgekit.errors import (
 OUTSIDE_THE_TREE = {
     # judging/budget.py: control flow inside a judge; a request not sent is counted, not raised.
     "OverBudget",
+    # alignment/optimizer.py: control flow inside align; a refused rewrite is a candidate
+    # dropped and said in the report, never an error reaching the user.
+    "RewriteRefused",
     # pytest_plugin: test outcomes, AssertionErrors so pytest reports them as failures.
     "RegressionFailed",
     "TaskFailed",
