@@ -159,30 +159,51 @@ def load_calibration(
             path=path,
         )
     log = read_labels(path, rubric)
-    split = load_split(rubric, path, log.current)
+    # Every input is read and checked before the split file is written: a command that
+    # stops on a bad file leaves the split as it found it.
+    split = load_split(rubric, path, log.current, record=False)
     if warn is not None:
         for warning in [*log.warnings, *read_split_file(split.path).warnings]:
             warn(warning)
-    if runs_files:
-        examples = example_runs(rubric, runs_with_inputs(runs_files, tasks_path))
-        if mark_spent(split.path, examples, EXAMPLE_SPENT):
-            split = load_split(rubric, path, log.current, record=False)
+    examples = example_runs(rubric, runs_with_inputs(runs_files, tasks_path)) if runs_files else []
+    hashes = item_hashes(runs_files, tasks_path)
+    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
+    split = _record_split(rubric, path, log.current, split, examples)
     measured = split.runs_of(measure_on, fresh_only=fresh_only)
     labels = log.current if measured is None else restrict_labels(log.current, measured)
     if not labels:
         raise CalibrationError(nothing_to_measure(rubric, split, measure_on, log.current))
-    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
     report = calibration_report(
         rubric,
         judged,
         labels,
         labels_file=path,
-        item_hashes=item_hashes(runs_files, tasks_path),
+        item_hashes=hashes,
         interval_method=interval_method,
         against=against,
     )
     summary = split.summary({run for run, _ in log.current}, {run for run, _ in labels})
     return dataclasses.replace(report, measured_on=measure_on, split=summary)
+
+
+def _record_split(
+    rubric: Rubric,
+    labels_file: Path,
+    labels: Mapping[tuple[str, str], Label],
+    planned: Split,
+    examples: Sequence[str],
+) -> Split:
+    """Record the split ``planned`` in memory (and spend the test runs that are rubric
+    examples); the split as recorded, which another writer may have extended meanwhile —
+    never to move a run, since the first assignment of a run wins."""
+    split = load_split(rubric, labels_file, labels)
+    if examples and mark_spent(split.path, examples, EXAMPLE_SPENT):
+        split = load_split(rubric, labels_file, labels, record=False)
+    if any(split.side(run) != side for run, side in planned.sides.items()):
+        raise CalibrationError(
+            f"the split of {rubric.id} ({split.path}) changed while it was read; run again"
+        )
+    return split
 
 
 def spend_shown_disagreements(report: CalibrationReport, shown: int | None) -> int:

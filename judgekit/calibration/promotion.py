@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from judgekit._util.input_paths import is_file, os_reason
-from judgekit._util.number_format import bracketed_interval, statistic
+from judgekit._util.number_format import bracketed_interval, rate, setting, statistic, threshold
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.promotion import (
     UNREADABLE,
@@ -204,7 +204,20 @@ def rubric_status(
     if not record.promotable:
         why = "the last calibration did not clear the promotion bar"
         return ("calibrating" if labelled else "draft"), why
-    return "promoted", f"calibrated on {'?' if record.n is None else record.n} labels"
+    return "promoted", _promoted_on(record)
+
+
+def _promoted_on(record: PromotionRecord) -> str:
+    """``calibrated on 60 fresh test labels; selective at α = 0.1: coverage 0.82``."""
+    held_out = " fresh test" if record.split is not None else ""
+    why = f"calibrated on {'?' if record.n is None else record.n}{held_out} labels"
+    selective = record.selective
+    if selective is None or selective.threshold is None or selective.alpha is None:
+        return why
+    return (
+        f"{why}; selective at α = {setting(selective.alpha)}: coverage "
+        f"{rate(selective.coverage)} (threshold {threshold(selective.threshold)})"
+    )
 
 
 def judged_model(rubric: Rubric, status: RubricStatus, rubrics_dir: Path) -> str:

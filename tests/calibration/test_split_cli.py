@@ -257,3 +257,24 @@ def test_a_new_version_promoted_keeps_the_test_kappa_it_replaced(tmp_path: Path)
     again = files.invoke("promote", "--no-store")
     assert again.exit_code == 0, again.output
     assert json.loads(record_path.read_text())["previous"] == new["previous"]
+
+
+def test_a_bad_input_file_leaves_the_split_unwritten(tmp_path: Path) -> None:
+    files = make(tmp_path)
+    files.split.unlink()
+    files.verdicts.write_text('{"run_id": "d0"}\n')
+    for command in ("calibrate", "promote"):
+        result = files.invoke(command, "--no-store")
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"judgekit: error: {files.verdicts}:1:")
+        assert not files.split.exists()
+    files.verdicts.write_text("")
+    repeated = files.runs.read_text().splitlines()[0]
+    files.runs.write_text(f"{repeated}\n{repeated}\n")
+    result = files.invoke("calibrate", "--no-store", "--runs", str(files.runs))
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"judgekit: error: {files.runs}:2: run_id: duplicate run id 't59' (first at line 1); "
+        "each run id must appear once\n"
+    )
+    assert not files.split.exists()

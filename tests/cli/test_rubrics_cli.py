@@ -42,3 +42,21 @@ def test_statuses_follow_the_promotion_record(tmp_path: Path) -> None:
     row = listing(folder)["goal_completion"]
     assert row["status"] == "stale"
     assert row["why"] == f"promoted at version {version}, now {row['version']}"
+
+
+def test_why_says_the_labels_were_held_out_and_the_selective_coverage(tmp_path: Path) -> None:
+    folder = tmp_path / "rubrics"
+    shutil.copytree(REPO / "rubrics", folder)
+    version = rubric_version(load_rubric(folder / "goal_completion.yaml"))
+    record = folder / "goal_completion.promotion.json"
+    plain = {"rubric_version": version, "promotable": True, "n": 60}
+    record.write_text(json.dumps(plain))
+    assert listing(folder)["goal_completion"]["why"] == "calibrated on 60 labels"
+    held_out = {**plain, "split": {"n_test_fresh": 60}}
+    record.write_text(json.dumps(held_out))
+    assert listing(folder)["goal_completion"]["why"] == "calibrated on 60 fresh test labels"
+    selective = {"alpha": 0.1, "delta": 0.1, "threshold": 0.8, "coverage": 0.8166}
+    record.write_text(json.dumps({**held_out, "selective": selective}))
+    assert listing(folder)["goal_completion"]["why"] == (
+        "calibrated on 60 fresh test labels; selective at α = 0.1: coverage 0.82 (threshold 0.8)"
+    )
