@@ -78,7 +78,8 @@ def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
     prices = (
         PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
     )
-    split = load_split(rubric, path, labels)
+    # The split is recorded only once every input has been read and checked.
+    split = load_split(rubric, path, labels, record=False)
     runs_file_ids(request.runs)  # the whole file checked before any of it is used
     runs = {run.run_id: run for run in load_runs(request.runs)}
     dev = dev_set(labels, split.dev, runs)
@@ -91,6 +92,7 @@ def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
             f"(of {dev.n_dev_labelled} labelled on dev): label more runs, or pass fewer --folds"
         )
     target = request.out or rubric.source or Path("rubrics") / f"{rubric.id}.yaml"
+    split = load_split(rubric, path, labels)
     n_test = len(split.test & {key[0] for key in labels})
     return PreparedAlignment(request, rubric, split, dev, n_test, current, tasks, target, prices)
 
