@@ -1,0 +1,50 @@
+"""The interface every importer implements: :class:`Importer` and :class:`ImportOptions`.
+
+See :mod:`judgekit.importers.registry` for the table of importers and format sniffing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgekit.formats.run import Run
+from judgekit.importers.unique_ids import UniqueRunIds
+
+__all__ = ["DEFAULT_ERROR_PATTERN", "ImportOptions", "Importer"]
+
+# Chat-style tool results carry no error flag; τ-bench's tools answer a refusal with a text
+# starting "Error" (see judgekit.importers.openai_chat).
+DEFAULT_ERROR_PATTERN = r"^\s*Error\b"
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What every import may be told; an importer ignores what its format does not need.
+
+    ``task_id``: for runs that name none (default: the file's stem). ``error_pattern``: a
+    regex marking a tool result text as an error, for formats with no error flag (None: mark
+    none). ``run_ids``: makes run ids unique across the import and remembers what it renamed
+    — every ``read`` passes its runs through ``options.run_ids.apply``.
+    """
+
+    task_id: str | None = None
+    error_pattern: str | None = DEFAULT_ERROR_PATTERN
+    run_ids: UniqueRunIds = field(default_factory=UniqueRunIds)
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One source of runs.
+
+    ``looks_like`` is given the parsed head of a file (its first JSON value, or its first line
+    when it is JSONL) and says whether the file is this format; it must not raise on any JSON
+    value. ``read`` streams the runs of a file, raising a DataError naming file, line and
+    field on bad input.
+    """
+
+    name: str
+    what: str
+    looks_like: Callable[[object], bool]
+    read: Callable[[Path, ImportOptions], Iterator[Run]]
