@@ -142,6 +142,9 @@ def calibrate_command(
         click.echo(render_markdown(report))
     else:
         click.echo(render_text(report, disagreements=shown))
+    # After the report, on stderr beside --json or --md so their output stays pure.
+    if plot_path is not None:
+        click.echo(f"wrote the confusion matrix to {plot_path}", err=as_json or as_md)
     if coverage_plot is not None:
         click.echo(f"wrote the coverage curve to {coverage_plot}", err=as_json or as_md)
 

@@ -80,8 +80,46 @@ def out_dir_option(default: str, help: str) -> Callable[[F], F]:
         default=default,
         show_default=True,
         type=click.Path(file_okay=False, path_type=Path),
-        help=help,
+        help=f"{help} --out names a folder in every command; -o/--output, a single file.",
     )
+
+
+def output_file_option(default: str | None, help: str) -> Callable[[F], F]:
+    """``-o/--output``, the one file a command writes. The rule across commands: ``--out``
+    names a folder, ``-o/--output`` a single file."""
+    return click.option(
+        "-o",
+        "--output",
+        "out_path",
+        default=default,
+        show_default=default is not None,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help=f"{help}. -o/--output names a file; --out, in every command, a folder.",
+    )
+
+
+def _warn_deprecated_out(
+    ctx: click.Context, param: click.Parameter, value: Path | None
+) -> Path | None:
+    if value is not None:
+        click.echo(
+            f"warning: {ctx.info_name} --out FILE is deprecated and goes in the next version: "
+            "use -o/--output FILE (--out names a folder in every other command)",
+            err=True,
+        )
+    return value
+
+
+# ``--out FILE`` of a command whose single file is now ``-o/--output``: still read, with a
+# warning on stderr, for one more version.
+deprecated_out_option = click.option(
+    "--out",
+    "old_out_path",
+    hidden=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_warn_deprecated_out,
+    help="Deprecated: -o/--output.",
+)
 
 
 def concurrency_option(default: int, help: str) -> Callable[[F], F]:

@@ -14,7 +14,9 @@ from judgekit._util.terminal_text import visible_markup
 from judgekit.cli.monitor_options import since_from_option
 from judgekit.cli.options import (
     by_option,
+    deprecated_out_option,
     labels_beside_rubrics_option,
+    output_file_option,
     rubric_refs_option,
     rubrics_from,
     since_option,
@@ -26,14 +28,8 @@ if TYPE_CHECKING:
 
 
 @click.command("report")
-@click.option(
-    "--out",
-    "out_path",
-    default="report.html",
-    show_default=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the HTML file.",
-)
+@output_file_option("report.html", "The HTML file to write")
+@deprecated_out_option
 @click.option(
     "--batch",
     "batch_ref",
@@ -54,6 +50,7 @@ if TYPE_CHECKING:
 @click.option("--title", default="judgekit report", show_default=True, help="The page title.")
 def report_command(
     out_path: Path,
+    old_out_path: Path | None,
     batch_ref: str,
     results: Path | None,
     rubric_refs: tuple[str, ...],
@@ -70,8 +67,9 @@ def report_command(
 
     \b
     Example:
-      judgekit report --out report.html --batch latest:main
+      judgekit report -o report.html --batch latest:main
     """
+    out_path = old_out_path or out_path
     from judgekit.errors import StoreError
     from judgekit.report import write_report
     from judgekit.report.gather import build_report_content

@@ -472,7 +472,7 @@ def test_grade_results_read_back_by_gate_report_and_store_import(tmp_path: Path)
     results = out / "results.jsonl"
     code, _, err = invoke("gate", "--baseline", out, "--candidate", results)
     assert (code, err) == (0, "")
-    code, stdout, err = invoke("report", "--results", results, "--out", tmp_path / "r.html")
+    code, stdout, err = invoke("report", "--results", results, "-o", tmp_path / "r.html")
     assert (code, err) == (0, "")
     assert stdout.startswith(f"wrote {tmp_path / 'r.html'}: 18 runs")
     code, stdout, err = invoke("store", "import", results)

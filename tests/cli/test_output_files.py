@@ -232,7 +232,7 @@ def test_report_and_monitor_plots_into_a_folder_they_cannot_write(tmp_path: Path
     folder = tmp_path / "site"
     with read_only(folder) as reason:
         for args in (
-            ["report", "--out", folder / "report.html"],
+            ["report", "-o", folder / "report.html"],
             ["monitor", "--plot", folder / "s.png"],
         ):
             done = judgekit(args, home())
@@ -347,7 +347,7 @@ def test_demo_and_plots_into_a_folder_in_use_are_refused(tmp_path: Path) -> None
         for args in (
             ["demo", "--out", folder],
             ["monitor", "--plot", folder / "scores.png"],
-            ["report", "--out", folder / "report.html"],
+            ["report", "-o", folder / "report.html"],
         ):
             done = judgekit(args, home())
             assert (done.returncode, done.stderr) == (2, busy), args

@@ -112,7 +112,7 @@ def test_the_report_is_one_self_contained_html_file(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     record_days([0.8] * 7 + [0.7])
-    result = CliRunner().invoke(main, ["report", "--out", "weekly.html", "--batch", "latest:main"])
+    result = CliRunner().invoke(main, ["report", "-o", "weekly.html", "--batch", "latest:main"])
     assert result.exit_code == 0, result.output
     assert result.stdout == (
         "wrote weekly.html: 500 runs of batch 8, 4 metrics, 2 alerts, 0 calibrations, 2 plots\n"
@@ -152,7 +152,7 @@ def test_the_report_can_summarise_a_results_file(
             for i in range(4)
         )
     )
-    result = CliRunner().invoke(main, ["report", "--out", "pr.html", "--results", str(results)])
+    result = CliRunner().invoke(main, ["report", "-o", "pr.html", "--results", str(results)])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("wrote pr.html: 4 runs, ")
     html = (tmp_path / "pr.html").read_text()
