@@ -41,6 +41,7 @@ __all__ = [
 _TABLE = {
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
+    "inspect": "judgekit.importers.inspect_log:IMPORTER",
 }
 _CHAT_TABLE = {
     "anthropic": "judgekit.importers.known_formats:ANTHROPIC",
