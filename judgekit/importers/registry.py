@@ -42,6 +42,7 @@ _TABLE = {
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
     "inspect": "judgekit.importers.inspect_log:IMPORTER",
+    "langsmith": "judgekit.importers.langsmith_runs:IMPORTER",
 }
 _CHAT_TABLE = {
     "anthropic": "judgekit.importers.known_formats:ANTHROPIC",

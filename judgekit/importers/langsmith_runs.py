@@ -1,0 +1,214 @@
+"""Runs from LangSmith trace exports: each trace (a root run and its children) is one run.
+
+LangSmith records a trace as runs (``run_type`` chain, llm, tool, ...) linked by
+``parent_run_id`` and ``trace_id``; an export holds them as JSON or JSONL, as the client's
+``list_runs`` returns them (a root may carry its descendants in ``child_runs``). The root's
+``inputs`` and ``outputs`` are the run's input and final answer; each ``tool`` run, in start
+order, is a tool call (``inputs`` its arguments, ``outputs`` its result, ``error`` its
+error); each ``llm`` run is a turn, whose ``prompt_tokens`` and ``completion_tokens`` are
+summed (the root's own totals when the trace has no llm run). The run id is the trace id;
+the task is the root's ``reference_example_id`` (a dataset example) when it has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judgekit._util.jsonl import validation_error_to_data_error
+from judgekit.formats.run import Run, ToolCall, Usage
+from judgekit.importers.interface import Importer, ImportOptions
+from judgekit.importers.locations import Location, describe_json, optional_string, required_string
+from judgekit.importers.run_draft import error_message, file_stem, new_tool_call
+from judgekit.importers.trace_records import (
+    Record,
+    iter_records,
+    optional_count,
+    optional_number,
+    optional_object,
+    seconds_between,
+    value_text,
+)
+
+__all__ = ["IMPORTER", "import_langsmith", "looks_like_langsmith"]
+
+_RUN_TYPES = frozenset({"chain", "llm", "tool", "retriever", "embedding", "prompt", "parser"})
+_WHAT = "a LangSmith run object (with `id`, `run_type`, `inputs`)"
+
+
+def looks_like_langsmith(head: object) -> bool:
+    """True for a LangSmith run (or a list of them): ``run_type`` one of LangSmith's, with
+    ``inputs`` and a ``trace_id`` or ``parent_run_id`` (possibly null) beside them."""
+    record = head[0] if isinstance(head, list) and head else head
+    return (
+        isinstance(record, dict)
+        and record.get("run_type") in _RUN_TYPES
+        and "inputs" in record
+        and ("trace_id" in record or "parent_run_id" in record)
+    )
+
+
+def import_langsmith(path: str | Path, options: ImportOptions | None = None) -> Iterator[Run]:
+    """Stream the runs of a LangSmith export (JSON or JSONL runs, plain or ``.gz``)::
+
+        for run in import_langsmith("langsmith-runs.jsonl"):
+            print(run.run_id, [call.name for call in run.tool_calls])
+
+    A malformed export raises :class:`judgekit.errors.DataError` naming the file, the line
+    and the field; so does a trace whose root run is not in the file.
+    """
+    source = Path(path)
+    options = options if options is not None else ImportOptions()
+    traces: dict[str, list[Record]] = {}
+    trace_of: dict[str, str] = {}  # run id → its trace id
+    for record in _flattened(iter_records(source, (), _WHAT)):
+        run_id, trace_id = _ids(record, trace_of)
+        if run_id in trace_of:
+            continue  # a run exported twice (flat, and in its root's child_runs)
+        trace_of[run_id] = trace_id
+        traces.setdefault(trace_id, []).append(record)
+    default_task = options.task_id or file_stem(source)
+    runs = (_run(trace_id, records, default_task) for trace_id, records in traces.items())
+    return options.run_ids.apply(runs)
+
+
+def _flattened(records: Iterator[Record]) -> Iterator[Record]:
+    for record in records:
+        yield record
+        children = record.data.get("child_runs")
+        if children is None:
+            continue
+        where = record.where.key("child_runs")
+        if not isinstance(children, list):
+            raise where.error(f"expected a list of runs, got {describe_json(children)}")
+        nested = (
+            Record(_object(child, where.item(n)), where.item(n)) for n, child in enumerate(children)
+        )
+        yield from _flattened(nested)
+
+
+def _object(value: Any, where: Location) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise where.error(f"expected {_WHAT}, got {describe_json(value)}")
+    return value
+
+
+def _ids(record: Record, trace_of: dict[str, str]) -> tuple[str, str]:
+    """The run's id and its trace's id."""
+    data, where = record.data, record.where
+    run_type = required_string(data, "run_type", where)
+    if run_type not in _RUN_TYPES:
+        valid = ", ".join(sorted(_RUN_TYPES))
+        raise where.key("run_type").error(f"unknown run type {run_type!r}; valid: {valid}")
+    run_id = required_string(data, "id", where)
+    parent = optional_string(data, "parent_run_id", where)
+    trace = optional_string(data, "trace_id", where)
+    if trace is None:
+        # Older exports leave trace_id out: a root is its own trace, a child is in its
+        # parent's (read before it when nested in child_runs).
+        trace = run_id if parent is None else trace_of.get(parent)
+    if trace is None:
+        raise where.key("trace_id").error(
+            "required field is missing (a child run needs its trace_id, or its parent "
+            "earlier in the file)"
+        )
+    return run_id, trace
+
+
+def _run(trace_id: str, records: list[Record], default_task: str) -> Run:
+    roots = [r for r in records if r.data.get("parent_run_id") is None]
+    if not roots:
+        first = records[0]
+        raise first.where.key("trace_id").error(
+            f"trace {trace_id!r} has no root run (one without parent_run_id) in this file; "
+            "export whole traces"
+        )
+    root = roots[0]
+    ordered = sorted(records, key=_start_key)
+    llm_runs = [r for r in ordered if r.data["run_type"] == "llm"]
+    fields: dict[str, Any] = {
+        "run_id": trace_id,
+        "task_id": optional_string(root.data, "reference_example_id", root.where) or default_task,
+        "input": value_text(root.data.get("inputs")),
+        "final_answer": value_text(root.data.get("outputs")),
+        "tool_calls": [_tool_call(r) for r in ordered if r.data["run_type"] == "tool"],
+        "turns": len(llm_runs),
+        "duration_s": seconds_between(root.data.get("start_time"), root.data.get("end_time")),
+        "metadata": _metadata(root),
+        **_usage(llm_runs or [root]),
+    }
+    error = optional_string(root.data, "error", root.where)
+    if error is not None:
+        fields["stop_reason"] = "error"
+        fields["metadata"]["error"] = error_message(error)
+    try:
+        return Run.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        problem = validation_error_to_data_error(exc, path=None, line=None)
+        raise root.where.error(problem.message) from None
+
+
+def _start_key(record: Record) -> tuple[str, str]:
+    # dotted_order encodes each ancestor's start time and id: the order runs started in.
+    start = record.data.get("start_time")
+    order = record.data.get("dotted_order")
+    return (start if isinstance(start, str) else "", order if isinstance(order, str) else "")
+
+
+def _tool_call(record: Record) -> ToolCall:
+    data, where = record.data, record.where
+    name = required_string(data, "name", where)
+    inputs = optional_object(data, "inputs", where) or {}
+    call = new_tool_call(name, inputs, optional_string(data, "id", where))
+    outputs = optional_object(data, "outputs", where)
+    # LangSmith wraps a tool's return value as {"output": value}.
+    if outputs is not None and outputs.keys() == {"output"}:
+        call.result = outputs["output"]
+    else:
+        call.result = outputs
+    error = optional_string(data, "error", where)
+    call.error = error_message(error) if error is not None else None
+    return call
+
+
+def _usage(records: list[Record]) -> dict[str, Any]:
+    tokens = {"input_tokens": 0, "output_tokens": 0}
+    counted = False
+    cost: float | None = None
+    for record in records:
+        for ours, theirs in (
+            ("input_tokens", "prompt_tokens"),
+            ("output_tokens", "completion_tokens"),
+        ):
+            count = optional_count(record.data, theirs, record.where)
+            if count is not None:
+                tokens[ours] += count
+                counted = True
+        run_cost = optional_number(record.data, "total_cost", record.where)
+        if run_cost is not None:
+            cost = (cost or 0.0) + run_cost
+    return {"usage": Usage.model_validate(tokens) if counted else None, "cost_usd": cost}
+
+
+def _metadata(root: Record) -> dict[str, Any]:
+    found = {
+        "name": root.data.get("name"),
+        "tags": root.data.get("tags") or None,
+        "session_id": root.data.get("session_id"),
+    }
+    return {key: value for key, value in found.items() if value is not None}
+
+
+IMPORTER = Importer(
+    name="langsmith",
+    what="a LangSmith trace export (runs)",
+    looks_like=looks_like_langsmith,
+    read=import_langsmith,
+    details="LangSmith runs as JSON or JSONL, as the client's list_runs returns them: each "
+    "trace is one run, its id the trace id, its task the root's reference_example_id (else "
+    "--task-id, else the file name); tool runs in start order are the tool calls (inputs, "
+    "outputs, error); llm runs are the turns, their tokens and costs summed.",
+)
