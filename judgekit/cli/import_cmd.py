@@ -1,4 +1,4 @@
-"""``judgekit import``: convert provider transcripts into judgekit runs."""
+"""``judgekit import``: convert transcripts, traces and logs of other tools into judgekit runs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,14 @@ from pathlib import Path
 
 import click
 
+from judgekit.cli.import_sources import (
+    ImportGroup,
+    output_option,
+    run_import,
+    task_id_option,
+)
 from judgekit.formats.run import Run
-from judgekit.importers.runs_output import renamed_warnings, write_runs_to, write_suite_file
+from judgekit.importers.runs_output import write_runs_to, write_suite_file
 from judgekit.importers.unique_ids import UniqueRunIds
 
 
@@ -18,29 +24,13 @@ def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
     click.echo(tally.line() + destination, err=True)
 
 
-def _say_renamed(source: Path, run_ids: UniqueRunIds) -> None:
-    for warning in renamed_warnings(source, run_ids):
-        click.echo(f"judgekit: warning: {warning}", err=True)
-
-
-_output_option = click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write runs.jsonl (default: standard output).",
-)
-_task_id_option = click.option(
-    "--task-id", help="Task id for conversations that carry none (default: the file name)."
-)
-
-
-@click.group("import")
+@click.group("import", cls=ImportGroup)
 def import_group() -> None:
-    """Convert transcripts (OpenAI Chat Completions, Anthropic Messages) into runs.jsonl.
+    """Convert transcripts, traces and eval logs of other tools into runs.jsonl.
 
-    Each conversation becomes one run, its tool calls kept in order with their arguments
-    and results; run fields stored beside the messages (`run_id`, `task_id`, `final_state`,
-    ...) carry over.
+    Each conversation, trace or sample becomes one run, its tool calls kept in order with
+    their arguments, results and errors; turns, the final answer and token usage too. A file
+    that looks like another source's is refused, naming the command to use.
 
     \b
     Example:
@@ -52,8 +42,8 @@ def import_group() -> None:
 
 @import_group.command("openai")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_output_option
-@_task_id_option
+@output_option
+@task_id_option
 @click.option(
     "--error-pattern",
     default=r"^\s*Error\b",
@@ -73,20 +63,16 @@ def import_openai_command(
     Example:
       judgekit import openai transcripts.jsonl -o runs.jsonl
     """
-    from judgekit.importers.openai_chat import import_openai
+    from judgekit.importers.interface import ImportOptions
 
-    run_ids = UniqueRunIds()
-    pattern = error_pattern or None
-    _write(
-        import_openai(file, task_id=task_id, error_pattern=pattern, run_ids=run_ids), output, file
-    )
-    _say_renamed(file, run_ids)
+    options = ImportOptions(task_id=task_id, error_pattern=error_pattern or None)
+    run_import("openai", file, output, options)
 
 
 @import_group.command("anthropic")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_output_option
-@_task_id_option
+@output_option
+@task_id_option
 def import_anthropic_command(file: Path, output: Path | None, task_id: str | None) -> None:
     """Import Anthropic Messages transcripts (tool_use / tool_result blocks) from FILE.
 
@@ -94,11 +80,9 @@ def import_anthropic_command(file: Path, output: Path | None, task_id: str | Non
     Example:
       judgekit import anthropic conversations.jsonl -o runs.jsonl
     """
-    from judgekit.importers.anthropic_messages import import_anthropic
+    from judgekit.importers.interface import ImportOptions
 
-    run_ids = UniqueRunIds()
-    _write(import_anthropic(file, task_id=task_id, run_ids=run_ids), output, file)
-    _say_renamed(file, run_ids)
+    run_import("anthropic", file, output, ImportOptions(task_id=task_id))
 
 
 @import_group.command("bfcl")
@@ -113,7 +97,7 @@ def import_anthropic_command(file: Path, output: Path | None, task_id: str | Non
     type=click.Path(dir_okay=False, path_type=Path),
     help="BFCL's question file for FILE's category ({id, question, function} lines).",
 )
-@_output_option
+@output_option
 @click.option(
     "--suite-out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -155,7 +139,7 @@ def import_bfcl_command(
 
 @import_group.command("taubench")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_output_option
+@output_option
 @click.option(
     "--suite-out",
     type=click.Path(dir_okay=False, path_type=Path),

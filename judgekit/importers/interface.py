@@ -41,10 +41,14 @@ class Importer:
     ``looks_like`` is given the parsed head of a file (its first JSON value, or its first line
     when it is JSONL) and says whether the file is this format; it must not raise on any JSON
     value. ``read`` streams the runs of a file, raising a DataError naming file, line and
-    field on bad input.
+    field on bad input, its run ids made unique through ``options.run_ids``.
     """
 
     name: str
     what: str
     looks_like: Callable[[object], bool]
     read: Callable[[Path, ImportOptions], Iterator[Run]]
+    # For `judgekit import NAME --help`: which files it reads and how they become runs.
+    details: str = ""
+    # True when the format flags no failed tool call, so `--error-pattern` is offered.
+    guesses_errors: bool = False
