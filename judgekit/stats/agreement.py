@@ -1,6 +1,10 @@
 """Agreement between two raters (a human and a judge): percent agreement, Cohen's kappa with
 its analytic and bootstrap intervals, Gwet's AC1, and the confusion table.
 
+Kappa, weighted kappa and the confusion table are scikit-learn's (``sklearn.metrics``,
+imported inside the functions so that start-up stays light); judgekit keeps what it has not:
+the intervals, the sample size, AC1, and the vectorised kappa of many bootstrap tables.
+
 Every function takes two equal-length sequences of hashable labels (str, int, bool). As in
 scikit-learn, ``labels=`` fixes the label set and order; without it the labels are the sorted
 distinct values, and a pair with a label outside ``labels`` is left out. Where kappa is
@@ -10,6 +14,7 @@ undefined, ``replace_undefined_by=`` names the value to return instead of a warn
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Sequence
 from typing import Literal
 
@@ -58,8 +63,14 @@ def confusion(
     >>> confusion(["pass", "pass", "fail"], ["pass", "fail", "fail"])
     {'fail': {'fail': 1, 'pass': 0}, 'pass': {'fail': 1, 'pass': 1}}
     """
+    from sklearn.metrics import confusion_matrix
+
     pairs = encode_pairs(y1, y2, labels=labels)
-    table = pairs.table()
+    with warnings.catch_warnings():
+        # sklearn asks for labels= on a 1×1 matrix; every label is passed here
+        warnings.filterwarnings("ignore", "A single label was found", UserWarning)
+        # The codes index pairs.labels, so the matrix's order is the labels' order.
+        table = confusion_matrix(pairs.codes_1, pairs.codes_2, labels=range(pairs.k))
     return {
         row_label: {col_label: int(table[i, j]) for j, col_label in enumerate(pairs.labels)}
         for i, row_label in enumerate(pairs.labels)
@@ -97,8 +108,21 @@ def table_kappas(tables: IntArray, disagreement: IntArray) -> FloatArray:
 
 
 def _kappa(pairs: Pairs, weights: Weights, replace_undefined_by: ReplaceUndefined) -> float:
-    disagreement = disagreement_weights(pairs.k, weights)
-    value = float(table_kappas(pairs.table()[None], disagreement)[0])
+    """scikit-learn's kappa of the encoded pairs; its undefined case kept to this contract."""
+    from sklearn.metrics import cohen_kappa_score as sklearn_kappa
+
+    disagreement_weights(pairs.k, weights)  # refuses a bad weights= in judgekit's words
+    with warnings.catch_warnings():
+        # sklearn warns its own UndefinedMetricWarning; judgekit warns its own instead
+        warnings.simplefilter("ignore")
+        value = float(
+            sklearn_kappa(
+                pairs.codes_1,
+                pairs.codes_2,
+                labels=range(pairs.k),
+                weights=weights,
+            )
+        )
     if math.isnan(value):
         return undefined(
             "Cohen's kappa is undefined when chance agreement is total "

@@ -1,4 +1,5 @@
-"""Krippendorff's alpha for any number of labellers, with missing labels."""
+"""Krippendorff's alpha for any number of labellers, with missing labels: the `krippendorff`
+package computes it (imported when called); judgekit checks the input and keeps its contract."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def krippendorff_alpha(
     level: Level = "nominal",
     replace_undefined_by: ReplaceUndefined = "warn",
 ) -> float:
-    """Krippendorff's alpha, 1 - D_o / D_e, from the coincidence matrix of the labels.
+    """Krippendorff's alpha, 1 - D_o / D_e, from the coincidence matrix of the labels
+    (``krippendorff.alpha`` with ``level_of_measurement=level``).
 
     ``ratings`` has one row per item and one column per labeller, ``None`` (or a float nan)
     where a labeller did not label the item. Items with fewer than two labels carry no
@@ -54,16 +56,18 @@ def krippendorff_alpha(
         return undefined(
             "Krippendorff's alpha is undefined: no item has two labels", replace_undefined_by
         )
-    coincidence = _coincidences(counts)
-    marginal = coincidence.sum(axis=1)
-    delta = _differences(level, values, marginal)
-    observed = float((coincidence * delta).sum())
-    expected = float((np.outer(marginal, marginal) * delta).sum()) / (float(marginal.sum()) - 1.0)
-    if expected == 0.0:
+    if np.count_nonzero(counts.sum(axis=0)) < 2:
         return undefined(
             "Krippendorff's alpha is undefined with a single distinct label", replace_undefined_by
         )
-    return 1.0 - observed / expected
+    import krippendorff
+
+    # The package takes the items × values counts directly; at the ordinal level only the
+    # values' order matters, so their ranks stand in for them (labels may be strings).
+    domain = np.array(values if level == "interval" else range(len(values)), dtype=float)
+    return float(
+        krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
+    )
 
 
 def _missing(value: object) -> bool:
@@ -103,25 +107,3 @@ def _pairable_counts(rows: list[list[Hashable | None]], values: list[Hashable]) 
                 counts[u, index[v]] += 1
     pairable: FloatArray = counts[counts.sum(axis=1) >= 2]
     return pairable
-
-
-def _coincidences(counts: FloatArray) -> FloatArray:
-    """Coincidences o_ck = Σ_u n_uc (n_uk - [c = k]) / (m_u - 1)."""
-    scaled = counts / (counts.sum(axis=1) - 1.0)[:, None]
-    coincidence: FloatArray = scaled.T @ counts - np.diag(scaled.sum(axis=0))
-    return coincidence
-
-
-def _differences(level: Level, values: list[Hashable], marginal: FloatArray) -> FloatArray:
-    """The squared difference δ² between every two values, at the level asked."""
-    if level == "nominal":
-        return 1.0 - np.eye(len(values))
-    if level == "interval":
-        numeric = np.array(values, dtype=float)
-        interval: FloatArray = (numeric[:, None] - numeric[None, :]) ** 2
-        return interval
-    cumulative = np.cumsum(marginal)  # Σ_{g ≤ k} n_g
-    between = cumulative[None, :] - cumulative[:, None] + marginal[:, None]  # Σ_{g=c}^{k}
-    delta = (between - (marginal[:, None] + marginal[None, :]) / 2.0) ** 2
-    ordinal: FloatArray = np.triu(delta) + np.triu(delta, 1).T
-    return ordinal

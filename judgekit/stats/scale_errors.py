@@ -6,8 +6,8 @@
   statsmodels' ``DescrStatsW.tconfint_mean`` gives). The t quantile is computed here, from
   the regularised incomplete beta function, so judging needs no scipy.
 - :func:`per_class_scores`: each class's precision, recall and F1 with the human label as
-  the truth, and their macro averages (unweighted means over the classes), as
-  ``sklearn.metrics.precision_recall_fscore_support`` computes them: a class the judge never
+  the truth, and their macro averages (unweighted means over the classes), computed by
+  ``sklearn.metrics.precision_recall_fscore_support`` (imported when called): a class the judge never
   chose has an undefined precision, one humans never chose an undefined recall; undefined is
   nan with a warning unless ``replace_undefined_by=`` says otherwise (scikit-learn's
   ``zero_division``).
@@ -217,29 +217,31 @@ def per_class_scores(
     check_replacement(replace_undefined_by)
     if not labels:
         raise StatisticsInputError("labels must name at least one class")
+    from sklearn.metrics import precision_recall_fscore_support
+
+    index = {label: i for i, label in enumerate(labels)}
+    # Encoded as indices into labels (-1 for a score outside them), so that labels of any
+    # hashable kind reach scikit-learn as one integer type.
+    truth = [index.get(h, -1) for h in human]
+    chosen = [index.get(j, -1) for j in judged]
+    precision, recall, f1, support = precision_recall_fscore_support(
+        truth, chosen, labels=range(len(labels)), average=None, zero_division=math.nan
+    )
     found = _Undefined(replace_undefined_by)
     classes: dict[Hashable, ClassScores] = {}
-    for label in labels:
-        hits = sum(1 for h, j in zip(human, judged, strict=True) if h == label and j == label)
-        chosen = sum(1 for j in judged if j == label)
-        support = sum(1 for h in human if h == label)
-        precision = (
-            hits / chosen
-            if chosen
-            else found.value(f"precision of {label!r} is undefined: never chosen by the judge")
+    for i, label in enumerate(labels):
+        classes[label] = ClassScores(
+            _or_undefined(
+                precision[i],
+                found,
+                f"precision of {label!r} is undefined: never chosen by the judge",
+            ),
+            _or_undefined(
+                recall[i], found, f"recall of {label!r} is undefined: no human label in this class"
+            ),
+            _or_undefined(f1[i], found, f"F1 of {label!r} is undefined: the class never occurs"),
+            int(support[i]),
         )
-        recall = (
-            hits / support
-            if support
-            else found.value(f"recall of {label!r} is undefined: no human label in this class")
-        )
-        # sklearn: F1 = 2·tp / (2·tp + fp + fn), undefined only when all three are 0
-        f1 = (
-            2 * hits / (chosen + support)
-            if chosen + support
-            else found.value(f"F1 of {label!r} is undefined: the class never occurs")
-        )
-        classes[label] = ClassScores(precision, recall, f1, support)
     found.settle()
     scores = list(classes.values())
     return PerClassScores(
@@ -248,6 +250,11 @@ def per_class_scores(
         macro_recall=_macro([c.recall for c in scores]),
         macro_f1=_macro([c.f1 for c in scores]),
     )
+
+
+def _or_undefined(value: float, found: _Undefined, reason: str) -> float:
+    """scikit-learn's figure, or (where it is nan: zero_division) judgekit's undefined value."""
+    return found.value(reason) if math.isnan(value) else float(value)
 
 
 def _macro(values: list[float]) -> float:
