@@ -14,7 +14,9 @@ from judgekit.errors import StoreError
 from judgekit.store import schema
 from judgekit.store.base import StoreBase
 from judgekit.store.engine import reading, writing
+from judgekit.store.filter_sql import row_conditions
 from judgekit.store.migrations import UNBATCHED_KEY
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 from judgekit.store.statements import insert_ignoring
 
 
@@ -113,11 +115,13 @@ class StoreBatches(StoreBase):
         with reading(self._engine) as connection:
             return [Batch(**row) for row in connection.execute(query).mappings()]
 
-    def batch_with_grades(self, reference: str) -> Batch:
+    def batch_with_grades(self, reference: str, *, only: RunFilter = EVERYTHING) -> Batch:
         """The batch ``batch:ID``, ``latest:BRANCH`` (the newest batch of that branch that
-        holds grades) or ``latest`` (the newest of any branch), or a :class:`StoreError`."""
+        holds grades) or ``latest`` (the newest of any branch), or a :class:`StoreError`;
+        with ``only``, the newest whose grades it lets through."""
         kind, _, value = reference.partition(":")
-        graded = select(schema.grades.c.batch_id).distinct()
+        grades = schema.grades
+        graded = select(grades.c.batch_id).where(*row_conditions(grades, only)).distinct()
         table = schema.batches
         query = select(table).where(table.c.id.in_(graded))
         if kind == "batch" and value.isdigit():
@@ -135,7 +139,8 @@ class StoreBatches(StoreBase):
         with reading(self._engine) as connection:
             row = connection.execute(query).mappings().first()
         if row is None:
-            raise StoreError(f"{self.url}: no batch with grades matches {reference}")
+            also = "" if only.is_empty else f" {only.describe()}"
+            raise StoreError(f"{self.url}: no batch with grades matches {reference}{also}")
         return Batch(**row)
 
     def _unbatched(self) -> int:

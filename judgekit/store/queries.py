@@ -18,7 +18,9 @@ from sqlalchemy.sql.elements import ColumnElement
 from judgekit.store import schema
 from judgekit.store.batches import Batch
 from judgekit.store.engine import reading
+from judgekit.store.filter_sql import row_conditions
 from judgekit.store.reads import IDS_PER_QUERY
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 from judgekit.store.store import Store
 
 Grouping = Literal["day", "batch"]
@@ -43,6 +45,7 @@ def grade_sums(
     means: Sequence[str],
     since: datetime | None,
     by: Grouping,
+    only: RunFilter = EVERYTHING,
 ) -> list[WindowSums]:
     """Per window, oldest first: for each of the ``proportions`` (boolean grade columns) how
     many grades hold a value and how many are true, then for each of the ``means`` (numeric
@@ -55,7 +58,7 @@ def grade_sums(
     for name in means:
         value = cast(table.c[name], Float)
         columns += [func.count(value), func.sum(value), func.sum(value * value)]
-    return _grouped(store, table, columns, since=since, by=by)
+    return _grouped(store, table, columns, since=since, by=by, where=row_conditions(table, only))
 
 
 def verdict_score_sums(
@@ -66,6 +69,7 @@ def verdict_score_sums(
     model: str | None,
     since: datetime | None,
     by: Grouping,
+    only: RunFilter = EVERYTHING,
 ) -> list[WindowSums]:
     """Per window, oldest first: the count, sum and sum of squares of a rubric's numeric
     scores (optionally of one rubric version and judge model)."""
@@ -76,6 +80,7 @@ def verdict_score_sums(
         conditions.append(table.c.rubric_version == rubric_version)
     if model is not None:
         conditions.append(table.c.model == model)
+    conditions += row_conditions(table, only)
     columns = [func.count(value), func.sum(value), func.sum(value * value)]
     return _grouped(store, table, columns, since=since, by=by, where=conditions)
 
@@ -88,6 +93,7 @@ def verdict_coverage_counts(
     model: str | None,
     since: datetime | None,
     by: Grouping,
+    only: RunFilter = EVERYTHING,
 ) -> list[WindowSums]:
     """Per window, oldest first: how many of a rubric's verdicts hold a score (scored or
     abstained) and how many of them were kept (scored), for the coverage of a selective judge."""
@@ -97,6 +103,7 @@ def verdict_coverage_counts(
         conditions.append(table.c.rubric_version == rubric_version)
     if model is not None:
         conditions.append(table.c.model == model)
+    conditions += row_conditions(table, only)
     kept = func.sum(case((table.c.status == "scored", 1), else_=0))
     return _grouped(
         store, table, [func.count(table.c.id), kept], since=since, by=by, where=conditions
@@ -104,7 +111,12 @@ def verdict_coverage_counts(
 
 
 def task_successes(
-    store: Store, column: str, *, windows: Sequence[str | int], by: Grouping
+    store: Store,
+    column: str,
+    *,
+    windows: Sequence[str | int],
+    by: Grouping,
+    only: RunFilter = EVERYTHING,
 ) -> list[tuple[str, str | int, int, int]]:
     """``(task_id, window, n, successes)`` of a boolean grade column, per task and window
     (windows by key: days as ``YYYY-MM-DD``, or batch ids); pairs without grades are absent."""
@@ -115,7 +127,7 @@ def task_successes(
     # grouped comparison against a bound parameter with the same comparison in the select list.
     query = (
         select(table.c.task_id, key, func.count(value), func.sum(cast(value, Integer)))
-        .where(key.in_(list(windows)))
+        .where(key.in_(list(windows)), *row_conditions(table, only))
         .group_by(table.c.task_id, key)
     )
     with reading(store.engine) as connection:
@@ -125,14 +137,28 @@ def task_successes(
         ]
 
 
-def stored_rubric_ids(store: Store, *, since: datetime | None) -> list[str]:
-    """Every rubric with verdicts in the store (since ``since``'s day), sorted."""
+def stored_rubric_ids(
+    store: Store, *, since: datetime | None, only: RunFilter = EVERYTHING
+) -> list[str]:
+    """Every rubric with verdicts in the store (since ``since``'s day; of the runs ``only``
+    lets through), sorted."""
     table = schema.verdicts
     query = select(table.c.rubric_id).distinct().order_by(table.c.rubric_id)
+    query = query.where(*row_conditions(table, only))
     if since is not None:
         query = query.where(table.c.day >= since.astimezone(UTC).date().isoformat())
     with reading(store.engine) as connection:
         return [row[0] for row in connection.execute(query)]
+
+
+def matching_counts(store: Store, only: RunFilter) -> tuple[int, int]:
+    """How many grades and how many verdicts ``only`` lets through (since any time)."""
+    counts = []
+    with reading(store.engine) as connection:
+        for table in (schema.grades, schema.verdicts):
+            query = select(func.count()).select_from(table).where(*row_conditions(table, only))
+            counts.append(int(connection.execute(query).scalar_one()))
+    return counts[0], counts[1]
 
 
 def scored_verdict_sums(

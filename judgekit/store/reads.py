@@ -16,6 +16,8 @@ from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
 from judgekit.store.base import StoreBase
 from judgekit.store.engine import reading
+from judgekit.store.filter_sql import row_conditions
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 # Run ids per IN (...) query: PostgreSQL takes at most 65,535 parameters a statement.
 IDS_PER_QUERY: Final = 10_000
@@ -79,10 +81,12 @@ class StoreReads(StoreBase):
                     found[run.run_id] = run
         return found
 
-    def grades(self, batch_id: int) -> list[Grade]:
-        """The grades of one batch, in the order they were recorded."""
+    def grades(self, batch_id: int, *, only: RunFilter = EVERYTHING) -> list[Grade]:
+        """The grades of one batch (those ``only`` lets through), in recorded order."""
         table = schema.grades
-        query = select(table.c.id, table.c.data).where(table.c.batch_id == batch_id)
+        query = select(table.c.id, table.c.data).where(
+            table.c.batch_id == batch_id, *row_conditions(table, only)
+        )
         with reading(self._engine) as connection:
             rows = connection.execute(query.order_by(table.c.id)).mappings().all()
         return [
