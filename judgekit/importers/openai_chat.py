@@ -63,12 +63,12 @@ def import_openai(
     and the field; an invalid ``error_pattern`` raises :class:`judgekit.errors.ConfigError`
     at once.
     """
-    pattern = _compile_error_pattern(error_pattern)
+    pattern = compile_error_pattern(error_pattern)
     runs = (_run(conversation, task_id, pattern) for conversation in iter_conversations(path))
     return (run_ids if run_ids is not None else UniqueRunIds()).apply(runs)
 
 
-def _compile_error_pattern(error_pattern: str | None) -> re.Pattern[str] | None:
+def compile_error_pattern(error_pattern: str | None) -> re.Pattern[str] | None:
     if error_pattern is None:
         return None
     try:

@@ -39,12 +39,15 @@ __all__ = [
 # Name → "module:attribute". Sniffing tries them in this order, so the formats whose heads
 # are the most distinctive come first and chat transcripts (which many logs resemble) last.
 _TABLE = {
+    "openai-responses": "judgekit.importers.openai_responses:IMPORTER",
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
     "inspect": "judgekit.importers.inspect_log:IMPORTER",
     "langsmith": "judgekit.importers.langsmith_runs:IMPORTER",
+    "langfuse": "judgekit.importers.langfuse_traces:IMPORTER",
 }
 _CHAT_TABLE = {
+    "openai-responses": "judgekit.importers.openai_responses:IMPORTER",
     "anthropic": "judgekit.importers.known_formats:ANTHROPIC",
     "openai": "judgekit.importers.known_formats:OPENAI",
 }
