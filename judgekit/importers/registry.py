@@ -40,6 +40,7 @@ __all__ = [
 # are the most distinctive come first and chat transcripts (which many logs resemble) last.
 _TABLE = {
     "openai-responses": "judgekit.importers.openai_responses:IMPORTER",
+    "otel": "judgekit.importers.otel_genai:IMPORTER",
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
     "inspect": "judgekit.importers.inspect_log:IMPORTER",
@@ -48,6 +49,7 @@ _TABLE = {
 }
 _CHAT_TABLE = {
     "openai-responses": "judgekit.importers.openai_responses:IMPORTER",
+    "otel": "judgekit.importers.otel_genai:IMPORTER",
     "anthropic": "judgekit.importers.known_formats:ANTHROPIC",
     "openai": "judgekit.importers.known_formats:OPENAI",
 }

@@ -1,0 +1,136 @@
+"""Runs assembled from the spans of a trace, for the span-based importers (otel, openinference).
+
+A trace is one run, unless it holds several top-level agent spans (one process running
+many agents in one trace): then each agent span and the spans below it is a run. The
+format-specific importer reads each span into a :class:`SpanRun`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from judgekit.formats.run import Run, ToolCall
+from judgekit.importers.conversations import Conversation
+from judgekit.importers.locations import Location, describe_json
+from judgekit.importers.run_draft import RunDraft, file_stem
+from judgekit.importers.spans import Span
+
+__all__ = ["SpanRun", "build_runs", "split_trace", "token_counts"]
+
+NS_PER_S = 1_000_000_000
+
+
+@dataclass
+class SpanRun:
+    """What the spans of one run say, gathered span by span before the Run is built.
+
+    ``model_calls`` holds the tool calls the model asked for in its messages; they are the
+    run's calls only when no span recorded a tool's execution.
+    """
+
+    draft: RunDraft
+    executed_calls: list[ToolCall] = field(default_factory=list)
+    model_calls: list[ToolCall] = field(default_factory=list)
+    model_results: dict[str, tuple[Any, str | None]] = field(default_factory=dict)
+    model_turns: int = 0
+    model_usage_seen: bool = False
+    agent_usage: tuple[dict[str, Any], Location] | None = None
+    agent_input: str | None = None
+    agent_answer: str | None = None
+
+
+def token_counts(span: Span, keys: dict[str, str]) -> dict[str, int]:
+    """The token counts a span's attributes hold, by judgekit's name (``keys``: judgekit's
+    name → the attribute); a count that is not a whole number ≥ 0 is a DataError."""
+    counts: dict[str, int] = {}
+    for name, key in keys.items():
+        value = span.attributes.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            where = span.where.key("attributes").key(key)
+            raise where.error(f"expected a whole number of tokens, got {describe_json(value)}")
+        counts[name] = value
+    return counts
+
+
+def split_trace(spans: list[Span], is_agent: Callable[[Span], bool]) -> list[list[Span]]:
+    """The runs of one trace: the whole trace, or one per top-level agent span."""
+    by_id = {span.span_id: span for span in spans}
+
+    def top_agent(span: Span) -> Span | None:
+        found = None
+        current: Span | None = span
+        while current is not None:
+            if is_agent(current):
+                found = current
+            current = by_id.get(current.parent_id) if current.parent_id else None
+        return found
+
+    tops = [span for span in spans if is_agent(span) and top_agent(span) is span]
+    if len(tops) < 2:
+        return [spans]
+    runs: dict[str, list[Span]] = {top.span_id: [] for top in tops}
+    for span in spans:
+        top = top_agent(span)
+        if top is not None:
+            runs[top.span_id].append(span)
+    return list(runs.values())
+
+
+def build_runs(
+    traces: list[list[Span]],
+    is_agent: Callable[[Span], bool],
+    read_span: Callable[[Span, SpanRun], None],
+    task_id: str | None,
+) -> list[Run]:
+    """A Run per trace (or per top-level agent span), each span read by ``read_span``."""
+    runs: list[Run] = []
+    for trace in traces:
+        parts = split_trace(trace, is_agent)
+        for spans in parts:
+            runs.append(_run(spans, len(runs), len(parts) > 1, read_span, task_id))
+    return runs
+
+
+def _run(
+    spans: list[Span],
+    index: int,
+    split: bool,
+    read_span: Callable[[Span, SpanRun], None],
+    task_id: str | None,
+) -> Run:
+    ids = {span.span_id for span in spans}
+    root = next((span for span in spans if span.parent_id not in ids), spans[0])
+    run_id = f"{root.trace_id}/{root.span_id}" if split else root.trace_id
+    carried: dict[str, Any] = {"run_id": run_id}
+    if root.end_ns > root.start_ns > 0:
+        carried["duration_s"] = (root.end_ns - root.start_ns) / NS_PER_S
+    if root.error is not None:
+        carried["stop_reason"] = "error"
+    metadata: dict[str, Any] = {"trace_id": root.trace_id}
+    conversation = Conversation(root.where, index, [], root.where, carried, metadata)
+    run = SpanRun(RunDraft(conversation))
+    for span in spans:
+        read_span(span, run)
+    return _finish(run, task_id or file_stem(root.where.path))
+
+
+def _finish(run: SpanRun, task_id: str) -> Run:
+    draft = run.draft
+    calls = run.executed_calls or run.model_calls
+    if not run.executed_calls:
+        for call in calls:
+            if call.id is not None and call.id in run.model_results:
+                call.result, call.error = run.model_results[call.id]
+    draft.tool_calls = calls
+    if draft.input is None:
+        draft.input = run.agent_input
+    if draft.final_answer is None and run.agent_answer is not None:
+        draft.add_assistant_message(run.agent_answer)
+    if run.agent_usage is not None and not run.model_usage_seen:
+        draft.add_usage(*run.agent_usage)  # the agent's total, when no model call has one
+    draft.turns = run.model_turns
+    return draft.finish(default_task_id=task_id)
