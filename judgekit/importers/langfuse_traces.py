@@ -1,0 +1,296 @@
+"""Runs from Langfuse trace exports: each trace and its observations is one run.
+
+Langfuse records a trace as observations (``type`` SPAN, GENERATION, EVENT, TOOL, AGENT,
+...) linked by ``parentObservationId``. An export is the observations API's page
+(``{"data": [...], "meta": ...}``), observations one per line, or traces with their
+``observations`` (the trace API's full detail), in camelCase as the API returns them.
+A TOOL observation is a tool call (``input`` its arguments, ``output`` its result, level
+ERROR and ``statusMessage`` its error); so is a SPAN named like a tool a generation asked
+for (SDKs that trace tools as plain spans). Each GENERATION is a turn; their
+``usageDetails`` (or legacy ``usage``) and costs are summed. The run id is the trace id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judgekit._util.jsonl import validation_error_to_data_error
+from judgekit.formats.run import Run, ToolCall, Usage
+from judgekit.importers.interface import Importer, ImportOptions
+from judgekit.importers.locations import Location, describe_json, optional_string, required_string
+from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
+from judgekit.importers.trace_records import (
+    Record,
+    iter_records,
+    optional_number,
+    optional_object,
+    seconds_between,
+    value_text,
+)
+
+__all__ = ["IMPORTER", "import_langfuse", "looks_like_langfuse"]
+
+OBSERVATION_TYPES = frozenset(
+    {"SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "CHAIN", "RETRIEVER", "EVALUATOR",
+     "EMBEDDING", "GUARDRAIL"}
+)  # fmt: skip
+_LEVELS = ("DEBUG", "DEFAULT", "WARNING", "ERROR")
+_WHAT = "a Langfuse observation or trace object"
+_TOKEN_NAMES = {"input": "input_tokens", "output": "output_tokens", "total": "total_tokens"}
+
+
+@dataclass
+class _Trace:
+    """The observations of one trace, and the trace record when the file has it."""
+
+    observations: list[Record] = field(default_factory=list)
+    record: Record | None = None
+
+
+def _is_observation(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("type") in OBSERVATION_TYPES
+        and "traceId" in value
+        and "startTime" in value
+    )
+
+
+def looks_like_langfuse(head: object) -> bool:
+    """True for Langfuse observations (one, a list, or an API page) or a trace with its
+    ``observations``."""
+    record = head[0] if isinstance(head, list) and head else head
+    if not isinstance(record, dict):
+        return False
+    page = record.get("data")
+    if isinstance(page, list):
+        return bool(page) and _is_observation(page[0])
+    observations = record.get("observations")
+    if isinstance(observations, list):
+        return "id" in record and all(_is_observation(o) for o in observations[:1])
+    return _is_observation(record)
+
+
+def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> Iterator[Run]:
+    """Stream the runs of a Langfuse export (JSON or JSONL, plain or ``.gz``)::
+
+        for run in import_langfuse("langfuse-observations.json"):
+            print(run.run_id, [call.name for call in run.tool_calls])
+
+    A malformed export raises :class:`judgekit.errors.DataError` naming the file, the line
+    and the field.
+    """
+    source = Path(path)
+    options = options if options is not None else ImportOptions()
+    traces: dict[str, _Trace] = {}
+    for record in iter_records(source, ("data",), _WHAT):
+        if "observations" in record.data:
+            _add_trace(record, traces)
+        else:
+            trace_id = _check_observation(record)
+            traces.setdefault(trace_id, _Trace()).observations.append(record)
+    default_task = options.task_id or file_stem(source)
+    runs = (_run(trace_id, trace, default_task) for trace_id, trace in traces.items())
+    return options.run_ids.apply(runs)
+
+
+def _add_trace(record: Record, traces: dict[str, _Trace]) -> None:
+    trace_id = required_string(record.data, "id", record.where)
+    trace = traces.setdefault(trace_id, _Trace())
+    trace.record = record
+    where = record.where.key("observations")
+    observations = record.data["observations"]
+    if not isinstance(observations, list):
+        raise where.error(f"expected a list of observations, got {describe_json(observations)}")
+    for number, raw in enumerate(observations):
+        if not isinstance(raw, dict):
+            raise where.item(number).error(
+                f"expected an observation object, got {describe_json(raw)}"
+            )
+        observation = Record(raw, where.item(number))
+        _check_observation(observation)
+        trace.observations.append(observation)
+
+
+def _check_observation(record: Record) -> str:
+    """The observation's trace id, once its fields are checked."""
+    data, where = record.data, record.where
+    required_string(data, "id", where)
+    kind = required_string(data, "type", where)
+    if kind not in OBSERVATION_TYPES:
+        valid = ", ".join(sorted(OBSERVATION_TYPES))
+        raise where.key("type").error(f"unknown observation type {kind!r}; valid: {valid}")
+    level = optional_string(data, "level", where)
+    if level is not None and level not in _LEVELS:
+        raise where.key("level").error(f"unknown level {level!r}; valid: {', '.join(_LEVELS)}")
+    optional_string(data, "parentObservationId", where)
+    optional_string(data, "statusMessage", where)
+    required_string(data, "startTime", where)
+    return required_string(data, "traceId", where)
+
+
+def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
+    ordered = sorted(trace.observations, key=lambda r: str(r.data["startTime"]))
+    roots = [r for r in ordered if r.data.get("parentObservationId") is None]
+    generations = [r for r in ordered if r.data["type"] == "GENERATION"]
+    tool_names = _requested_tools(generations)
+    head = trace.record or (roots[0] if roots else None)
+    where = head.where if head is not None else ordered[0].where
+    fields: dict[str, Any] = {
+        "run_id": trace_id,
+        "task_id": default_task,
+        "input": value_text(head.data.get("input")) if head else None,
+        "final_answer": _final_answer(trace.record, roots, generations),
+        "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
+        "turns": len(generations),
+        "duration_s": _duration(trace.record, ordered),
+        "metadata": _metadata(trace.record),
+        **_usage(generations),
+    }
+    failed = next((r for r in roots if r.data.get("level") == "ERROR"), None)
+    if failed is not None:
+        fields["stop_reason"] = "error"
+        fields["metadata"]["error"] = error_message(failed.data.get("statusMessage"))
+    try:
+        return Run.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise where.error(
+            validation_error_to_data_error(exc, path=None, line=None).message
+        ) from None
+
+
+def _is_tool(record: Record, tool_names: set[str]) -> bool:
+    kind = record.data["type"]
+    return kind == "TOOL" or (kind == "SPAN" and record.data.get("name") in tool_names)
+
+
+def _requested_tools(generations: list[Record]) -> set[str]:
+    names: set[str] = set()
+    for record in generations:
+        _collect_tool_names(record.data.get("output"), names)
+    return names
+
+
+def _collect_tool_names(value: Any, names: set[str]) -> None:
+    # OpenAI's tool_calls ({"function": {"name"}}), Anthropic's tool_use and the Responses
+    # API's function_call items, wherever they sit in a generation's output.
+    if isinstance(value, dict):
+        function = value.get("function")
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            names.add(function["name"])
+        if value.get("type") in ("tool_use", "function_call") and isinstance(
+            value.get("name"), str
+        ):
+            names.add(value["name"])
+        for item in value.values():
+            _collect_tool_names(item, names)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_tool_names(item, names)
+
+
+def _tool_call(record: Record) -> ToolCall:
+    data, where = record.data, record.where
+    call = new_tool_call(
+        required_string(data, "name", where), _arguments(data.get("input")), data["id"]
+    )
+    output = data.get("output")
+    call.result = parse_result(output) if isinstance(output, str) else output
+    if data.get("level") == "ERROR":
+        call.error = error_message(
+            optional_string(data, "statusMessage", where) or value_text(output)
+        )
+    return call
+
+
+def _arguments(value: Any) -> Any:
+    # Langfuse's @observe records a function's call as {"args": [...], "kwargs": {...}}.
+    if isinstance(value, dict) and value.keys() == {"args", "kwargs"}:
+        args, kwargs = value["args"], value["kwargs"]
+        if isinstance(kwargs, dict) and args in ([], None):
+            return kwargs
+    return value
+
+
+def _final_answer(
+    trace: Record | None, roots: list[Record], generations: list[Record]
+) -> str | None:
+    if trace is not None and trace.data.get("output") is not None:
+        return value_text(trace.data["output"])
+    for record in (*reversed(roots), *reversed(generations)):
+        if record.data.get("output") is not None:
+            return value_text(record.data["output"])
+    return None
+
+
+def _usage(generations: list[Record]) -> dict[str, Any]:
+    totals: dict[str, int] = {}
+    cost: float | None = None
+    for record in generations:
+        data, where = record.data, record.where
+        key = "usageDetails" if data.get("usageDetails") is not None else "usage"
+        counts = optional_object(data, key, where) or {}
+        for name, count in counts.items():
+            if count is None or name in ("unit", "inputCost", "outputCost", "totalCost"):
+                continue
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise (
+                    where.key(key)
+                    .key(name)
+                    .error(f"expected a whole number of tokens ≥ 0, got {describe_json(count)}")
+                )
+            ours = _TOKEN_NAMES.get(name, name)
+            totals[ours] = totals.get(ours, 0) + count
+        found = _cost(data, where)
+        if found is not None:
+            cost = (cost or 0.0) + found
+    return {"usage": Usage.model_validate(totals) if totals else None, "cost_usd": cost}
+
+
+def _cost(data: dict[str, Any], where: Location) -> float | None:
+    details = optional_object(data, "costDetails", where)
+    if details is not None and details.get("total") is not None:
+        return optional_number(details, "total", where.key("costDetails"))
+    for key in ("totalCost", "calculatedTotalCost"):
+        if data.get(key) is not None:
+            return optional_number(data, key, where)
+    return None
+
+
+def _duration(trace: Record | None, ordered: list[Record]) -> float | None:
+    if trace is not None:
+        latency = optional_number(trace.data, "latency", trace.where)
+        if latency is not None:
+            return latency
+    ends = [r.data["endTime"] for r in ordered if isinstance(r.data.get("endTime"), str)]
+    return seconds_between(ordered[0].data["startTime"], max(ends)) if ends else None
+
+
+def _metadata(trace: Record | None) -> dict[str, Any]:
+    if trace is None:
+        return {}
+    found = {
+        "name": trace.data.get("name"),
+        "tags": trace.data.get("tags") or None,
+        "session_id": trace.data.get("sessionId"),
+        "user_id": trace.data.get("userId"),
+    }
+    return {key: value for key, value in found.items() if value is not None}
+
+
+IMPORTER = Importer(
+    name="langfuse",
+    what="a Langfuse trace export (observations)",
+    looks_like=looks_like_langfuse,
+    read=import_langfuse,
+    details="Langfuse observations as the API returns them (a page with `data`, one per "
+    "line, or traces with their `observations`): each trace is one run, its id the trace "
+    "id; TOOL observations (and spans named like a tool a generation asked for) are the "
+    "tool calls, level ERROR their errors; generations are the turns, their usage and "
+    "costs summed.",
+)
