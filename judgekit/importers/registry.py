@@ -40,6 +40,7 @@ __all__ = [
 # are the most distinctive come first and chat transcripts (which many logs resemble) last.
 _TABLE = {
     "openai-responses": "judgekit.importers.openai_responses:IMPORTER",
+    "openinference": "judgekit.importers.openinference:IMPORTER",
     "otel": "judgekit.importers.otel_genai:IMPORTER",
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
