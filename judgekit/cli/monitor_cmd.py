@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from judgekit._util.terminal_text import visible_markup
+from judgekit.cli.filter_options import filter_options
 from judgekit.cli.monitor_options import (
     EXIT_ALERT,
     RecheckOptions,
@@ -31,6 +32,7 @@ from judgekit.monitoring.alerts import AlertPolicy
 
 if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the command runs
     from judgekit.monitoring.series import Window
+    from judgekit.store.run_filter import RunFilter
 
 
 @click.command("monitor")
@@ -78,6 +80,7 @@ if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the comman
     help="Instead: re-judge this promoted rubric's labelled runs with the current model and "
     "compare its kappa with the promotion record (a file or id in rubrics/).",
 )
+@filter_options(runs="the series", batches="the series")
 @recheck_options(after_recheck_flag=True)
 @json_instead_of("the table")
 def monitor_command(
@@ -91,6 +94,7 @@ def monitor_command(
     cost_tolerance: float,
     plot_path: Path | None,
     recheck_ref: str | None,
+    only: RunFilter,
     recheck: RecheckOptions,
     as_json: bool,
 ) -> None:
@@ -106,12 +110,21 @@ def monitor_command(
     instead, and exit 1 means its kappa dropped below the promotion's: the rubric is marked
     stale (the provider changed the model under the same name).
 
+    --suite, --branch, --tag and --agent-version keep only the matching runs (e.g. main's
+    batches, not pull requests'); a filter that matches nothing recorded is exit 2.
+
     \b
     Example:
       judgekit monitor --rubric goal_completion --since 30d --plot scores.png
+      judgekit monitor --branch main --suite shop
       OPENAI_API_KEY=... judgekit monitor --recheck goal_completion
     """
     if recheck_ref is not None:
+        if not only.is_empty:
+            raise ConfigError(
+                f"{only.describe()}: the filters narrow the monitor's series; --recheck "
+                "judges the rubric's labelled runs, whatever their batch"
+            )
         recheck_and_print(recheck_ref, recheck, labels_dir=labels_dir, as_json=as_json)
         return
     if recheck.runs_files or recheck.tasks_path is not None:
@@ -131,7 +144,13 @@ def monitor_command(
     rubrics = rubrics_from(rubric_refs)
     with open_store() as store:
         report = build_monitor_report(
-            store, rubrics=rubrics, labels_dir=labels_dir, since=start, by=by, policy=policy
+            store,
+            rubrics=rubrics,
+            labels_dir=labels_dir,
+            since=start,
+            by=by,
+            policy=policy,
+            only=only,
         )
     written: list[Path] = []
     if plot_path is not None:
@@ -147,6 +166,8 @@ def monitor_command(
         click.echo(json.dumps(data))
     else:
         console = Console(highlight=False, emoji=False)
+        if not only.is_empty:
+            console.print(f"only {visible_markup(only.describe())}", soft_wrap=True)
         print_monitor_report(report, console)
         for path in written:
             console.print(f"wrote {visible_markup(str(path))}", soft_wrap=True)

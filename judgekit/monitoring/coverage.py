@@ -23,6 +23,7 @@ from judgekit.monitoring.points import proportion_point
 from judgekit.stats.selective import binomial_cdf
 from judgekit.store import Store
 from judgekit.store.queries import Grouping, verdict_coverage_counts
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 __all__ = ["coverage_series", "promoted_coverage"]
 
@@ -57,13 +58,14 @@ def coverage_series(
     alpha: float,
     since: datetime | None,
     by: Grouping,
+    only: RunFilter = EVERYTHING,
 ) -> Series | None:
     """The coverage series of a rubric's verdicts (of one version and judge model when
     given): gating against ``promoted`` when the rubric was promoted selectively, else
     informational; None when no verdict holds a score in the windows shown, or nothing was
     abstained and no coverage was promoted."""
     rows = verdict_coverage_counts(
-        store, rubric_id, rubric_version=rubric_version, model=model, since=since, by=by
+        store, rubric_id, rubric_version=rubric_version, model=model, since=since, by=by, only=only
     )
     points = [proportion_point(label, at, n, kept) for label, at, (n, kept) in rows]
     abstained = sum(point.n - (point.successes or 0) for point in points)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgekit.calibration.promotion import judged_model, rubric_status
+from judgekit.errors import StoreError
 from judgekit.formats.rubric import Rubric, scale_kind
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.monitoring.alerts import AlertPolicy, evaluate_alerts
@@ -31,7 +32,8 @@ from judgekit.monitoring.series import (
     task_drops,
 )
 from judgekit.store import Store
-from judgekit.store.queries import stored_rubric_ids
+from judgekit.store.queries import matching_counts, stored_rubric_ids
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 if TYPE_CHECKING:
     from judgekit.monitoring.plots import MonitorPlots
@@ -56,6 +58,7 @@ class MonitorReport:
     policy: AlertPolicy
     series: list[Series]
     rubrics: list[RubricLine] = field(default_factory=list)
+    only: RunFilter = EVERYTHING
 
     @cached_property
     def plots(self) -> MonitorPlots:
@@ -72,6 +75,7 @@ class MonitorReport:
         return {
             "store": self.store,
             "since": self.since.isoformat() if self.since else None,
+            "filter": self.only.as_dict(),
             "by": self.by,
             "alpha": self.policy.alpha,
             "baseline_windows": self.policy.baseline_windows,
@@ -117,10 +121,13 @@ def build_monitor_report(
     since: datetime | None = None,
     by: Window = "day",
     policy: AlertPolicy | None = None,
+    only: RunFilter = EVERYTHING,
 ) -> MonitorReport:
-    """Series of every metric, tested for drift (see :mod:`judgekit.monitoring.alerts`)."""
+    """Series of every metric, tested for drift (see :mod:`judgekit.monitoring.alerts`),
+    of the runs ``only`` lets through: a :class:`StoreError` when it lets none through."""
     rules = policy or AlertPolicy()
-    series = grade_series(store, since=since, by=by)
+    check_filter_matches(store, only)
+    series = grade_series(store, since=since, by=by, only=only)
     lines: list[RubricLine] = []
     known: set[str] = set()
     coverages: list[Series] = []  # tested against their promoted coverage, not a baseline
@@ -130,7 +137,7 @@ def build_monitor_report(
         lines.append(line)
         known.add(rubric.id)
         if scope is not None:
-            series.append(rubric_series(store, scope, since=since, by=by))
+            series.append(rubric_series(store, scope, since=since, by=by, only=only))
         promoted = line.status == "promoted"
         coverage = coverage_series(
             store,
@@ -141,9 +148,10 @@ def build_monitor_report(
             alpha=rules.alpha,
             since=since,
             by=by,
+            only=only,
         )
         coverages += [coverage] if coverage is not None else []
-    for rubric_id in stored_rubric_ids(store, since=since):
+    for rubric_id in stored_rubric_ids(store, since=since, only=only):
         if rubric_id in known:
             continue
         scope = RubricScope(
@@ -153,22 +161,34 @@ def build_monitor_report(
             role="informational",
             note="informational: no rubric file given, so its status is unknown",
         )
-        series.append(rubric_series(store, scope, since=since, by=by))
+        series.append(rubric_series(store, scope, since=since, by=by, only=only))
         lines.append(RubricLine(rubric_id, None, "unknown", "no rubric file given", None))
     series = [one for one in series if one.points or one.metric.startswith("rubric:")]
     evaluate_alerts(series, rules)
     series += coverages
     for one in series:
         if one.alert is not None and one.metric in GRADE_COLUMNS:
-            one.alert = _with_task_drops(store, one, by)
-    return MonitorReport(store.url, since, by, rules, series, lines)
+            one.alert = _with_task_drops(store, one, by, only)
+    return MonitorReport(store.url, since, by, rules, series, lines, only)
 
 
-def _with_task_drops(store: Store, series: Series, by: Window) -> Alert:
+def check_filter_matches(store: Store, only: RunFilter) -> None:
+    """A :class:`StoreError` when ``only`` filters and no grade or verdict passes it: a
+    misspelt branch or suite is said, not shown as an empty, quiet monitor."""
+    if not only.is_empty and matching_counts(store, only) == (0, 0):
+        raise StoreError(f"{store.url}: no grade or verdict in the store matches {only.describe()}")
+
+
+def _with_task_drops(store: Store, series: Series, by: Window, only: RunFilter) -> Alert:
     """The alert, naming the (up to three) tasks whose rate fell most: where to look."""
     assert series.alert is not None
     drops = task_drops(
-        store, series.metric, baseline=series.baseline_labels, latest=series.points[-1].label, by=by
+        store,
+        series.metric,
+        baseline=series.baseline_labels,
+        latest=series.points[-1].label,
+        by=by,
+        only=only,
     )[:3]
     if not drops:
         return series.alert

@@ -18,6 +18,7 @@ from judgekit.monitoring.model import MetricKind, MetricRole, Point, Series, Tas
 from judgekit.monitoring.points import mean_point, proportion_point
 from judgekit.store import Store
 from judgekit.store.queries import grade_sums, task_successes, verdict_score_sums
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 Window = Literal["day", "batch"]
 
@@ -50,11 +51,13 @@ class RubricScope:
     note: str | None = None
 
 
-def grade_series(store: Store, *, since: datetime | None, by: Window) -> list[Series]:
+def grade_series(
+    store: Store, *, since: datetime | None, by: Window, only: RunFilter = EVERYTHING
+) -> list[Series]:
     """Pass rate, Truth, Path, State and Answer (proportions), cost and turns per run (means)."""
     proportions = [name for _, _, name in _PROPORTIONS]
     means = [name for _, _, name in _MEANS]
-    rows = grade_sums(store, proportions=proportions, means=means, since=since, by=by)
+    rows = grade_sums(store, proportions=proportions, means=means, since=since, by=by, only=only)
     series: list[Series] = []
     for offset, (metric, title, _) in enumerate(_PROPORTIONS):
         points = [
@@ -77,7 +80,13 @@ GRADE_COLUMNS = {metric: column for metric, _, column in _PROPORTIONS}
 
 
 def task_drops(
-    store: Store, metric: str, *, baseline: Sequence[str], latest: str, by: Window
+    store: Store,
+    metric: str,
+    *,
+    baseline: Sequence[str],
+    latest: str,
+    by: Window,
+    only: RunFilter = EVERYTHING,
 ) -> list[TaskDrop]:
     """Per task, a grade metric's successes in the baseline windows and in the latest one
     (windows by their labels: days, or "batch N"), the largest falls first."""
@@ -88,7 +97,7 @@ def task_drops(
     windows = [window(label) for label in [*baseline, latest]]
     counts: dict[str, dict[bool, tuple[int, int]]] = {}
     for task_id, at, n, successes in task_successes(
-        store, GRADE_COLUMNS[metric], windows=windows, by=by
+        store, GRADE_COLUMNS[metric], windows=windows, by=by, only=only
     ):
         sides = counts.setdefault(task_id, {})
         side = at == window(latest)
@@ -105,7 +114,12 @@ def task_drops(
 
 
 def rubric_series(
-    store: Store, scope: RubricScope, *, since: datetime | None, by: Window
+    store: Store,
+    scope: RubricScope,
+    *,
+    since: datetime | None,
+    by: Window,
+    only: RunFilter = EVERYTHING,
 ) -> Series:
     """A rubric's scored verdicts per window: the pass share (binary) or mean (Likert)."""
     rows = verdict_score_sums(
@@ -115,6 +129,7 @@ def rubric_series(
         model=scope.model,
         since=since,
         by=by,
+        only=only,
     )
     kind = scope.kind or _kind_of_scores(rows)
     if kind == "proportion":
