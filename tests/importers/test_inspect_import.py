@@ -239,3 +239,45 @@ def test_the_importer_reads_through_the_interface(tmp_path: Path) -> None:
     runs = list(IMPORTER.read(path, ImportOptions()))
     assert [run.run_id for run in runs] == ["t/s1/1", "t/s1/1#2"]
     assert runs[1].metadata["original_run_id"] == "t/s1/1"
+
+
+def test_the_command_imports_a_log_and_other_importers_name_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+    from judgekit.formats.run import load_runs
+
+    log = _write_log(tmp_path / "logs", "eval")
+    runs = tmp_path / "runs.jsonl"
+    result = CliRunner().invoke(main, ["import", "inspect", str(log), "-o", str(runs)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"imported 2 runs with 4 tool calls (2 tool errors, 0 with invalid arguments) to {runs}\n"
+    )
+    assert [run.run_id for run in load_runs(runs)] == ["weather/paris/1", "weather/paris/2"]
+    json_log = _write_log(tmp_path / "json_logs", "json")
+    for other in ("openai", "langsmith", "otel"):
+        refused = tmp_path / f"{other}.jsonl"
+        result = CliRunner().invoke(main, ["import", other, str(json_log), "-o", str(refused)])
+        assert result.exit_code == 2
+        assert result.output == (
+            f"judgekit: error: {json_log}: this looks like an Inspect AI eval log; "
+            "try `judgekit import inspect`\n"
+        )
+        assert not refused.exists()
+
+
+def test_a_malformed_log_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+
+    path = _write(tmp_path / "log.json", _hand_log([_sample(), _sample(id=[])]))
+    runs = tmp_path / "runs.jsonl"
+    result = CliRunner().invoke(main, ["import", "inspect", str(path), "-o", str(runs)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"judgekit: error: {path}: samples[1].id: expected a sample id (a string or a number), "
+        "got a list\n"
+    )
+    assert not runs.exists()

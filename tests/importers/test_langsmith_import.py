@@ -156,3 +156,24 @@ def test_a_malformed_export_names_line_and_field(
     with pytest.raises(DataError) as caught:
         list(import_langsmith(path))
     assert str(caught.value) == message.replace("ls.jsonl", str(path), 1)
+
+
+def test_the_command_imports_an_export_and_other_importers_name_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+
+    path = _jsonl(tmp_path / "langsmith.jsonl", _runs(1) + _runs(2, failed=True))
+    runs = tmp_path / "runs.jsonl"
+    result = CliRunner().invoke(main, ["import", "langsmith", str(path), "-o", str(runs)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"imported 2 runs with 4 tool calls (2 tool errors, 0 with invalid arguments) to {runs}\n"
+    )
+    for other in ("openai", "langfuse", "inspect"):
+        result = CliRunner().invoke(main, ["import", other, str(path)])
+        assert result.exit_code == 2
+        assert result.output == (
+            f"judgekit: error: {path}: this looks like a LangSmith trace export (runs); "
+            "try `judgekit import langsmith`\n"
+        )
