@@ -14,6 +14,7 @@ from judgekit._util.terminal_text import visible
 from judgekit.cli.align_cmd import align_command
 from judgekit.cli.calibrate_cmd import calibrate_command
 from judgekit.cli.demo_cmd import demo_command
+from judgekit.cli.export_cmd import export_group
 from judgekit.cli.gate_cmd import gate_command
 from judgekit.cli.grade_cmd import grade_command
 from judgekit.cli.import_cmd import import_group
@@ -88,6 +89,7 @@ def main() -> None:
 main.add_command(align_command)
 main.add_command(calibrate_command)
 main.add_command(demo_command)
+main.add_command(export_group)
 main.add_command(gate_command)
 main.add_command(grade_command)
 main.add_command(import_group)

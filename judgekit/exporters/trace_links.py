@@ -1,0 +1,89 @@
+"""Which trace (and span) of another tool a run came from, read from the run's metadata, and
+the ids in the spelling each tool takes.
+
+An importer records the source's ids in ``metadata.trace_id`` and ``metadata.span_id``
+(OpenTelemetry: 32 and 16 hex digits; LangSmith: the root run's and the run's UUIDs;
+Langfuse: the trace's and the observation's ids). An id a tool cannot take (a Langfuse id
+for an OpenTelemetry event) is left out, and the item is counted as not linked.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TraceLink", "otel_ids", "trace_link", "uuid_or_none"]
+
+TRACE_ID_KEY = "trace_id"
+SPAN_ID_KEY = "span_id"
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+@dataclass(frozen=True)
+class TraceLink:
+    """The source's trace id and, when the run was one span of it, that span's id."""
+
+    trace_id: str
+    span_id: str | None = None
+
+
+def trace_link(metadata: Mapping[str, Any]) -> TraceLink | None:
+    """The link a run's metadata carries (None without a non-empty string ``trace_id``).
+
+    >>> trace_link({"trace_id": "5b8efff798038103d269b633813fc60c", "span_id": "eee19b7ec3c1b174"})
+    TraceLink(trace_id='5b8efff798038103d269b633813fc60c', span_id='eee19b7ec3c1b174')
+    >>> trace_link({"trace_id": 7}) is None
+    True
+    """
+    trace_id = metadata.get(TRACE_ID_KEY)
+    if not isinstance(trace_id, str) or not trace_id.strip():
+        return None
+    span_id = metadata.get(SPAN_ID_KEY)
+    span = span_id.strip() if isinstance(span_id, str) and span_id.strip() else None
+    return TraceLink(trace_id.strip(), span)
+
+
+def _hex_id(value: str | None, digits: int) -> str | None:
+    # OpenTelemetry ids are lowercase hex of a fixed length, never all zeros; a UUID's
+    # dashes are dropped (the same 128 bits).
+    if value is None:
+        return None
+    text = value.replace("-", "").lower()
+    if len(text) != digits or not _HEX.fullmatch(text) or not text.strip("0"):
+        return None
+    return text
+
+
+def otel_ids(link: TraceLink | None) -> tuple[str | None, str | None]:
+    """``(traceId, spanId)`` as OTLP takes them, or None where the id does not fit.
+
+    >>> otel_ids(TraceLink("5B8EFFF7-9803-8103-D269-B633813FC60C", "eee19b7ec3c1b174"))
+    ('5b8efff798038103d269b633813fc60c', 'eee19b7ec3c1b174')
+    >>> otel_ids(TraceLink("abc", "eee19b7ec3c1b174"))
+    (None, None)
+    """
+    if link is None:
+        return None, None
+    trace_id = _hex_id(link.trace_id, 32)
+    if trace_id is None:
+        return None, None  # a span id means nothing without its trace
+    return trace_id, _hex_id(link.span_id, 16)
+
+
+def uuid_or_none(value: str | None) -> str | None:
+    """The id as a UUID string (LangSmith's ids are UUIDs), or None when it is not one.
+
+    >>> uuid_or_none("5b8efff798038103d269b633813fc60c")
+    '5b8efff7-9803-8103-d269-b633813fc60c'
+    >>> uuid_or_none("eee19b7ec3c1b174") is None
+    True
+    """
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
