@@ -45,9 +45,7 @@ class Budget:
     def __init__(self, max_usd: float, *, prices: PriceTable, model: str) -> None:
         if prices.cost(model, 0, 0) is None:
             raise ConfigError(
-                f"--max-cost needs the price of {model}, which the price table lacks: add it "
-                "to a price file (--prices FILE, or JUDGEKIT_HOME/prices.yaml) as "
-                "`MODEL: {input: USD per million tokens, output: USD per million tokens}`"
+                f"--max-cost needs the price of {model}: {prices.unknown_hint(model)}"
             )
         self.max_usd = max_usd
         self.spent_usd = 0.0

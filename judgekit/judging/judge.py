@@ -347,14 +347,16 @@ class Judge:
             verdict.confidence = self._confidence(orders, verdict.score)
             # Below the promoted threshold: abstained, score and reason kept for reading.
             verdict = decide_abstention(verdict, self.tally.abstain_below)
-        verdict.cost_usd = self.prices.cost(self.model, verdict.input_tokens, verdict.output_tokens)
+        quote = self.prices.quote(self.model, verdict.input_tokens, verdict.output_tokens)
+        verdict.cost_usd = None if quote is None else quote.usd
         tally = self.tally
         tally.input_tokens += verdict.input_tokens
         tally.output_tokens += verdict.output_tokens
-        if verdict.cost_usd is None:
+        if quote is None:
             tally.unknown_cost = tally.unknown_cost or not verdict.cached
         else:
-            tally.cost_usd += verdict.cost_usd
+            tally.cost_usd += quote.usd
+            tally.price_source = quote.source
         self._count(verdict)
         return verdict
 

@@ -9,6 +9,7 @@ from typing import Any
 from judgekit._util.number_format import dollars, percent, threshold
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
+from judgekit.judging.pricing import unknown_price_hint
 
 __all__ = ["not_judged_lines", "summary_json", "summary_lines"]
 
@@ -18,7 +19,7 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
     scored = tally.scored
     scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
     unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
-    cost = "unknown (no price for this model)" if tally.unknown_cost else dollars(tally.cost_usd)
+    cost = _cost(tally, rubric.judge.model)
     lines = [
         f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
         f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)})"
@@ -39,6 +40,14 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
             "(rerun with a higher --max-cost to finish)"
         )
     return lines
+
+
+def _cost(tally: JudgeTally, model: str) -> str:
+    """``$0.0068 (prices: genai-prices)``: the cost and where its price came from."""
+    if tally.unknown_cost:
+        return f"unknown ({unknown_price_hint(model)})"
+    source = f" (prices: {tally.price_source})" if tally.price_source else ""
+    return dollars(tally.cost_usd) + source
 
 
 def _abstained(tally: JudgeTally) -> str:
@@ -94,6 +103,7 @@ def summary_json(
         "input_tokens": tally.input_tokens,
         "output_tokens": tally.output_tokens,
         "cost_usd": None if tally.unknown_cost else tally.cost_usd,
+        "price_source": None if tally.unknown_cost else tally.price_source,
         "stopped_by_budget": tally.stopped_by_budget,
         "over_budget": tally.over_budget,
         "verdicts_file": str(verdicts_file),

@@ -1,17 +1,21 @@
 """Prices per model, in US dollars per million tokens, for the cost of every verdict.
 
-The table holds list prices as published by the providers; a team overrides or extends it
-with a YAML file (``JUDGEKIT_HOME/prices.yaml`` or ``--prices FILE``)::
+Prices come from the `genai-prices` package (Pydantic's maintained table of every major
+provider's models, read offline from the snapshot it ships), imported the first time a cost
+is asked. A team overrides or extends it with a YAML file (``JUDGEKIT_HOME/prices.yaml`` or
+``--prices FILE``), which wins over the package::
 
     openai/gpt-4o-mini: {input: 0.15, output: 0.60}
     local/llama3: {input: 0, output: 0}
 
-A model the table does not know costs ``None`` (unknown), never 0: an unknown price is not
-a free model.
+A model neither knows costs ``None`` (unknown), never 0: an unknown price is not a free
+model. :meth:`PriceTable.quote` also says where a price came from.
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -35,36 +39,95 @@ class Price(BaseModel):
         return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
 
 
-DEFAULT_PRICES: dict[str, Price] = {
-    "openai/gpt-4o-mini": Price(input=0.15, output=0.60),
-    "openai/gpt-4o": Price(input=2.50, output=10.00),
-    "openai/gpt-4.1-mini": Price(input=0.40, output=1.60),
-    "openai/gpt-4.1": Price(input=2.00, output=8.00),
-    "anthropic/claude-3-5-haiku-latest": Price(input=0.80, output=4.00),
-    "anthropic/claude-3-5-sonnet-latest": Price(input=3.00, output=15.00),
-}
+# Where a price came from when no price file names the model.
+LIBRARY = "genai-prices"
+# A model the library prices, named in the hint for a model it does not.
+PRICED_EXAMPLE = "openai/gpt-4o-mini"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What some tokens cost on a model, and where the price came from (a price file's
+    path, or ``genai-prices``)."""
+
+    usd: float
+    source: str
+
+
+def library_cost(model: str, input_tokens: int, output_tokens: int) -> float | None:
+    """What genai-prices charges for the tokens on ``provider/model``; None when it does not
+    know the provider or the model (a ``local/…`` model never has a list price)."""
+    provider, _, name = model.partition("/")
+    if not name:
+        return None
+    from genai_prices import Usage, calc_price
+
+    try:
+        priced = calc_price(
+            Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+            name,
+            provider_id=provider,
+        )
+    except LookupError:
+        return None
+    return float(priced.total_price)
+
+
+@functools.lru_cache(maxsize=256)
+def library_knows(model: str) -> bool:
+    return library_cost(model, 0, 0) is not None
+
+
+def unknown_price_hint(model: str) -> str:
+    """Why ``model`` has no cost and how to give it one, naming a model that is priced."""
+    return (
+        f"neither genai-prices nor a price file prices {model} (it prices e.g. "
+        f"{PRICED_EXAMPLE}): add `{model}: {{input: USD per million tokens, output: USD "
+        "per million tokens}` to --prices FILE or JUDGEKIT_HOME/prices.yaml"
+    )
 
 
 class PriceTable:
-    """Model name (``provider/model``) → price; overrides win over the defaults."""
+    """Model name (``provider/model``) → price: a price file's entries, then genai-prices."""
 
-    def __init__(self, overrides: dict[str, Price] | None = None) -> None:
-        self.prices = {**DEFAULT_PRICES, **(overrides or {})}
+    def __init__(
+        self, overrides: dict[str, Price] | None = None, *, overrides_from: str = PRICES_FILE
+    ) -> None:
+        self.overrides = dict(overrides or {})
+        self.overrides_from = overrides_from
+
+    def quote(self, model: str, input_tokens: int, output_tokens: int) -> Quote | None:
+        """The cost of the tokens and its source; None when no price is known."""
+        price = self.overrides.get(model)
+        if price is not None:
+            return Quote(price.cost(input_tokens, output_tokens), self.overrides_from)
+        if not library_knows(model):
+            return None
+        usd = library_cost(model, input_tokens, output_tokens)
+        return None if usd is None else Quote(usd, LIBRARY)
 
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
-        price = self.prices.get(model)
-        return None if price is None else price.cost(input_tokens, output_tokens)
+        quote = self.quote(model, input_tokens, output_tokens)
+        return None if quote is None else quote.usd
+
+    def source(self, model: str) -> str | None:
+        """Where the price of ``model`` comes from, or None when it has none."""
+        quote = self.quote(model, 0, 0)
+        return None if quote is None else quote.source
+
+    def unknown_hint(self, model: str) -> str:
+        return unknown_price_hint(model)
 
     @classmethod
     def from_home(cls) -> PriceTable:
-        """The defaults, overridden by ``JUDGEKIT_HOME/prices.yaml`` when there is one (no
+        """genai-prices, overridden by ``JUDGEKIT_HOME/prices.yaml`` when there is one (no
         file there is the usual case, and fine)."""
         path = judgekit_home() / PRICES_FILE
         return cls.from_file(path) if exists(path) else cls()
 
     @classmethod
     def from_file(cls, path: str | Path | None) -> PriceTable:
-        """The defaults, overridden by the YAML mapping in ``path`` (None: the defaults).
+        """genai-prices, overridden by the YAML mapping in ``path`` (None: genai-prices alone).
 
         A missing file is a :class:`DataError` (``prices.yaml: no such file``): prices
         someone named are never silently left out (see :meth:`from_home` for the optional
@@ -89,4 +152,4 @@ class PriceTable:
                     line=lines.line_of((model,)),
                     field=field,
                 ) from None
-        return cls(overrides)
+        return cls(overrides, overrides_from=str(path))

@@ -34,6 +34,7 @@ class JudgeTally:
     output_tokens: int = 0
     cost_usd: float = 0.0
     unknown_cost: bool = False
+    price_source: str | None = None  # where the price came from: a price file or genai-prices
     stopped_by_budget: bool = False
     scores: Counter[str] = field(default_factory=Counter)
 

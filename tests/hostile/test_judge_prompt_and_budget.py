@@ -127,9 +127,10 @@ def test_max_cost_without_a_price_for_the_model_is_refused_before_anything(
         assert server.calls == 0
     assert result.exit_code == 2
     assert result.stderr == (
-        "judgekit: error: --max-cost needs the price of local/unpriced-model, which the price "
-        "table lacks: add it to a price file (--prices FILE, or JUDGEKIT_HOME/prices.yaml) as "
-        "`MODEL: {input: USD per million tokens, output: USD per million tokens}`\n"
+        "judgekit: error: --max-cost needs the price of local/unpriced-model: neither "
+        "genai-prices nor a price file prices local/unpriced-model (it prices e.g. "
+        "openai/gpt-4o-mini): add `local/unpriced-model: {input: USD per million tokens, "
+        "output: USD per million tokens}` to --prices FILE or JUDGEKIT_HOME/prices.yaml\n"
     )
     assert not (tmp_path / "out" / "verdicts.jsonl").exists()
 
