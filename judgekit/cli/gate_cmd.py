@@ -10,10 +10,12 @@ import click
 from rich.console import Console
 
 from judgekit._util.input_paths import is_dir
+from judgekit.cli.filter_options import filter_options
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, load_rubrics
 from judgekit.gate.render import print_gate_report
 from judgekit.gate.run import BatchNeeded, run_gate
+from judgekit.store.run_filter import RunFilter
 
 EXIT_GATE_SAYS_NO = 1
 
@@ -65,6 +67,7 @@ EXIT_GATE_SAYS_NO = 1
     type=click.FloatRange(min=0),
     help="Largest rise of a task's mean turns allowed with its pass rate flat.",
 )
+@filter_options(runs="both sides", batches="the baseline (a store reference)")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 def gate_command(
     baseline: str,
@@ -74,6 +77,7 @@ def gate_command(
     correction: Literal["holm", "none"],
     cost_tolerance: float,
     turns_tolerance: float,
+    only: RunFilter,
     as_json: bool,
 ) -> None:
     """Compare two result sets task by task; exit 1 when the candidate is worse.
@@ -86,6 +90,9 @@ def gate_command(
     With --rubric, each promoted binary rubric's pass rate is compared too (its verdicts
     in the two batches, Holm-corrected across rubrics); a draft rubric is reported, never
     gating. A results folder's batch is the one of the runs.jsonl beside it.
+
+    --branch, --tag and --agent-version choose the baseline's batch when it is a store
+    reference (the newest that matches); --suite compares one suite's runs on both sides.
 
     \b
     Example:
@@ -104,6 +111,7 @@ def gate_command(
             cost_tolerance=cost_tolerance,
             turns_tolerance=turns_tolerance,
             correction=correction,
+            only=only,
         )
     except BatchNeeded as exc:
         raise click.UsageError(str(exc)) from None

@@ -25,6 +25,7 @@ from judgekit.stats.multiple import holm_rejections
 from judgekit.stats.proportions import two_proportion_test
 from judgekit.store import Store
 from judgekit.store.queries import scored_verdict_sums
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 
 class RubricSide(BaseModel):
@@ -54,10 +55,17 @@ class RubricResult(BaseModel):
 
 
 def rubric_counts(
-    store: Store, batch_id: int, rubric_id: str, version: str, model: str
+    store: Store,
+    batch_id: int,
+    rubric_id: str,
+    version: str,
+    model: str,
+    *,
+    only: RunFilter = EVERYTHING,
 ) -> RubricSide:
-    """Scored verdicts of one rubric version and model in one batch, and how many pass."""
-    count, passes = scored_verdict_sums(store, batch_id, rubric_id, version, model)
+    """Scored verdicts of one rubric version and model in one batch (of the runs ``only``
+    lets through), and how many pass."""
+    count, passes = scored_verdict_sums(store, batch_id, rubric_id, version, model, only=only)
     passed = round(passes)
     return RubricSide(n=count, passes=passed, rate=passed / count if count else None)
 
@@ -71,8 +79,11 @@ def compare_rubrics(
     alpha: float,
     correction: Literal["holm", "none"] = "holm",
     labels_dir: Path | None = None,
+    only: RunFilter = EVERYTHING,
 ) -> list[RubricResult]:
-    """Compare every binary rubric's pass share between the two batches."""
+    """Compare every binary rubric's pass share between the two batches (of one suite's
+    runs when ``only`` names one)."""
+    suite_only = RunFilter(suite=only.suite)  # the batches are chosen: only the suite is left
     measured: list[tuple[Rubric, RubricStatus, str, str, RubricSide, RubricSide, float | None]] = []
     for rubric in rubrics:
         if scale_kind(rubric.scale) != "binary":
@@ -80,8 +91,8 @@ def compare_rubrics(
         folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
         status = rubric_status(rubric, folder, labels_dir=labels_dir)[0]
         version, model = rubric_version(rubric), judged_model(rubric, status, folder)
-        base = rubric_counts(store, baseline_batch, rubric.id, version, model)
-        cand = rubric_counts(store, candidate_batch, rubric.id, version, model)
+        base = rubric_counts(store, baseline_batch, rubric.id, version, model, only=suite_only)
+        cand = rubric_counts(store, candidate_batch, rubric.id, version, model, only=suite_only)
         p_value = None
         if base.n and cand.n:
             p_value = two_proportion_test(base.passes, base.n, cand.passes, cand.n).p_value_larger

@@ -12,6 +12,7 @@ from judgekit.errors import ConfigError
 from judgekit.formats.rubric import Rubric
 from judgekit.gate.compare import GateReport, compare_results
 from judgekit.gate.sides import Side, resolve_side, store_if_needed
+from judgekit.store.run_filter import EVERYTHING, RunFilter
 
 if TYPE_CHECKING:  # rubric verdicts are read from the store, which loads SQLAlchemy
     from judgekit.gate.rubrics import RubricResult
@@ -54,12 +55,16 @@ def run_gate(
     cost_tolerance: float = 0.2,
     turns_tolerance: float = 0.2,
     correction: Literal["holm", "none"] = "holm",
+    only: RunFilter = EVERYTHING,
 ) -> GateOutcome:
     """Gate ``candidate`` against ``baseline``: each a results file or folder, or a store
     reference (``batch:ID``, ``latest:BRANCH``). Comparing ``rubrics`` needs both sides'
-    batches in the store, else :class:`BatchNeeded`."""
+    batches in the store, else :class:`BatchNeeded`. ``only`` chooses the baseline's batch
+    when it is a store reference (``--branch main``: never a pull request's) and narrows both
+    sides to its suite; the candidate is whatever it names."""
     with store_if_needed([baseline, candidate], bool(rubrics)) as store:
-        base, cand = resolve_side(baseline, store), resolve_side(candidate, store)
+        base = resolve_side(baseline, store, only)
+        cand = resolve_side(candidate, store, RunFilter(suite=only.suite))
         report = compare_results(
             base.grades,
             cand.grades,
@@ -68,7 +73,7 @@ def run_gate(
             turns_tolerance=turns_tolerance,
             correction=correction,
         )
-        rubric_results = _compare_rubrics(store, rubrics, base, cand, alpha, correction)
+        rubric_results = _compare_rubrics(store, rubrics, base, cand, alpha, correction, only)
     return GateOutcome(report, rubric_results)
 
 
@@ -79,6 +84,7 @@ def _compare_rubrics(
     cand: Side,
     alpha: float,
     correction: Literal["holm", "none"],
+    only: RunFilter,
 ) -> list[RubricResult]:
     if not rubrics:
         return []
@@ -100,4 +106,5 @@ def _compare_rubrics(
         candidate_batch=cand.batch_id,
         alpha=alpha,
         correction=correction,
+        only=only,
     )

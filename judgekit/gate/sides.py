@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from judgekit._util.input_paths import is_file
 from judgekit.formats.grade import Grade, load_results, results_path
+from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only when a side or a rubric needs it
     from judgekit.store import Store
@@ -34,16 +35,20 @@ def is_store_reference(reference: str) -> bool:
     return _STORE_REFERENCE.match(reference) is not None
 
 
-def resolve_side(reference: str, store: Store | None) -> Side:
+def resolve_side(reference: str, store: Store | None, only: RunFilter = EVERYTHING) -> Side:
     """A results file or folder, or a store reference (the store must then be given).
 
     A results folder's batch is the one of the ``runs.jsonl`` beside its results, when the
-    store holds it."""
+    store holds it. ``only`` picks a store reference's batch (the newest that matches) and
+    keeps one suite's grades on either kind of side."""
     if is_store_reference(reference):
         assert store is not None
-        batch = store.batch_with_grades(reference)
-        return Side(f"{reference} (batch {batch.id})", store.grades(batch.id), batch.id)
+        batch = store.batch_with_grades(reference, only=only)
+        grades = store.grades(batch.id, only=only)
+        return Side(f"{reference} (batch {batch.id})", grades, batch.id)
     grades = list(load_results(reference))
+    if only.suite is not None:
+        grades = [g for g in grades if run_suite(g.run_id, g.task_id) == only.suite]
     batch_id = None
     if store is not None:
         from judgekit.store.recording import runs_batch_key
