@@ -162,10 +162,17 @@ def matching_counts(store: Store, only: RunFilter) -> tuple[int, int]:
 
 
 def scored_verdict_sums(
-    store: Store, batch_id: int, rubric_id: str, rubric_version: str, model: str
+    store: Store,
+    batch_id: int,
+    rubric_id: str,
+    rubric_version: str,
+    model: str,
+    *,
+    only: RunFilter = EVERYTHING,
 ) -> tuple[int, float]:
-    """How many verdicts of one rubric version and model in one batch are scored with a
-    number, and the sum of those numbers (for a binary rubric: its passes)."""
+    """How many verdicts of one rubric version and model in one batch (of the runs ``only``
+    lets through) are scored with a number, and the sum of those numbers (for a binary
+    rubric: its passes)."""
     table = schema.verdicts
     query = select(func.count(table.c.score_value), func.sum(table.c.score_value)).where(
         table.c.batch_id == batch_id,
@@ -173,6 +180,7 @@ def scored_verdict_sums(
         table.c.rubric_version == rubric_version,
         table.c.model == model,
         table.c.score_value.is_not(None),
+        *row_conditions(table, only),
     )
     with reading(store.engine) as connection:
         n, total = connection.execute(query).one()
