@@ -156,6 +156,10 @@ def _run(raw: Any, where: Location, task: str, header: dict[str, Any]) -> Run:
         raise where.key("messages").error(
             f"expected a list of messages, got {describe_json(messages)}"
         )
+    attachments = sample.get("attachments")
+    if isinstance(attachments, dict) and attachments:
+        messages = _resolved(messages, attachments)
+        sample = {**sample, "output": _resolved(sample.get("output"), attachments)}
     carried = {
         "run_id": f"{task}/{sample_id}/{epoch}",
         "task_id": sample_id,
@@ -170,6 +174,22 @@ def _run(raw: Any, where: Location, task: str, header: dict[str, Any]) -> Run:
     _read_output(sample, where, draft)
     _read_usage(sample, where, draft)
     return draft.finish(default_task_id=None)
+
+
+def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
+    """``value`` with each ``attachment://HASH`` text (``tc://`` in older logs) replaced by
+    the sample's attachment: Inspect stores long or repeated content once, by reference."""
+    if isinstance(value, str):
+        for prefix in ("attachment://", "tc://"):
+            if value.startswith(prefix):
+                found = attachments.get(value.removeprefix(prefix))
+                return found if isinstance(found, str) else value
+        return value
+    if isinstance(value, list):
+        return [_resolved(item, attachments) for item in value]
+    if isinstance(value, dict):
+        return {key: _resolved(item, attachments) for key, item in value.items()}
+    return value
 
 
 def _sample_id(value: Any, where: Location) -> str:

@@ -281,3 +281,20 @@ def test_a_malformed_log_exits_2_and_writes_nothing(tmp_path: Path) -> None:
         "got a list\n"
     )
     assert not runs.exists()
+
+
+def test_content_stored_as_an_attachment_is_read_back(tmp_path: Path) -> None:
+    messages = [
+        {"role": "user", "content": "attachment://q1"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "function": "lookup", "arguments": {"city": "tc://city"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": [
+            {"type": "text", "text": "attachment://r1"}]},
+        {"role": "assistant", "content": "attachment://missing"},
+    ]  # fmt: skip
+    attachments = {"q1": "Weather in Paris?", "city": "Paris", "r1": '{"temp": 21}'}
+    sample = _sample(messages=messages, attachments=attachments)
+    (run,) = import_inspect(_write(tmp_path / "log.json", _hand_log([sample])))
+    assert run.input == "Weather in Paris?"
+    assert (run.tool_calls[0].args, run.tool_calls[0].result) == ({"city": "Paris"}, {"temp": 21})
+    assert run.final_answer == "attachment://missing"  # a reference with no attachment stays
