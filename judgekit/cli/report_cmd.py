@@ -11,6 +11,7 @@ from rich.console import Console
 
 from judgekit._util.folder_lock import parent_folder_lock
 from judgekit._util.terminal_text import visible_markup
+from judgekit.cli.filter_options import filter_options
 from judgekit.cli.monitor_options import since_from_option
 from judgekit.cli.options import (
     by_option,
@@ -25,6 +26,7 @@ from judgekit.formats.grade import load_results
 
 if TYPE_CHECKING:
     from judgekit.monitoring.series import Window
+    from judgekit.store.run_filter import RunFilter
 
 
 @click.command("report")
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 @labels_beside_rubrics_option
 @since_option
 @by_option
+@filter_options(runs="the report", batches="the report (--batch's too)")
 @click.option("--title", default="judgekit report", show_default=True, help="The page title.")
 def report_command(
     out_path: Path,
@@ -57,17 +60,24 @@ def report_command(
     labels_dir: Path | None,
     since: str,
     by: Window,
+    only: RunFilter,
     title: str,
 ) -> None:
     """Write one self-contained HTML report (no network needed to open it).
 
     It holds the suite summary and per-task table of a graded batch, every metric over
     time with its alerts, the rubrics' statuses, each rubric's latest calibration with its
-    confusion matrix and disagreements, and the plots, embedded.
+    confusion matrix and disagreements, and the plots, embedded. Each suite has its own
+    section (headline and tables), and a table of contents links every section.
+
+    --suite, --branch, --tag and --agent-version keep only the matching runs, in the
+    summarised batch (the newest that matches) and in the metrics; a filter that matches
+    nothing recorded is exit 2.
 
     \b
     Example:
       judgekit report -o report.html --batch latest:main
+      judgekit report -o shop.html --branch main --suite shop
     """
     out_path = old_out_path or out_path
     from judgekit.errors import StoreError
@@ -80,7 +90,7 @@ def report_command(
         batch = None
         if grades is None:
             try:
-                batch = store.batch_with_grades(batch_ref)
+                batch = store.batch_with_grades(batch_ref, only=only)
             except StoreError:
                 if batch_ref != "latest":
                     raise
@@ -93,6 +103,7 @@ def report_command(
             labels_dir=labels_dir,
             since=since_from_option(since),
             by=by,
+            only=only,
         )
     with parent_folder_lock(out_path):
         write_report(out_path, content)

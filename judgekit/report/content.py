@@ -46,7 +46,10 @@ class RubricRow(Protocol):
 class ReportContent:
     """Everything the report shows.
 
-    ``summary`` is :meth:`GradeSummary.as_dict` (None when no grades were recorded);
+    ``summary`` is :meth:`GradeSummary.as_dict` (None when no grades were recorded) of all
+    the graded runs shown, ``suites`` the same per suite (name, summary), in the order
+    met: the report gives each suite its own section, never one headline blending them
+    (empty, or one unnamed suite: ``summary`` is shown as one suite);
     ``calibrations`` are :meth:`CalibrationReport.as_dict` objects, whose disagreements the
     report lists; ``images`` maps a caption to PNG bytes, shown in order. ``store_url`` is
     shown as given, so it must already have its password masked.
@@ -58,6 +61,8 @@ class ReportContent:
     git_sha: str | None = None
     git_branch: str | None = None
     summary: dict[str, Any] | None = None
+    suites: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    only: str | None = None  # the filter the runs shown passed, as its options
     series: list[Series] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
     rubrics: Sequence[RubricRow] = ()

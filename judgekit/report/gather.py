@@ -18,6 +18,7 @@ from judgekit.monitoring.series import Window
 from judgekit.report import ReportContent
 from judgekit.store import Batch, Store
 from judgekit.store.queries import latest_calibrations
+from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
 
 
 def suite_summary(grades: Iterable[Grade], *, k: int | None = None) -> dict[str, Any] | None:
@@ -26,6 +27,17 @@ def suite_summary(grades: Iterable[Grade], *, k: int | None = None) -> dict[str,
     for grade in grades:
         summary.add(grade)
     return summary.as_dict(k=k) if summary.runs else None
+
+
+def suite_summaries(
+    grades: Iterable[Grade], *, k: int | None = None
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """The summary of each suite's grades (a run's suite from its run id), in the order met."""
+    by_suite: dict[str | None, list[Grade]] = {}
+    for grade in grades:
+        by_suite.setdefault(run_suite(grade.run_id, grade.task_id), []).append(grade)
+    found = [(name, suite_summary(shown, k=k)) for name, shown in by_suite.items()]
+    return [(name, summary) for name, summary in found if summary is not None]
 
 
 def build_report_content(
@@ -40,12 +52,23 @@ def build_report_content(
     by: Window = "day",
     policy: AlertPolicy | None = None,
     k: int | None = None,
+    only: RunFilter = EVERYTHING,
 ) -> tuple[ReportContent, MonitorReport]:
-    """Everything the report shows. ``grades`` (a results file) replace the batch's own."""
+    """Everything the report shows, of the runs ``only`` lets through. ``grades`` (a results
+    file) replace the batch's own (and are narrowed to ``only``'s suite)."""
     monitor = build_monitor_report(
-        store, rubrics=rubrics, labels_dir=labels_dir, since=since, by=by, policy=policy
+        store,
+        rubrics=rubrics,
+        labels_dir=labels_dir,
+        since=since,
+        by=by,
+        policy=policy,
+        only=only,
     )
-    shown = grades if grades is not None else (store.grades(batch.id) if batch else [])
+    if grades is not None:
+        shown = [g for g in grades if only.suite in (None, run_suite(g.run_id, g.task_id))]
+    else:
+        shown = store.grades(batch.id, only=only) if batch else []
     calibrations = latest_calibrations(store, [line.id for line in monitor.rubrics])
     images: dict[str, bytes] = {}
     metrics = {s.metric for s in monitor.series}
@@ -67,6 +90,8 @@ def build_report_content(
         git_sha=batch.git_sha if batch else None,
         git_branch=batch.branch if batch else None,
         summary=suite_summary(shown, k=k),
+        suites=suite_summaries(shown, k=k),
+        only=None if only.is_empty else only.describe(),
         series=monitor.series,
         alerts=monitor.alerts,
         rubrics=monitor.rubrics,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from judgekit._util.atomic_files import atomic_writer
 from judgekit.report.content import ReportContent
-from judgekit.report.html_blocks import page, section
+from judgekit.report.contents import Part, suite_parts, table_of_contents
+from judgekit.report.html_blocks import page
 from judgekit.report.judge_sections import (
     MAX_DISAGREEMENTS,
     calibrations_section,
@@ -19,7 +20,7 @@ from judgekit.report.judge_sections import (
     rubrics_section,
 )
 from judgekit.report.monitor_sections import alerts_section, metrics_section, plots_section
-from judgekit.report.suite_sections import header, suite_section, tasks_section
+from judgekit.report.suite_sections import header
 
 __all__ = ["MAX_DISAGREEMENTS", "render_report", "write_report"]
 
@@ -27,17 +28,16 @@ __all__ = ["MAX_DISAGREEMENTS", "render_report", "write_report"]
 def render_report(content: ReportContent) -> str:
     """The whole report as an HTML5 document."""
     kinds = {series.metric: series.kind for series in content.series}
-    body = [
-        header(content),
-        section("suite", "Suite", suite_section(content.summary)),
-        section("tasks", "Tasks", tasks_section(content.summary)),
-        section("alerts", "Alerts", alerts_section(content.all_alerts(), kinds)),
-        section("metrics", "Metrics", metrics_section(content.series)),
-        section("rubrics", "Rubrics", rubrics_section(content.rubrics)),
-        section("calibration", "Calibration", calibrations_section(content.calibrations)),
-        section("plots", "Plots", plots_section(content.images)),
-        section("disagreements", "Disagreements", disagreements_section(content.calibrations)),
+    parts = [
+        *suite_parts(content),
+        Part("alerts", "Alerts", alerts_section(content.all_alerts(), kinds)),
+        Part("metrics", "Metrics", metrics_section(content.series)),
+        Part("rubrics", "Rubrics", rubrics_section(content.rubrics)),
+        Part("calibration", "Calibration", calibrations_section(content.calibrations)),
+        Part("plots", "Plots", plots_section(content.images)),
+        Part("disagreements", "Disagreements", disagreements_section(content.calibrations)),
     ]
+    body = [header(content), table_of_contents(parts), *(part.html() for part in parts)]
     return page(content.title, body)
 
 

@@ -21,6 +21,8 @@ def header(content: ReportContent) -> str:
     if content.git_sha or content.git_branch:
         commit = content.git_sha or "unknown commit"
         meta.append(f"commit {commit}" + (f" ({content.git_branch})" if content.git_branch else ""))
+    if content.only:
+        meta.append(f"only {content.only}")
     return f"<header>\n<h1>{escape(content.title)}</h1>\n{paragraph(' · '.join(meta), 'meta')}\n</header>"
 
 

@@ -37,7 +37,7 @@ PNG_B = b"\x89PNG\r\n\x1a\n\x00\xffsecond image"
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p",
     "strong", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "figure", "img",
-    "figcaption",
+    "figcaption", "nav", "ul", "li", "a",
 }  # fmt: skip
 
 
@@ -233,8 +233,11 @@ def test_the_file_is_self_contained() -> None:
     assert "@import" not in page and "url(" not in page
     tags = Tags(page).tags
     assert {tag for tag, _ in tags} <= ALLOWED_TAGS
+    anchors = {attrs["id"] for _, attrs in tags if attrs.get("id")}
     for _, attrs in tags:
-        assert "href" not in attrs
+        href = attrs.get("href")
+        # Links only within the page (the table of contents), each to a section that exists.
+        assert href is None or (href.startswith("#") and href[1:] in anchors)
         src = attrs.get("src")
         assert src is None or src.startswith("data:image/png;base64,")
         assert not any(name.startswith("on") for name in attrs)  # no event handler attribute
