@@ -12,21 +12,19 @@ import click
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import labels_dir_option
 from judgekit.errors import DataError
-from judgekit.exporters.export import FORMATS, export_items, label_items, verdict_items
-from judgekit.exporters.trace_links import TraceLink, trace_link
-from judgekit.formats.label import labels_path, read_labels
+from judgekit.exporters import FORMAT_NAMES
 from judgekit.formats.rubric_file import load_rubric
-from judgekit.formats.run import iter_unique_runs
 
 if TYPE_CHECKING:
     from judgekit.exporters.export import ExportTally
+    from judgekit.exporters.trace_links import TraceLink
     from judgekit.formats.verdict import Verdict
 
 _format_option = click.option(
     "--format",
     "format_name",
     required=True,
-    type=click.Choice(list(FORMATS)),
+    type=click.Choice(FORMAT_NAMES),
     help="otel: OTLP/JSON gen_ai.evaluation.result events; langsmith: create_feedback "
     "arguments; langfuse: score bodies; csv: one row each (JSON lines but otel and csv).",
 )
@@ -64,6 +62,9 @@ def export_group() -> None:
 
 
 def _links_from_files(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]:
+    from judgekit.exporters.trace_links import trace_link
+    from judgekit.formats.run import iter_unique_runs
+
     links: dict[str, TraceLink | None] = {}
     for path in runs_files:
         for _, run in iter_unique_runs(path):
@@ -72,6 +73,8 @@ def _links_from_files(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]
 
 
 def _say(tally: ExportTally, format_name: str, output: Path, runs_hint: str) -> None:
+    from judgekit.exporters.export import FORMATS
+
     first, *rest = tally.lines(FORMATS[format_name], output, runs_hint=runs_hint)
     click.echo(visible(first, one_line=True), err=True)
     for line in rest:
@@ -80,6 +83,7 @@ def _say(tally: ExportTally, format_name: str, output: Path, runs_hint: str) -> 
 
 def _stored(rubric_id: str | None) -> tuple[list[Verdict], dict[str, TraceLink | None]]:
     # Imported here: the store loads SQLAlchemy, which a file export never needs.
+    from judgekit.exporters.trace_links import trace_link
     from judgekit.store import open_store
     from judgekit.store.queries import stored_rubric_ids
 
@@ -118,6 +122,7 @@ def export_verdicts_command(
       judgekit export verdicts --format langsmith --verdicts out/verdicts.jsonl \\
           --runs runs.jsonl -o feedback.jsonl
     """
+    from judgekit.exporters.export import FORMATS, export_items, verdict_items
     from judgekit.formats.verdict import load_verdicts
     from judgekit.formats.verdict_scores import ScaleCheck
 
@@ -170,6 +175,10 @@ def export_labels_command(
       judgekit export labels --rubric goal_completion --format langfuse \\
           --runs runs.jsonl -o scores.jsonl
     """
+    # Imported here: the exporters and the labels file are loaded by this command only.
+    from judgekit.exporters.export import FORMATS, export_items, label_items
+    from judgekit.formats.label import labels_path, read_labels
+
     rubric = load_rubric(rubric_ref)
     path = labels_file if labels_file is not None else labels_path(labels_dir, rubric.id)
     if not path.exists():

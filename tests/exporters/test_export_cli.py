@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from judgekit.exporters import FORMAT_NAMES
+from judgekit.exporters.export import FORMATS
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.store import open_store
 from tests.conftest import REPO
@@ -24,6 +26,10 @@ from tests.exporters.world import (
     verdict,
     write_jsonl,
 )
+
+
+def test_the_help_lists_every_format_and_only_those() -> None:
+    assert tuple(FORMATS) == FORMAT_NAMES == ("otel", "langsmith", "langfuse", "csv")
 
 
 def test_a_malformed_verdict_line_is_exit_2_and_nothing_is_written(tmp_path: Path) -> None:
