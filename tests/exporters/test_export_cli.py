@@ -186,3 +186,21 @@ def test_labels_of_a_rubric_with_no_file_is_exit_2(tmp_path: Path) -> None:
         f"judgekit: error: {tmp_path / 'goal_completion.jsonl'}: no such file: no labels of "
         "rubric goal_completion to export\n"
     )
+
+
+def test_a_label_off_the_scale_is_exit_2_and_nothing_is_written(tmp_path: Path) -> None:
+    labels = tmp_path / "goal_completion.jsonl"
+    good = {"run_id": "a", "rubric_id": "goal_completion", "label": "pass", "labeler": "ana"}
+    bad = good | {"run_id": "b", "label": "maybe"}
+    labels.write_text(
+        "".join(json.dumps(line | {"at": "2026-01-01T00:00:00Z"}) + "\n" for line in (good, bad)),
+        encoding="utf-8",
+    )
+    out = tmp_path / "labels.csv"
+    result = export("labels", "--rubric", RUBRIC, "--labels", labels, "--format", "csv", "-o", out)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f'judgekit: error: {labels}:2: label: unknown label "maybe" for the binary scale of '
+        'goal_completion; valid labels are "pass", "fail"\n'
+    )
+    assert not out.exists()
