@@ -243,9 +243,34 @@ def test_store_variant_records_main_and_gates_pull_requests_on_it() -> None:
     assert pr_run.option("--trials") == "30"
     assert pr_run.option("--branch") == EXPRESSIONS["github.head_ref"]
     (gate,) = commands_of(WITH_STORE, "gate", "gate")
-    assert gate.args == ["gate", "--baseline", "latest:main", "--candidate", "results/pr"]
+    assert gate.args == [
+        "gate", "--baseline", "latest:main", "--branch", "main", "--candidate", "results/pr"
+    ]  # fmt: skip
     (report,) = commands_of(WITH_STORE, "gate", "report")
     assert report.option("--out") == "report.html"
+
+
+def test_store_variant_reads_main_s_history_from_main_only() -> None:
+    # Pull requests record their runs in the same store under their own branch: whatever
+    # reads main's series, report or baseline says --branch main, or they would blend in.
+    readers = [
+        c
+        for c in run_commands(WITH_STORE)
+        if c.args[0] in ("monitor", "gate") or (c.args[0] == "report" and "--batch" in c.args)
+    ]
+    assert [(c.where.split(",")[0], c.args[0], c.option("--branch")) for c in readers] == [
+        ("judgekit.yml: job baseline", "monitor", "main"),
+        ("judgekit.yml: job baseline", "report", "main"),
+        ("judgekit.yml: job gate", "gate", "main"),
+    ]
+    (monitor,) = commands_of(WITH_STORE, "baseline", "monitor")
+    assert monitor.args == [
+        "monitor", "--branch", "main", "--since", "30d", "--plot", "scores.png"
+    ]  # fmt: skip
+    (upload,) = [
+        s for s in job_steps(WITH_STORE, "baseline") if "uses" in s and "upload" in s["uses"]
+    ]
+    assert "scores*.png" in upload["with"]["path"].split()
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
