@@ -87,7 +87,8 @@ def optional_number(obj: dict[str, Any], key: str, where: Location) -> float | N
 
 def value_text(value: Any) -> str | None:
     """A traced input or output as text: a string as it is; a chat message's or a one-key
-    object's text; a list of messages' last text; anything else as compact JSON.
+    object's text; a list of messages' last text; None for an empty object or list;
+    anything else as compact JSON.
 
     >>> value_text({"output": "done"}), value_text({"role": "assistant", "content": "hi"})
     ('done', 'hi')
@@ -96,6 +97,8 @@ def value_text(value: Any) -> str | None:
     """
     if value is None or isinstance(value, str):
         return value
+    if value in ({}, []):
+        return None  # nothing was passed
     if isinstance(value, dict):
         if isinstance(value.get("content"), str):
             return str(value["content"])

@@ -198,3 +198,24 @@ def test_the_command_imports_an_export_and_other_importers_name_it(tmp_path: Pat
             f"judgekit: error: {path}: this looks like a Langfuse trace export (observations); "
             "try `judgekit import langfuse`\n"
         )
+
+
+def test_legacy_usage_and_calculated_cost_are_summed(tmp_path: Path) -> None:
+    lines = [
+        _obs(id="g1", type="GENERATION", usage={"input": 7, "output": 2, "total": 9,
+             "unit": "TOKENS"}, calculatedTotalCost=0.5),
+        _obs(id="g2", type="GENERATION", startTime="2026-03-01T09:00:01Z",
+             usageDetails={"input": 3, "output": 1, "cache_read_input_tokens": 2},
+             totalCost=0.25, output="done"),
+    ]  # fmt: skip
+    path = tmp_path / "lf.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (run,) = import_langfuse(path)
+    assert run.usage is not None
+    assert run.usage.model_dump() == {
+        "input_tokens": 10,
+        "output_tokens": 3,
+        "total_tokens": 9,
+        "cache_read_input_tokens": 2,
+    }
+    assert (run.cost_usd, run.turns, run.final_answer) == (0.75, 2, "done")

@@ -177,3 +177,12 @@ def test_the_command_imports_an_export_and_other_importers_name_it(tmp_path: Pat
             f"judgekit: error: {path}: this looks like a LangSmith trace export (runs); "
             "try `judgekit import langsmith`\n"
         )
+
+
+def test_a_trace_without_llm_runs_takes_the_roots_own_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "ls.jsonl"
+    path.write_text(_line(prompt_tokens=12, completion_tokens=4, total_cost=0.5) + "\n")
+    (run,) = import_langsmith(path)
+    assert run.usage is not None
+    assert (run.usage.input_tokens, run.usage.output_tokens, run.cost_usd) == (12, 4, 0.5)
+    assert (run.turns, run.tool_calls, run.input) == (0, [], None)
