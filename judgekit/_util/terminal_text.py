@@ -50,12 +50,13 @@ run␊FAKE LINE
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from rich.markup import escape
 from rich.text import Text
 
-__all__ = ["visible", "visible_markup", "visible_text"]
+__all__ = ["first_column_room", "visible", "visible_markup", "visible_name", "visible_text"]
 
 # Everything visible() replaces: C0 but tab and newline, DEL and C1, the bidirectional
 # formatting characters, the Unicode line and paragraph separators, and lone surrogates.
@@ -97,3 +98,41 @@ def visible_markup(text: str) -> str:
 def visible_text(text: str, style: str = "", *, one_line: bool = False) -> Text:
     """``text`` made :func:`visible`, as a rich ``Text`` (never parsed as markup)."""
     return Text(visible(text, one_line=one_line), style=style)
+
+
+# An id or a metric name breaks after one of these, the word boundaries of an identifier.
+_NAME_PARTS: Final = re.compile(r"[^:/_\-. ]*[:/_\-. ]+|[^:/_\-. ]+")
+_MIN_ROOM: Final = 8
+
+
+def visible_name(name: str, width: int) -> Text:
+    """``name`` (a task id, a metric) made :func:`visible` on one line, then broken into
+    lines of at most ``width`` after its separators (``:`` ``/`` ``_`` ``-`` ``.`` space),
+    so a table column wraps it where a reader would; a part wider than ``width`` alone is
+    cut, the one case no separator helps.
+
+    >>> print(visible_name("rubric:goal_completion_sloppy", 24))
+    rubric:goal_completion_
+    sloppy
+    """
+    lines = [""]
+    for part in _NAME_PARTS.findall(visible(name, one_line=True)):
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+        while len(lines[-1]) > width:
+            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
+    return Text("\n".join(line.rstrip() or line for line in lines))
+
+
+def first_column_room(width: int, columns: Sequence[Sequence[str | Text]], *, gap: int = 2) -> int:
+    """The width left for a table's first column (names) when each of ``columns`` (header
+    and cells of the other columns: rich markup, or ``Text``) keeps its widest line whole
+    and ``gap`` separates columns; never under 8."""
+    taken = sum(max((_widest_line(cell) for cell in column), default=0) for column in columns)
+    return max(_MIN_ROOM, width - taken - gap * len(columns))
+
+
+def _widest_line(cell: str | Text) -> int:
+    text = cell if isinstance(cell, Text) else Text.from_markup(cell)
+    return max(line.cell_len for line in text.split(allow_blank=True))

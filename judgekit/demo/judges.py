@@ -140,12 +140,15 @@ def print_rates(console: Console) -> None:
         "run's deterministic grade), flipped at these set rates, seeded by the run id. Only "
         "the shop's answers carry a ticket, so the shop runs are judged:",
     )
+    # Two-line headers keep the table within 80 columns.
     rates = Table(box=None, pad_edge=False)
-    for column in ("judge", "rubric", "says pass | passed", "says fail | failed", "false-pass"):
-        rates.add_column(column, justify="left" if column in ("judge", "rubric") else "right")
+    rates.add_column("judge", overflow="fold")
+    rates.add_column("rubric", overflow="fold")
+    for column in ("says pass\nif passed", "says fail\nif failed", "says pass\nif failed"):
+        rates.add_column(column, justify="right", no_wrap=True)
     for judge in JUDGES:
         rates.add_row(
-            judge.model,
+            judge.name,
             judge.rubric_id,
             rate(judge.true_pass_rate),
             rate(judge.true_fail_rate),

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judgekit._util.number_format import DASH, p_value, rate, relative_change, setting
-from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit._util.terminal_text import first_column_room, visible_markup, visible_name
 from judgekit.gate.compare import Comparison, GateReport, SideSummary, TaskResult
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def print_gate_report(
     Messages are never wrapped, so a CI log can be searched for them. Task ids and reasons
     are data, shown visibly on one line each (:mod:`judgekit._util.terminal_text`).
     """
-    console.print(_table(report))
+    console.print(_table(report, console.width))
     for task in report.tasks:
         for reason in task.reasons:
             _line(console, f"FAIL {visible_markup(task.task_id)}: {visible_markup(reason)}")
@@ -69,9 +69,10 @@ def _verdict_line(report: GateReport) -> str:
     )
 
 
-def _table(report: GateReport) -> Table:
+def _table(report: GateReport, width: int) -> Table:
     # No vertical rules and two-space gaps: with run counts of up to three digits, task ids
-    # of about 20 characters fit in 80 columns; longer ids fold, never the verdict.
+    # of about 20 characters fit in 80 columns; a longer id wraps after its `-`, `_` or `.`,
+    # and the figures are never cut.
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
@@ -84,13 +85,19 @@ def _table(report: GateReport) -> Table:
         "cost and turns: change of the mean",
         caption_justify="left",
     )
+    headers = ("baseline", "candidate", "p", "cost Δ", "turns Δ", "verdict")
     table.add_column("task", overflow="fold", min_width=8)
-    for name in ("baseline", "candidate", "p", "cost Δ", "turns Δ", "verdict"):
+    for name in headers:
         table.add_column(name, justify="right", no_wrap=True)
-    for task in report.tasks:
-        table.add_row(visible_text(task.task_id, one_line=True), *_cells(task), _verdict_cell(task))
+    rows = [[*_cells(task), _verdict_cell(task)] for task in report.tasks]
+    suite = [*_cells(report.suite), DASH]
+    room = first_column_room(
+        width, [[h, *cells] for h, *cells in zip(headers, suite, *rows, strict=True)]
+    )
+    for task, cells in zip(report.tasks, rows, strict=True):
+        table.add_row(visible_name(task.task_id, room), *cells)
     table.add_section()
-    table.add_row("all runs", *_cells(report.suite), DASH)
+    table.add_row("all runs", *suite)
     return table
 
 

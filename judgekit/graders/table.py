@@ -7,6 +7,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from judgekit._util.number_format import (
     DASH,
@@ -18,7 +19,12 @@ from judgekit._util.number_format import (
     rate,
     whole,
 )
-from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit._util.terminal_text import (
+    first_column_room,
+    visible_markup,
+    visible_name,
+    visible_text,
+)
 from judgekit.graders.summary import (
     GraderTally,
     GradeSummary,
@@ -38,11 +44,21 @@ def _fraction(tally: GraderTally) -> str:
     return f"[{style}]{tally.passed}/{tally.graded}[/{style}]"
 
 
-def _table(title: str, columns: list[str]) -> Table:
+Cells = list[str | Text]
+
+
+def _table(title: str, columns: list[str], rows: list[tuple[str, Cells]], width: int) -> Table:
+    """A table of one row per task: the figures keep their width and never fold; a task id
+    too long for what is left wraps after its ``-``, ``_`` or ``.``."""
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("task", overflow="fold")
     for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
+    figures = [[name, *cells] for name, *cells in zip(columns, *(c for _, c in rows), strict=True)]
+    # Two edge spaces, and three between columns (padding, rule, padding).
+    room = first_column_room(width - 2, figures, gap=3)
+    for task_id, cells in rows:
+        table.add_row(visible_name(task_id, room), *cells)
     return table
 
 
@@ -56,58 +72,74 @@ def print_grade_table(
     visibly (:mod:`judgekit._util.terminal_text`), one line each, never as markup or emoji codes."""
     chosen = k if k is not None else summary.default_k()
     tasks = sorted(summary.tasks.values(), key=lambda s: s.task_id)
-    for table in _task_tables(tasks, chosen):
+    for table in _task_tables(tasks, chosen, console.width):
         console.print(table)
     _print_suite_lines(summary, console, tasks=tasks, k=chosen)
     if show_reasons:
         _print_failures(tasks, console)
 
 
-def _task_tables(tasks: list[TaskSummary], chosen: int) -> tuple[Table, Table, Table]:
+def _task_tables(tasks: list[TaskSummary], chosen: int, width: int) -> tuple[Table, ...]:
     """The three tables, one row per task: reliability, what failed, cost per run. The
     Answer column appears only when some run was graded on it."""
-    rates = _table(
-        "Reliability per task", ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"]
-    )
     shown = ["truth", "path", "state"]
     if any(task.graders["answer"].graded for task in tasks):
         shown.append("answer")
-    graders = _table(
-        "What failed", [name.capitalize() for name in shown] + ["claims", "errors", "stopped"]
+    cells = [_task_cells(task, chosen, shown) for task in tasks]
+    ids = [task.task_id for task in tasks]
+    return (
+        _table(
+            "Reliability per task",
+            ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"],
+            [(task_id, row[0]) for task_id, row in zip(ids, cells, strict=True)],
+            width,
+        ),
+        _table(
+            "What failed",
+            [name.capitalize() for name in shown] + ["claims", "errors", "stopped"],
+            [(task_id, row[1]) for task_id, row in zip(ids, cells, strict=True)],
+            width,
+        ),
+        # Two-line headers: the figures are narrow, and the task ids keep the room.
+        _table(
+            "Cost per run",
+            ["turns\nmean", "turns\nworst", "cost $\nmean", "cost $\nworst"],
+            [(task_id, row[2]) for task_id, row in zip(ids, cells, strict=True)],
+            width,
+        ),
     )
-    spend = _table("Cost per run", ["turns mean", "turns worst", "cost $ mean", "cost $ worst"])
-    for task in tasks:
-        name = visible_text(task.task_id, one_line=True)
-        stats = reliability(task.runs, task.passed, chosen)
-        ci = stats["pass_at_1_ci"]
-        rates.add_row(
-            name,
+
+
+def _task_cells(task: TaskSummary, chosen: int, shown: list[str]) -> tuple[Cells, Cells, Cells]:
+    """A task's figures in each table: reliability, what failed, cost per run."""
+    stats = reliability(task.runs, task.passed, chosen)
+    ci = stats["pass_at_1_ci"]
+    early = ", ".join(
+        f"{reason} {count}"
+        for reason, count in sorted(task.stop_reasons.items())
+        if reason != "completed"
+    )
+    return (
+        [
             str(task.runs),
             rate(stats["pass_at_1"]),
             DASH if ci is None else interval(*ci),
             rate(stats["pass_at_k"]),
             rate(stats["pass_hat_k"]),
-        )
-        early = ", ".join(
-            f"{reason} {count}"
-            for reason, count in sorted(task.stop_reasons.items())
-            if reason != "completed"
-        )
-        graders.add_row(
-            name,
+        ],
+        [
             *(_fraction(task.graders[grader]) for grader in shown),
             str(task.claimed_but_failed),
             percent(task.tool_error_rate, decimals=0),
             visible_text(early or "0", one_line=True),
-        )
-        spend.add_row(
-            name,
+        ],
+        [
             mean_count(task.turns.mean),
             whole(task.turns.worst),
             cost(task.cost.mean),
             cost(task.cost.worst),
-        )
-    return rates, graders, spend
+        ],
+    )
 
 
 def _print_suite_lines(

@@ -18,7 +18,12 @@ from judgekit._util.number_format import (
     setting,
     statistic,
 )
-from judgekit._util.terminal_text import visible_markup, visible_text
+from judgekit._util.terminal_text import (
+    first_column_room,
+    visible_markup,
+    visible_name,
+    visible_text,
+)
 from judgekit.monitoring.model import Point, Series
 
 if TYPE_CHECKING:
@@ -41,7 +46,7 @@ def print_monitor_report(report: MonitorReport, console: Console) -> None:
             "`judgekit run`, `grade` and `judge` record what they do",
         )
         return
-    console.print(_table(report, since))
+    console.print(_table(report, since, console.width))
     for series in report.series:
         if series.alert is not None:
             metric, message = visible_markup(series.metric), visible_markup(series.alert.message)
@@ -89,7 +94,7 @@ def _line(console: Console, text: str) -> None:
     console.print(text, soft_wrap=True, emoji=False)
 
 
-def _table(report: MonitorReport, since: str) -> Table:
+def _table(report: MonitorReport, since: str, width: int) -> Table:
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
@@ -105,23 +110,30 @@ def _table(report: MonitorReport, since: str) -> Table:
         "Wilson intervals for proportions",
         caption_justify="left",
     )
+    headers = ("latest", "95% CI", "n", "baseline", "n ", "p", "status")
     table.add_column("metric", overflow="fold", min_width=9)
-    for name in ("latest", "95% CI", "n", "baseline", "n ", "p", "status"):
+    for name in headers:
         table.add_column(name, justify="right", no_wrap=True)
-    for series in report.series:
-        latest = series.points[-1] if series.points else None
-        base = series.baseline
-        table.add_row(
-            visible_text(series.metric, one_line=True),
-            _value(latest, series.kind),
-            _interval(latest, series.kind),
-            str(latest.n) if latest else DASH,
-            _value(base, series.kind),
-            str(base.n) if base else DASH,
-            p_value(series.p_value),
-            _status(series),
-        )
+    rows = [_figures(series) for series in report.series]
+    # The figures keep their width; a long metric name wraps after its `:` or `_`.
+    room = first_column_room(width, [[h, *cells] for h, *cells in zip(headers, *rows, strict=True)])
+    for series, figures in zip(report.series, rows, strict=True):
+        table.add_row(visible_name(series.metric, room), *figures)
     return table
+
+
+def _figures(series: Series) -> list[str]:
+    latest = series.points[-1] if series.points else None
+    base = series.baseline
+    return [
+        _value(latest, series.kind),
+        _interval(latest, series.kind),
+        str(latest.n) if latest else DASH,
+        _value(base, series.kind),
+        str(base.n) if base else DASH,
+        p_value(series.p_value),
+        _status(series),
+    ]
 
 
 def _value(point: Point | None, kind: str) -> str:
