@@ -18,6 +18,7 @@ from judgekit.cli.export_cmd import export_group
 from judgekit.cli.gate_cmd import gate_command
 from judgekit.cli.grade_cmd import grade_command
 from judgekit.cli.import_cmd import import_group
+from judgekit.cli.init_cmd import init_command
 from judgekit.cli.judge_cmd import judge_command
 from judgekit.cli.label_cmd import label_command
 from judgekit.cli.labels_cmd import labels_command
@@ -93,6 +94,7 @@ main.add_command(export_group)
 main.add_command(gate_command)
 main.add_command(grade_command)
 main.add_command(import_group)
+main.add_command(init_command)
 main.add_command(judge_command)
 main.add_command(label_command)
 main.add_command(labels_command)
