@@ -53,6 +53,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from rich.cells import cell_len, chop_cells
 from rich.markup import escape
 from rich.text import Text
 
@@ -117,11 +118,11 @@ def visible_name(name: str, width: int) -> Text:
     """
     lines = [""]
     for part in _NAME_PARTS.findall(visible(name, one_line=True)):
-        if lines[-1] and len(lines[-1]) + len(part) > width:
+        if lines[-1] and cell_len(lines[-1] + part) > width:
             lines.append("")
         lines[-1] += part
-        while len(lines[-1]) > width:
-            lines[-1:] = [lines[-1][:width], lines[-1][width:]]
+        if cell_len(lines[-1]) > width:
+            lines[-1:] = chop_cells(lines[-1], width)  # counted in cells: CJK takes two
     return Text("\n".join(line.rstrip() or line for line in lines))
 
 

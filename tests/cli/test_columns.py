@@ -217,6 +217,7 @@ def test_a_name_breaks_after_its_separators_and_only_a_lone_long_part_is_cut() -
     assert visible_name("a.b/c d", 3).plain == "a.\nb/\nc d"
     assert visible_name("a.b/c d", 2).plain == "a.\nb/\nc\nd"
     assert visible_name("x" * 10 + "-y", 4).plain == "xxxx\nxxxx\nxx-y"
+    assert visible_name("日本語の-タスク", 6).plain == "日本語\nの-\nタスク"
     # Data stays data: a newline in an id is shown, never obeyed.
     assert visible_name("ok\n[red]x", 40).plain == "ok␊[red]x"
 
