@@ -36,6 +36,7 @@ def import_group() -> None:
     Example:
       judgekit import openai examples/transcripts/shop_openai.jsonl -o runs.jsonl
       judgekit import anthropic examples/transcripts/shop_anthropic.json -o runs.jsonl
+      judgekit import otel traces.jsonl -o runs.jsonl
       judgekit grade runs.jsonl --tasks tasks/shop.yaml --out results
     """
 

@@ -81,6 +81,10 @@ def source_command(importer: Importer) -> click.Command:
 class ImportGroup(click.Group):
     """The ``import`` group: its own commands, then one per registered source."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._built: dict[str, click.Command] = {}
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         from judgekit.importers.registry import IMPORTERS
 
@@ -93,4 +97,10 @@ class ImportGroup(click.Group):
         from judgekit.importers.registry import importer_named
 
         importer = importer_named(cmd_name)
-        return source_command(importer) if importer is not None else None
+        if importer is None:
+            return None
+        # Built once per group, so a command looked up twice is the same command.
+        built = self._built.get(cmd_name)
+        if built is None:
+            built = self._built[cmd_name] = source_command(importer)
+        return built
