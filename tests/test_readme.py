@@ -29,7 +29,10 @@ SETUP = {"pip install -e '.[dev]'", "python -m pytest"}  # .ci/run runs exactly 
 # Exit codes the walk-through expects besides 0, and why.
 EXPECTED_EXIT = {
     # A fake judge that passes everything agrees with no one: promote says so and exits 1.
-    "judgekit promote --rubric goal_completion": (1, "not promoted"),
+    "judgekit promote --rubric goal_completion --labels my-labels/goal_completion.jsonl": (
+        1,
+        "not promoted",
+    ),
     # Nothing is promoted yet, so there is no figure to recheck against.
     "OPENAI_API_KEY=… judgekit monitor --recheck goal_completion": (2, "no promotion record"),
     # The README shows this run failing, with this message.
@@ -163,6 +166,9 @@ def test_every_readme_command_runs(scratch: Path) -> None:
             if args[0] == "judgekit":
                 stdin = "p\nf\n" * 4 + "q\n" if args[1] == "label" else None
                 code, out, err = _judgekit(args[1:], stdin)
+            elif args[:2] == ["cp", "-r"] and len(args) == 4:  # the walk-through's scratch labels
+                shutil.copytree(args[2], args[3])
+                code, out, err = 0, "", ""
             elif args[0] == "python" and args[1].startswith("bench/"):
                 code, out, err = _run([sys.executable, str(REPO / args[1]), *BENCH_SIZES[args[1]]])
             elif args[0] == "pytest":
@@ -197,6 +203,12 @@ def test_every_readme_command_runs(scratch: Path) -> None:
     # The walk-through's files are there: it really ran, in order.
     assert (scratch / "runs.jsonl").read_text().count("\n") == 3
     assert "kappa" in (scratch / "comment.md").read_text()
+    # The walk-through labels into its copy: the repository's labels stay as committed.
+    for name in ("goal_completion.jsonl", "goal_completion.split.jsonl"):
+        assert (scratch / "labels" / name).read_bytes() == (REPO / "labels" / name).read_bytes()
+    assert (scratch / "my-labels" / "goal_completion.jsonl").read_text().count("\n") > (
+        REPO / "labels" / "goal_completion.jsonl"
+    ).read_text().count("\n")
     # The demo prints what the README quotes of it.
     quoted = README.read_text().split("The part that matters, as it prints:\n\n```console\n")[1]
     printed = [line.rstrip() for line in demo_output.splitlines()]

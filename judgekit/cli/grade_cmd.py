@@ -17,6 +17,7 @@ from judgekit.cli.options import (
     save_baseline_option,
     tasks_option,
 )
+from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.task_files import load_task_files
@@ -67,9 +68,10 @@ def grade_command(
     tasks = load_task_files(tasks_path)
     results = out_dir / "results.jsonl"
     with output_folder_lock(out_dir):
-        summary = grade_file(
-            runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown, baseline=save_baseline
-        )
+        with import_first_hint(runs):
+            summary = grade_file(
+                runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown, baseline=save_baseline
+            )
         recorded = None
         if store.enabled:
             from judgekit.store.recording import record_graded_runs

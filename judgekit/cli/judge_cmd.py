@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from judgekit._util.terminal_text import visible
+from judgekit.cli.judge_output import judging_progress, print_dry_run
 from judgekit.cli.options import (
     concurrency_option,
     json_instead_of,
@@ -19,6 +17,7 @@ from judgekit.cli.options import (
     rubric_option,
     suites_option,
 )
+from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.judging.judge import JudgeTally
@@ -78,6 +77,16 @@ EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finis
     type=click.Path(dir_okay=False, path_type=Path),
     help="A YAML price table overriding the built-in one.",
 )
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    help="Judge only the first N runs of the file (its verdicts.jsonl then holds those).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the first prompt, the token estimate and the projected cost; send nothing.",
+)
 @json_instead_of("the summary")
 @store_options
 def judge_command(
@@ -94,6 +103,8 @@ def judge_command(
     max_cost: float | None,
     no_cache: bool,
     prices: Path | None,
+    limit: int | None,
+    dry_run: bool,
     as_json: bool,
     store: StoreChoice,
 ) -> None:
@@ -107,31 +118,36 @@ def judge_command(
     exit 1, and rerunning the command asks only for those runs. The runs and verdicts are
     recorded in the store, in the batch of the runs file (--no-store: not). A rubric
     promoted selectively abstains on verdicts less confident than its promoted threshold.
+    --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
 
     \b
     Example:
       OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
-    prepared = prepare_judging(
-        JudgeRequest(
-            runs=runs,
-            rubric_ref=rubric_ref,
-            model=model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            tasks_path=tasks_path,
-            prices_path=prices,
-            max_cost=max_cost,
-            use_cache=not no_cache,
-            concurrency=concurrency,
-            max_attempts=max_attempts,
-            samples=samples,
-        )
+    request = JudgeRequest(
+        runs=runs,
+        rubric_ref=rubric_ref,
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        tasks_path=tasks_path,
+        prices_path=prices,
+        max_cost=max_cost,
+        use_cache=not no_cache,
+        concurrency=concurrency,
+        max_attempts=max_attempts,
+        samples=samples,
+        limit=limit,
     )
+    if dry_run:
+        print_dry_run(request, as_json=as_json)
+        return
+    with import_first_hint(runs):
+        prepared = prepare_judging(request)
     provenance = store.provenance() if store.enabled else None
     with (
         judging_session(prepared, out_dir, provenance=provenance) as session,
-        _progress(len(prepared.run_ids), show=not as_json) as bar,
+        judging_progress(len(prepared.run_ids), show=not as_json) as bar,
     ):
         finished = f"the verdicts that finished are in {session.verdicts_file}"
         try:
@@ -175,24 +191,3 @@ def _print_outcome(
         for line in not_judged_lines(tally, rubric.judge.model, endpoint):
             click.echo(visible(line, one_line=True), err=True)
         raise SystemExit(EXIT_NOT_JUDGED)
-
-
-class _Bar:
-    """The progress bar on stderr (nothing when --json)."""
-
-    def __init__(self, progress: Progress, total: int) -> None:
-        self._progress = progress
-        self._task = progress.add_task("judging", total=total)
-
-    def advance(self) -> None:
-        self._progress.advance(self._task)
-
-
-@contextmanager
-def _progress(total: int, *, show: bool) -> Iterator[_Bar]:
-    columns = (TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    console = Console(stderr=True)
-    # Off when stderr is not a terminal: a log gets no bar and no blank line.
-    shown = show and console.is_terminal
-    with Progress(*columns, console=console, transient=True, disable=not shown) as progress:
-        yield _Bar(progress, total)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from judgekit.formats.rubric import Rubric
@@ -99,7 +100,8 @@ def judge_runs_file(
             if on_verdict is not None:
                 on_verdict(verdict)
 
-        todo = _not_yet_judged(load_runs(runs), output.kept)
+        # run_ids are the file's first runs (all of them unless --limit): read no further.
+        todo = _not_yet_judged(islice(load_runs(runs), len(run_ids)), output.kept)
         try:
             tally = asyncio.run(_judge(judge, todo, settings, keep))
         except JudgingStopped as exc:

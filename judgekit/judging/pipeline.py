@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,10 +41,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JudgeRequest",
+    "JudgingInputs",
     "JudgingSession",
     "PreparedJudging",
     "judging_session",
     "prepare_judging",
+    "read_judging_inputs",
 ]
 
 
@@ -63,6 +66,38 @@ class JudgeRequest:
     concurrency: int = 8
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
+    limit: int | None = None  # only the first N runs of the file (--limit)
+
+
+@dataclass(frozen=True)
+class JudgingInputs:
+    """The files of a judging read and checked: what a dry run needs (no provider, no key)."""
+
+    runs: Path
+    rubric: Rubric
+    run_ids: Collection[str]  # in file order; the first --limit of them
+    prices: PriceTable
+    tasks: TaskSet | None
+
+
+def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
+    """Read and check the rubric, suites, price table and runs file, in the order their
+    errors are reported."""
+    rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
+    parse_model_name(rubric.judge.model)  # a malformed model name is reported before the files
+    # Judging reads a suite for its references: as data, importing nothing.
+    tasks = load_task_files(request.tasks_path, resolve_code=False) if request.tasks_path else None
+    prices = (
+        PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
+    )
+    run_ids = runs_file_ids(request.runs)
+    if request.limit is not None and request.limit < len(run_ids):
+        # The whole file is still checked above: a bad line further on is reported now,
+        # not by the run that reaches it.
+        run_ids = dict(islice(run_ids.items(), request.limit))
+    return JudgingInputs(
+        runs=request.runs, rubric=rubric, run_ids=run_ids, prices=prices, tasks=tasks
+    )
 
 
 @dataclass(frozen=True)
@@ -86,14 +121,9 @@ class PreparedJudging:
 
 def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     """Read and check every input, in the order their errors are reported."""
-    rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
+    inputs = read_judging_inputs(request)
+    rubric, prices = inputs.rubric, inputs.prices
     provider_name, _ = parse_model_name(rubric.judge.model)
-    # Judging reads a suite for its references: as data, importing nothing.
-    tasks = load_task_files(request.tasks_path, resolve_code=False) if request.tasks_path else None
-    prices = (
-        PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
-    )
-    run_ids = runs_file_ids(request.runs)
     provider = make_provider(
         provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
     )
@@ -110,11 +140,11 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     return PreparedJudging(
         runs=request.runs,
         rubric=rubric,
-        run_ids=run_ids,
+        run_ids=inputs.run_ids,
         provider=provider,
         settings=settings,
         prices=prices,
-        tasks=tasks,
+        tasks=inputs.tasks,
         use_cache=request.use_cache,
     )
 

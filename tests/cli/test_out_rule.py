@@ -74,5 +74,5 @@ def test_each_help_says_the_rule(command: str, option: str, says: str) -> None:
 def test_report_help_does_not_show_the_deprecated_out() -> None:
     result = CliRunner().invoke(main, ["report", "--help"], terminal_width=200)
     options = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("  -")]
-    assert options[0] == "-o,"
+    assert "-o," in options
     assert "--out" not in options
