@@ -247,7 +247,7 @@ def test_store_variant_records_main_and_gates_pull_requests_on_it() -> None:
         "gate", "--baseline", "latest:main", "--branch", "main", "--candidate", "results/pr"
     ]  # fmt: skip
     (report,) = commands_of(WITH_STORE, "gate", "report")
-    assert report.option("--out") == "report.html"
+    assert report.option("-o") == "report.html"
 
 
 def test_store_variant_reads_main_s_history_from_main_only() -> None:
@@ -283,7 +283,7 @@ def test_the_gate_fails_the_job_and_the_evidence_is_kept(path: Path) -> None:
     assert "if" not in gate and not gate.get("continue-on-error")
     assert "|| true" not in gate["run"]
     after = steps[gate_index + 1 :]
-    assert any("judgekit report --out report.html" in s.get("run", "") for s in after), names
+    assert any("judgekit report -o report.html" in s.get("run", "") for s in after), names
     uploads = [s for s in after if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert len(uploads) == 1, names
     assert all(s.get("if") == "always()" for s in after), names
