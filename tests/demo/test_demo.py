@@ -254,6 +254,17 @@ def test_report_html_is_self_contained_with_a_row_per_task(demo_run: DemoRun) ->
     assert "promoted" in html and "calibrating" in html  # the rubrics' statuses
 
 
+def test_report_gives_each_suite_its_own_headline(demo_run: DemoRun) -> None:
+    html = (demo_run.out / "report.html").read_text(encoding="utf-8")
+    assert '<section id="suite">' not in html  # no pass rate blending shop and travel
+    for suite in SUITES:
+        assert f'<li><a href="#suite-{suite.name}">Suite {suite.name}</a></li>' in html
+        section = html.split(f'<section id="suite-{suite.name}">', 1)[1].split("</section>")[0]
+        assert section.count('<p class="headline">') == 1
+        for task in load_tasks(suite.tasks_file(repo_root())):
+            assert f"<tr><td>{task.id}</td>" in section
+
+
 def png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
