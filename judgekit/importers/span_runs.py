@@ -106,8 +106,10 @@ def _run(
     root = next((span for span in spans if span.parent_id not in ids), spans[0])
     run_id = f"{root.trace_id}/{root.span_id}" if split else root.trace_id
     carried: dict[str, Any] = {"run_id": run_id}
-    if root.end_ns > root.start_ns > 0:
-        carried["duration_s"] = (root.end_ns - root.start_ns) / NS_PER_S
+    timed = [span for span in spans if span.end_ns >= span.start_ns > 0]
+    if timed:  # from the first span's start to the last one's end
+        first = min(span.start_ns for span in timed)
+        carried["duration_s"] = (max(span.end_ns for span in timed) - first) / NS_PER_S
     if root.error is not None:
         carried["stop_reason"] = "error"
     metadata: dict[str, Any] = {"trace_id": root.trace_id}

@@ -30,8 +30,9 @@ def record_spans(script: Recorder) -> Sequence[Any]:
 
 
 def write_console(spans: Sequence[Any], path: Path) -> Path:
-    """As ConsoleSpanExporter writes them: span.to_json() objects one after another."""
-    path.write_text("".join(span.to_json() + "\n" for span in spans))
+    """As the SDK's ConsoleSpanExporter writes them: span.to_json() objects one after another."""
+    with path.open("w", encoding="utf-8") as out:
+        export.ConsoleSpanExporter(out=out).export(spans)
     return path
 
 

@@ -170,6 +170,54 @@ def test_import_openai_on_spans_names_otel(tmp_path: Path) -> None:
     )
 
 
+def test_collector_otlp_json_with_hex_ids(tmp_path: Path) -> None:
+    """OTLP JSON as the collector's file exporter writes it (hex ids, 64-bit ints as strings,
+    status code 2 for an error), made by hand."""
+
+    def attribute(key: str, value: dict[str, Any]) -> dict[str, Any]:
+        return {"key": key, "value": value}
+
+    trace_id = "5b8efff798038103d269b633813fc60c"
+    spans = [
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b174",
+            "name": "execute_tool lookup",
+            "startTimeUnixNano": "1544712660000000000",
+            "endTimeUnixNano": "1544712661500000000",
+            "attributes": [
+                attribute("gen_ai.operation.name", {"stringValue": "execute_tool"}),
+                attribute("gen_ai.tool.call.arguments", {"stringValue": '{"q": "AA1"}'}),
+            ],
+            "status": {"code": 2, "message": "timed out"},
+        },
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b173",
+            "name": "chat",
+            "startTimeUnixNano": "1544712659000000000",
+            "endTimeUnixNano": "1544712662000000000",
+            "attributes": [
+                attribute("gen_ai.operation.name", {"stringValue": "chat"}),
+                attribute("gen_ai.usage.input_tokens", {"intValue": "1200"}),
+                attribute(
+                    "gen_ai.response.finish_reasons",
+                    {"arrayValue": {"values": [{"stringValue": "stop"}]}},
+                ),
+            ],
+        },
+    ]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    path = tmp_path / "collector.json"
+    path.write_text(json.dumps(document, indent=2))
+    (run,) = import_otel(path)
+    assert run.run_id == trace_id
+    assert run.tool_calls == [ToolCall(name="lookup", args={"q": "AA1"}, error="timed out")]
+    assert run.usage is not None and run.usage.input_tokens == 1200
+    assert run.turns == 1
+    assert run.duration_s == 3.0  # from the first span's start to the last one's end
+
+
 _SPAN = '"traceId": "t", "spanId": "s", "name": "chat"'
 
 
