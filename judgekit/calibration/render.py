@@ -37,6 +37,8 @@ __all__ = [
     "split_line",
 ]
 
+_TERMINAL_WIDTH = 80  # the confusion matrix is laid out to fit it
+
 MAX_REASON = 160
 
 
@@ -273,12 +275,24 @@ def comparison_lines(report: CalibrationReport) -> list[str]:
 def _confusion_lines(report: CalibrationReport) -> list[str]:
     names = [str(c) for c in report.classes]
     width = max(6, *(len(n) for n in names)) + 2
+    widths = [width] * (len(names) + 1)
+    if sum(widths) > _TERMINAL_WIDTH:
+        # Many classes (a 1-10 scale): each column as wide as its own name and counts, so
+        # the matrix still fits a terminal of 80 columns.
+        counts = [[str(report.confusion[h][j]) for h in names] for j in names]
+        widths = [max(len(n) for n in names)] + [
+            2 + max(len(j), *(len(c) for c in column))
+            for j, column in zip(names, counts, strict=True)
+        ]
     lines = ["confusion (rows: human, columns: judge):"]
-    lines.append(" " * width + "".join(n.rjust(width) for n in names))
+    lines.append(_row("", names, widths))
     for h in names:
-        row = report.confusion[h]
-        lines.append(h.rjust(width) + "".join(str(row[j]).rjust(width) for j in names))
+        lines.append(_row(h, [str(report.confusion[h][j]) for j in names], widths))
     return lines
+
+
+def _row(label: str, cells: list[str], widths: list[int]) -> str:
+    return "".join(c.rjust(w) for c, w in zip([label, *cells], widths, strict=True))
 
 
 def _stale_line(report: CalibrationReport) -> str:

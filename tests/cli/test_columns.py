@@ -226,3 +226,40 @@ def test_the_first_column_gets_what_the_figures_leave() -> None:
     columns = [["latest", "0.00127"], ["status", "[red]ALERT[/red]", "untested"], ["a\nbc"]]
     assert first_column_room(80, columns) == 80 - (7 + 8 + 2) - 2 * 3
     assert first_column_room(20, columns) == 8
+
+
+def confusion(classes: list[str], counts: dict[str, dict[str, int]]) -> list[str]:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from judgekit.calibration.render import _confusion_lines
+    from judgekit.calibration.report import CalibrationReport
+
+    report = SimpleNamespace(classes=classes, confusion=counts)
+    return _confusion_lines(cast(CalibrationReport, report))
+
+
+def test_calibrates_confusion_matrix_of_a_1_to_10_scale_fits_80_columns() -> None:
+    names = [str(score) for score in range(1, 11)]
+    counts = {
+        h: {j: 12 if h == j else 3 if abs(int(h) - int(j)) == 1 else 0 for j in names}
+        for h in names
+    }
+    lines = confusion(names, counts)
+    assert lines[:4] == [
+        "confusion (rows: human, columns: judge):",
+        "     1   2   3   4   5   6   7   8   9  10",
+        " 1  12   3   0   0   0   0   0   0   0   0",
+        " 2   3  12   3   0   0   0   0   0   0   0",
+    ]
+    assert lines[-1] == "10   0   0   0   0   0   0   0   0   3  12"
+
+
+def test_a_binary_confusion_matrix_keeps_its_layout() -> None:
+    counts = {"pass": {"pass": 33, "fail": 1}, "fail": {"pass": 4, "fail": 22}}
+    assert confusion(["pass", "fail"], counts) == [
+        "confusion (rows: human, columns: judge):",
+        "            pass    fail",
+        "    pass      33       1",
+        "    fail       4      22",
+    ]
