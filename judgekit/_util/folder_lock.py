@@ -1,6 +1,6 @@
 """One judgekit process at a time writes an output folder.
 
-A command that writes files into a folder (``run --out``, ``grade --out``, ``report --out``,
+A command that writes files into a folder (``run --out``, ``grade --out``, ``report -o``,
 ``monitor --plot``, ``calibrate --plot``, the demo) holds the folder's lock while it reads
 what the folder holds and writes its files::
 

@@ -46,7 +46,7 @@ def next_steps(root: Path, out: Path) -> list[tuple[str, list[str]]]:
             "watch it over time, report, and gate a change of the agent against these runs:",
             [
                 f"judgekit monitor --rubric {rubric} --labels-dir {labels} --plot scores.png",
-                f"judgekit report --out report.html --rubric {rubric} --labels-dir {labels}",
+                f"judgekit report -o report.html --rubric {rubric} --labels-dir {labels}",
                 f"judgekit run --tasks {tasks / 'shop.yaml'} --agent your.module:agent --trials 40 "
                 "--out candidate",
                 f"judgekit gate --baseline {out / SHOP.name} --candidate candidate --rubric {rubric}",
