@@ -33,11 +33,17 @@ __all__ = ["IMPORTER", "import_otel"]
 
 OPERATION = "gen_ai.operation.name"
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_LEGACY_OPERATIONS = {"chat": "chat", "completion": "text_completion"}
 _MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model")
 _USAGE_KEYS = {
     "input_tokens": "gen_ai.usage.input_tokens",
     "output_tokens": "gen_ai.usage.output_tokens",
     "cache_read_input_tokens": "gen_ai.usage.cache_read.input_tokens",
+}
+# The names before semantic conventions 1.27, still written by some instrumentations.
+_OLD_USAGE_KEYS = {
+    "input_tokens": "gen_ai.usage.prompt_tokens",
+    "output_tokens": "gen_ai.usage.completion_tokens",
 }
 
 
@@ -59,7 +65,10 @@ def _is_agent(span: Span) -> bool:
 
 
 def _read_span(span: Span, run: SpanRun) -> None:
-    operation = span.attributes.get(OPERATION)
+    # OpenLLMetry names a model call's kind in llm.request.type ("chat", "completion").
+    operation = span.attributes.get(OPERATION) or _LEGACY_OPERATIONS.get(
+        str(span.attributes.get("llm.request.type"))
+    )
     if operation == "execute_tool":
         run.executed_calls.append(_executed_call(span))
     elif operation in MODEL_OPERATIONS:
@@ -134,7 +143,7 @@ def _read_agent_span(span: Span, run: SpanRun) -> None:
 
 
 def _usage(span: Span) -> dict[str, int]:
-    return token_counts(span, _USAGE_KEYS)
+    return token_counts(span, _USAGE_KEYS) or token_counts(span, _OLD_USAGE_KEYS)
 
 
 def _model_name(span: Span, run: SpanRun) -> None:

@@ -218,6 +218,23 @@ def test_collector_otlp_json_with_hex_ids(tmp_path: Path) -> None:
     assert run.duration_s == 3.0  # from the first span's start to the last one's end
 
 
+def test_older_usage_names_and_openllmetry_s_request_type(tmp_path: Path) -> None:
+    def older(tracer: Any) -> None:
+        attributes = {
+            "llm.request.type": "chat",
+            "gen_ai.request.model": "gpt-4o",
+            gen_ai.GEN_AI_USAGE_PROMPT_TOKENS: 90,
+            gen_ai.GEN_AI_USAGE_COMPLETION_TOKENS: 7,
+        }
+        with tracer.start_as_current_span("openai.chat", attributes=attributes):
+            pass
+
+    (run,) = import_otel(write_console(record_spans(older), tmp_path / "spans.json"))
+    assert run.usage is not None
+    assert (run.usage.input_tokens, run.usage.output_tokens) == (90, 7)
+    assert (run.turns, run.metadata["model"]) == (1, "gpt-4o")
+
+
 _SPAN = '"traceId": "t", "spanId": "s", "name": "chat"'
 
 
