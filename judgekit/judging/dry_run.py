@@ -11,6 +11,7 @@ run needs no API key and sends no request.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
@@ -40,6 +41,7 @@ __all__ = [
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_REPLY = 3
 CHARS_PER_TOKEN = 4  # the usual rule for English text when no tokenizer is at hand
+ENCODING_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,8 @@ def token_counter(model: str) -> TokenCounter:
         encoding_name = tiktoken.encoding_name_for_model(name)
     except KeyError:
         encoding_name = "o200k_base"  # the encoding of OpenAI's current models
-    try:
-        # tiktoken fetches an encoding once and keeps it; offline it cannot.
-        encoding = tiktoken.get_encoding(encoding_name)
-    except Exception:  # any failure to fetch or read it: count characters instead
+    encoding = _load_encoding(tiktoken, encoding_name)
+    if encoding is None:
         return TokenCounter(
             "characters / 4 (tiktoken could not load its encoding: offline?)", _by_characters
         )
@@ -84,6 +84,25 @@ def token_counter(model: str) -> TokenCounter:
         f"tiktoken {encoding.name}{approximate}",
         lambda text: len(encoding.encode(text, disallowed_special=())),
     )
+
+
+def _load_encoding(tiktoken: Any, name: str) -> Any:
+    """tiktoken's encoding ``name``, or None when it cannot be had within
+    ``ENCODING_TIMEOUT_S``: tiktoken fetches an encoding once and keeps it, and its fetch
+    has no timeout of its own, so a dry run on a network that drops packets would hang."""
+    loaded: list[Any] = []
+
+    def load() -> None:
+        try:
+            loaded.append(tiktoken.get_encoding(name))
+        except Exception:  # any failure to fetch or read it: count characters instead
+            loaded.append(None)
+
+    # A daemon thread: one still waiting on the network does not keep judgekit from exiting.
+    thread = threading.Thread(target=load, name="tiktoken-encoding", daemon=True)
+    thread.start()
+    thread.join(ENCODING_TIMEOUT_S)
+    return loaded[0] if loaded else None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from judgekit.cli import main
 from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.task_files import load_task_files
+from judgekit.judging import dry_run as dry_run_module
 from judgekit.judging.dry_run import TokenCounter, dry_run, token_counter
 from judgekit.judging.pipeline import JudgeRequest, read_judging_inputs
 from judgekit.judging.prompts import render_judge_prompt
@@ -293,3 +296,35 @@ def test_limit_judges_the_first_runs_only(tmp_path: Path) -> None:
 def test_a_limit_past_the_end_judges_every_run(no_tiktoken: None) -> None:
     request = JudgeRequest(runs=SHOP_RUNS, rubric_ref=str(RUBRIC), limit=1000)
     assert len(read_judging_inputs(request).run_ids) == 18
+
+
+class _StandInTiktoken:
+    """A module in tiktoken's place whose encodings never arrive, or fail to: what an
+    offline machine or a network that drops packets gives the real one."""
+
+    def __init__(self, behaviour: str) -> None:
+        self.behaviour = behaviour
+        self.release = threading.Event()
+
+    def encoding_name_for_model(self, name: str) -> str:
+        raise KeyError(name)
+
+    def get_encoding(self, name: str) -> object:
+        if self.behaviour == "hangs":
+            self.release.wait(30)
+        raise ConnectionError(f"cannot fetch {name}")
+
+
+@pytest.mark.parametrize("behaviour", ["fails", "hangs"])
+def test_an_encoding_that_cannot_be_had_falls_back_to_characters(
+    monkeypatch: pytest.MonkeyPatch, behaviour: str
+) -> None:
+    stand_in = _StandInTiktoken(behaviour)
+    monkeypatch.setitem(sys.modules, "tiktoken", stand_in)
+    monkeypatch.setattr(dry_run_module, "ENCODING_TIMEOUT_S", 0.2)
+    started = time.monotonic()
+    counter = token_counter("openai/gpt-4o-mini")
+    stand_in.release.set()
+    assert time.monotonic() - started < 5
+    assert counter.name == "characters / 4 (tiktoken could not load its encoding: offline?)"
+    assert counter.count("abcdefghi") == 3
