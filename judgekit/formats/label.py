@@ -23,11 +23,9 @@ A label records the hash of the text the labeller saw (:func:`item_text`,
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.file_locks import locked
 from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
@@ -151,7 +150,7 @@ def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
     file = Path(path)
     log = LabelLog(path=file)
     try:
-        with file.open("rb") as fh, locked(fh.fileno(), fcntl.LOCK_SH):
+        with file.open("rb") as fh, locked(fh.fileno(), exclusive=False):
             data = fh.read()  # never half of a label another labeller is appending
     except FileNotFoundError:
         return log
@@ -241,13 +240,3 @@ def runs_with_inputs(
         for _, run in iter_unique_runs(runs):
             task = tasks.get(run.task_id) if tasks is not None else None
             yield run, task.input if task is not None else None
-
-
-@contextmanager
-def locked(fd: int, operation: int) -> Iterator[None]:
-    """Hold a ``flock`` on ``fd`` (shared or exclusive), waiting for it."""
-    fcntl.flock(fd, operation)
-    try:
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)

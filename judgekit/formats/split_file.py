@@ -14,7 +14,6 @@ and the field. The rules that assign runs are in :mod:`judgekit.calibration.spli
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -97,7 +96,7 @@ def read_split_file(path: str | Path) -> SplitLog:
     """The split recorded in ``path`` (an empty log when the file does not exist)."""
     file = Path(path)
     try:
-        with file.open("rb") as fh, locked(fh.fileno(), fcntl.LOCK_SH):
+        with file.open("rb") as fh, locked(fh.fileno(), exclusive=False):
             data = fh.read()  # never half of a line another process is appending
     except FileNotFoundError:
         return SplitLog(path=file)
@@ -125,7 +124,7 @@ def update_split_file(
         fh = file.open("a+b")
     except OSError as exc:
         raise OutputError(f"cannot write {file}: {exc.strerror or exc}") from None
-    with fh, locked(fh.fileno(), fcntl.LOCK_EX):
+    with fh, locked(fh.fileno(), exclusive=True):
         fh.seek(0)
         content = fh.read()
         log = _parse(file, content)

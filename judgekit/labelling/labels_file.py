@@ -7,7 +7,6 @@ loses at most the label being typed. The file's format and its reader are in
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -59,7 +58,7 @@ class LabelWriter:
             (label.model_dump_json(exclude_none=True) + "\n").encode("utf-8") for label in labels
         )
         try:
-            with locked(self._fh.fileno(), fcntl.LOCK_EX):
+            with locked(self._fh.fileno(), exclusive=True):
                 self._cut_unfinished_line()
                 self._fh.write(data)
                 self._fh.flush()

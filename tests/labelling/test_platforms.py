@@ -3,6 +3,7 @@ read from a console through click where there is no POSIX terminal."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,7 +12,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from judgekit._util.file_locks import locked
 from judgekit.labelling.console_keys import ConsoleKeyAnswers
+from tests.conftest import REPO
 from tests.labelling.conftest import TIMEOUT, child_env, label_args, shop_order
 from tests.labelling.test_label_prompt import expected, written
 
@@ -158,3 +161,47 @@ def test_click_getchar_gives_the_console_keys_in_a_terminal(tmp_path: Path) -> N
         child.send(key)
     child.expect_exact("['p', 'f', 'q']")
     child.expect(pexpect.EOF)
+
+
+POSIX_ONLY = {"termios", "tty", "fcntl", "pty", "resource", "pwd", "grp", "posix"}
+
+
+def module_level_imports(path: Path) -> set[str]:
+    """The modules a file imports when it is imported (not those inside its functions)."""
+    found: set[str] = set()
+    nodes = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+        elif isinstance(node, ast.If | ast.Try):
+            nodes.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def test_only_the_posix_terminal_imports_a_posix_only_module_and_only_when_used() -> None:
+    package = REPO / "judgekit"
+    imports = {
+        str(path.relative_to(REPO)): module_level_imports(path) for path in package.rglob("*.py")
+    }
+    posix_only = sorted(path for path, names in imports.items() if names & POSIX_ONLY)
+    assert posix_only == ["judgekit/labelling/posix_terminal.py"]
+    importers = [p for p, names in imports.items() if "judgekit.labelling.posix_terminal" in names]
+    assert importers == []
+
+
+def test_a_file_lock_excludes_other_writers_and_shares_with_readers(tmp_path: Path) -> None:
+    fcntl = pytest.importorskip("fcntl", reason="flock is the POSIX lock")
+    path = tmp_path / "labels.jsonl"
+    path.write_text("")
+    with path.open("ab") as writer, path.open("rb") as other:
+        with locked(writer.fileno(), exclusive=True), pytest.raises(BlockingIOError):
+            fcntl.flock(other.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # released: free again
+        fcntl.flock(other.fileno(), fcntl.LOCK_UN)
+        with locked(writer.fileno(), exclusive=False):
+            fcntl.flock(other.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)  # readers share
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
