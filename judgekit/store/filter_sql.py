@@ -53,7 +53,9 @@ def row_conditions(table: Table, only: RunFilter) -> list[ColumnElement[bool]]:
     """Conditions on a table with ``batch_id`` and ``run_id`` (grades, runs, verdicts)."""
     conditions: list[ColumnElement[bool]] = []
     if only.filters_batches:
-        matching = select(schema.batches.c.id).where(*batch_conditions(only))
+        # Not correlated: a query grouping by batch joins batches itself, and this subquery
+        # must read the table on its own, not that row.
+        matching = select(schema.batches.c.id).where(*batch_conditions(only)).correlate(None)
         conditions.append(table.c.batch_id.in_(matching))
     if only.suite is not None:
         if "task_id" in table.c:

@@ -100,3 +100,10 @@ def test_filters_do_not_go_with_recheck() -> None:
         "judgekit: error: --branch main: the filters narrow the monitor's series; --recheck judges the "
         "rubric's labelled runs, whatever their batch\n"
     )
+
+
+def test_by_batch_the_filters_read_the_batches_the_query_joins() -> None:
+    series = points("--by", "batch", "--branch", "main", "--suite", "shop")
+    assert series["pass_rate"] == [("batch 1", 10, 8), ("batch 2", 10, 7)]
+    series = points("--by", "batch", "--tag", "env=pr")
+    assert series["pass_rate"] == [("batch 3", 20, 9)]
