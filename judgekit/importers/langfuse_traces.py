@@ -149,7 +149,7 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
         "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
         "turns": len(generations),
         "duration_s": _duration(trace.record, ordered),
-        "metadata": _metadata(trace.record),
+        "metadata": {"trace_id": trace_id, **_metadata(trace.record)},
         **_usage(generations),
     }
     failed = next((r for r in roots if r.data.get("level") == "ERROR"), None)

@@ -137,7 +137,7 @@ def _run(trace_id: str, records: list[Record], default_task: str) -> Run:
         "tool_calls": [_tool_call(r) for r in ordered if r.data["run_type"] == "tool"],
         "turns": len(llm_runs),
         "duration_s": seconds_between(root.data.get("start_time"), root.data.get("end_time")),
-        "metadata": _metadata(root),
+        "metadata": {"trace_id": trace_id, **_metadata(root)},
         **_usage(llm_runs or [root]),
     }
     error = optional_string(root.data, "error", root.where)

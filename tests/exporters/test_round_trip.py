@@ -70,3 +70,31 @@ def test_an_sdk_trace_gets_its_evaluation_event(tmp_path: Path) -> None:
     request = json_format.Parse(json.dumps(document), ExportLogsServiceRequest())
     records = request.resource_logs[0].scope_logs[0].log_records
     assert [r.trace_id.hex() for r in records] == traces
+
+
+def test_langsmith_and_langfuse_traces_get_their_verdicts_back(tmp_path: Path) -> None:
+    """Imported from a LangSmith or Langfuse export, a run keeps its trace id, so the
+    feedback or score exported for its verdict lands on that trace."""
+    from tests.importers.test_langfuse_import import _observations
+    from tests.importers.test_langsmith_import import _runs
+
+    langsmith = tmp_path / "langsmith.jsonl"
+    langsmith.write_text("".join(run.model_dump_json() + "\n" for run in _runs(1)))
+    langfuse = tmp_path / "langfuse.jsonl"
+    langfuse.write_text("".join(o.json() + "\n" for o in _observations("t1")))
+    for source, fmt, trace_field, trace in (
+        (langsmith, "langsmith", "trace_id", "00000000-0000-0000-0000-000000000001"),
+        (langfuse, "langfuse", "traceId", "t1"),
+    ):
+        runs_file = tmp_path / f"{fmt}.runs.jsonl"
+        imported = CliRunner().invoke(main, ["import", fmt, str(source), "-o", str(runs_file)])
+        assert imported.exit_code == 0, imported.output
+        (run,) = load_runs(runs_file)
+        verdicts = write_jsonl(tmp_path / f"{fmt}.verdicts.jsonl", [verdict(run.run_id)])
+        out = tmp_path / f"{fmt}.out.jsonl"
+        result = export(
+            "verdicts", "--format", fmt, "--verdicts", verdicts, "--runs", runs_file, "-o", out
+        )
+        assert result.exit_code == 0, result.output
+        (line,) = out.read_text(encoding="utf-8").splitlines()
+        assert json.loads(line)[trace_field] == trace

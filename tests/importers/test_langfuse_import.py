@@ -90,7 +90,7 @@ def test_each_trace_is_one_run_with_its_tool_calls(tmp_path: Path) -> None:
     assert run.duration_s == 9.0
     assert run.stop_reason is None
     assert first.stop_reason == "error"
-    assert first.metadata == {"error": "RateLimitError: slow down"}
+    assert first.metadata == {"trace_id": "t2", "error": "RateLimitError: slow down"}
     assert first.final_answer == ANSWER  # the last generation's answer, the agent failing after
 
 
@@ -119,7 +119,12 @@ def test_a_trace_with_its_observations_takes_input_output_and_latency_from_the_t
     assert (run.task_id, run.input, run.final_answer, run.duration_s) == (
         "weather", "Paris?", "21", 12.5,
     )  # fmt: skip
-    assert run.metadata == {"name": "weather", "tags": ["prod"], "session_id": "s1"}
+    assert run.metadata == {
+        "trace_id": "t1",
+        "name": "weather",
+        "tags": ["prod"],
+        "session_id": "s1",
+    }
     assert len(run.tool_calls) == 2
 
 

@@ -81,7 +81,12 @@ def test_each_trace_is_one_run_with_its_tool_calls_in_start_order(tmp_path: Path
     assert first.cost_usd == pytest.approx(0.0028)
     assert first.duration_s == 9.0
     assert first.stop_reason is None
-    assert first.metadata == {"name": "weather_agent", "tags": ["prod"]}
+    # The trace id is kept, so `judgekit export` can send verdicts back to this trace.
+    assert first.metadata == {
+        "trace_id": "00000000-0000-0000-0000-000000000001",
+        "name": "weather_agent",
+        "tags": ["prod"],
+    }
     assert second.stop_reason == "error"
     assert second.final_answer is None
     assert second.metadata["error"] == "RateLimitError: slow down"
