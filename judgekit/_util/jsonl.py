@@ -160,11 +160,18 @@ def _deepest(doc: str) -> tuple[int, int]:
     return deepest, where
 
 
+_FIRST_SAID = {"extra_forbidden": 0}
+
+
 def validation_error_to_data_error(
     exc: ValidationError, *, path: str | Path | None, line: int | None
 ) -> DataError:
-    """The first problem of a pydantic error as one readable DataError."""
-    first = exc.errors(include_url=False)[0]
+    """The first problem of a pydantic error as one readable DataError: an unknown field
+    before any other (a misspelt field is also a missing one; its spelling is the news, and
+    pydantic releases differ in which of the two they list first), then the rest in
+    pydantic's order."""
+    errors = exc.errors(include_url=False)
+    first = min(errors, key=lambda error: _FIRST_SAID.get(error["type"], len(_FIRST_SAID)))
     field = ".".join(str(part) for part in first["loc"]) or None
     message = first["msg"]
     if first["type"] == "missing":

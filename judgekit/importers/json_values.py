@@ -84,6 +84,8 @@ def _spread_values(path: Path) -> Iterator[tuple[Location, Any]]:
             raise DataError(
                 f"malformed JSON at column {exc.colno}: {exc.msg}", path=path, line=exc.lineno
             ) from None
+        except ValueError as exc:  # a number too long to read as an int
+            raise DataError(f"malformed JSON: {exc}", path=path, line=line) from None
         except RecursionError:
             raise DataError("JSON nested too deep to read", path=path, line=line) from None
         yield Location(path, line), value
@@ -94,7 +96,7 @@ def _one_document(text: str, start: int) -> bool:
     # A file that is one value (or one malformed value) is read whole, for its exact error.
     try:
         _, end = _DECODER.raw_decode(text, start)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError, or a number too long to read
         return True
     return _skip_space(text, end) >= len(text)
 

@@ -247,7 +247,7 @@ LOOP_CASES: dict[str, LoopCase] = {
         True,
     ),
     "report --results": lambda tmp, out: (
-        ["report", "--results", loop(tmp / "results.jsonl"), "--out", out / "r.html"],
+        ["report", "--results", loop(tmp / "results.jsonl"), "-o", out / "r.html"],
         tmp / "results.jsonl",
         True,
     ),
@@ -390,7 +390,7 @@ def test_files_nobody_may_read_are_one_line(tmp_path: Path) -> None:
     cases: list[tuple[list[str | Path], Path]] = [
         (["grade", SHOP_RUNS, "--tasks", suites, "--out", out, "--no-store"], suites / "shop.yaml"),
         (["gate", "--baseline", results, "--candidate", results], results / "results.jsonl"),
-        (["report", "--results", results, "--out", out / "r.html"], results / "results.jsonl"),
+        (["report", "--results", results, "-o", out / "r.html"], results / "results.jsonl"),
         (["labels", "--rubric", RUBRIC, "--labels-dir", labels], labels / "goal_completion.jsonl"),
         (["promote", "--rubric", rubric, "--no-store"], rubric),
         (["judge", SHOP_RUNS, "--rubric", rubric, "--out", out, "--no-store"], rubric),

@@ -46,13 +46,16 @@ def _subclasses(cls: type[BaseException]) -> Iterator[type[BaseException]]:
 
 
 def sdk_exception_classes(module: Any, base: type[BaseException]) -> list[type[BaseException]]:
-    """Every exception class the module exports, and every loaded subclass of its base."""
+    """Every exception class the module exports, and every loaded subclass of its base
+    that the SDK itself defines (another library's subclass, such as inspect_ai's, loaded by
+    an earlier test, is that library's to raise and to describe)."""
     # dir() and getattr, not vars(): the SDKs load some attributes lazily on first access.
     # type(v), not isinstance(v, type): openai's module-level proxies (openai.chat, ...) would
     # answer isinstance by building a client and importing every resource module.
     values = [getattr(module, name) for name in dir(module)]
     exported = {v for v in values if issubclass(type(v), type) and issubclass(v, BaseException)}
-    return sorted(exported | {base, *_subclasses(base)}, key=lambda c: c.__qualname__)
+    own = {c for c in _subclasses(base) if c.__module__.split(".")[0] == module.__name__}
+    return sorted(exported | {base, *own}, key=lambda c: c.__qualname__)
 
 
 def _status_of(cls: type[BaseException]) -> int:
