@@ -94,9 +94,12 @@ def record_runs_file(
     source: Source,
     provenance: Provenance,
     grades: Iterable[Grade] | None = None,
+    key: str | None = None,
 ) -> Recorded:
-    """Record the runs of ``runs_path`` (and their ``grades``, if given) in its batch."""
-    batch_id = open_batch(store, runs_batch_key(runs_path), source=source, provenance=provenance)
+    """Record the runs of ``runs_path`` (and their ``grades``, if given) in its batch, or in
+    the batch ``key`` (the one all shards of a sharded run share)."""
+    key = key or runs_batch_key(runs_path)
+    batch_id = open_batch(store, key, source=source, provenance=provenance)
     runs = store.record_runs(load_runs(runs_path), batch_id)
     graded = store.record_grades(grades, batch_id) if grades is not None else 0
     return Recorded(url=store.url, batch_id=batch_id, runs=runs, grades=graded)
@@ -109,11 +112,13 @@ def record_graded_runs(
     source: Source,
     provenance: Provenance,
     url: str | None = None,
+    key: str | None = None,
 ) -> Recorded:
     """Open the store and record a runs file with the results file grading it."""
     with open_store(url) as store:
+        grades = iter_grades(results_path)
         return record_runs_file(
-            store, runs_path, source=source, provenance=provenance, grades=iter_grades(results_path)
+            store, runs_path, source=source, provenance=provenance, grades=grades, key=key
         )
 
 
