@@ -5,6 +5,9 @@ plumbing offline: what was sent, what comes back, and what happens when the API 
 answers ``POST /v1/chat/completions`` (OpenAI) and ``POST /v1/messages`` (Anthropic), counts one
 token per whitespace-separated word, and injects faults on request: HTTP 500, HTTP 429 with
 ``Retry-After``, a 200 whose body is not JSON, or any status scripted for the next calls.
+It also serves the batch APIs (OpenAI's files and batches, Anthropic's message batches), each
+request answered by the same reply function: see :mod:`judgekit.testing.batches` and
+:attr:`FakeLLMServer.batches`.
 
     >>> import openai
     >>> from judgekit.testing import FakeLLMServer
@@ -44,6 +47,7 @@ from judgekit.testing.answers import (
     error_response,
     not_json_response,
 )
+from judgekit.testing.batches import FakeBatches
 from judgekit.testing.fake_request import FakeRequest, api_key_of
 from judgekit.testing.faults import Fault, FaultPlan, FaultQueue
 from judgekit.testing.hold import Hold
@@ -89,6 +93,8 @@ class FakeLLMServer:
         self._fault_queue = FaultQueue(self.faults.seed)
         self._traffic = Traffic()
         self._hold = Hold()
+        # The files and batches endpoints, answering each request with the same reply function.
+        self.batches = FakeBatches(lambda request: self.reply(request))
         self._http: LoopbackServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -98,7 +104,9 @@ class FakeLLMServer:
         """Bind a free port and serve from a daemon thread; :meth:`stop` undoes it."""
         if self._http is not None:
             raise RuntimeError("FakeLLMServer is already running")
-        self._http = LoopbackServer(("127.0.0.1", 0), answer=self._answer, traffic=self._traffic)
+        self._http = LoopbackServer(
+            ("127.0.0.1", 0), answer=self._answer, traffic=self._traffic, batches=self.batches.route
+        )
         # A short poll interval: stop() waits up to one interval, and tests start many servers.
         self._thread = threading.Thread(
             target=self._http.serve_forever,

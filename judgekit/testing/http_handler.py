@@ -12,7 +12,10 @@ from judgekit.testing.answers import Response, error_response
 from judgekit.testing.fake_request import PATHS, FakeRequest, read_request
 from judgekit.testing.traffic import Traffic
 
-__all__ = ["LoopbackServer"]
+__all__ = ["BatchRoute", "LoopbackServer"]
+
+# (method, path, lower-case headers, body) -> the answer, or None for no such route.
+BatchRoute = Callable[[str, str, dict[str, str], bytes], Response | None]
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -29,9 +32,11 @@ class LoopbackServer(ThreadingHTTPServer):
         *,
         answer: Callable[[FakeRequest], Response],
         traffic: Traffic,
+        batches: BatchRoute | None = None,
     ) -> None:
         self.answer = answer
         self.traffic = traffic
+        self.batches = batches
         super().__init__(address, _Handler)
 
 
@@ -56,6 +61,8 @@ class _Handler(BaseHTTPRequestHandler):
         traffic = server.traffic
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         api = PATHS.get(self.path.split("?", 1)[0])
+        if api is None and self._batch_route("POST", raw):
+            return None
         if api is None:
             response = error_response("openai", 404, f"no route for POST {self.path}")
             traffic.answered(response.status, None, replied=False)
@@ -78,9 +85,29 @@ class _Handler(BaseHTTPRequestHandler):
         traffic.answered(response.status, request, replied=response.replied)
         self._send(response)
 
+    def do_GET(self) -> None:
+        if not self._batch_route("GET", b""):
+            response = error_response("openai", 404, f"no route for GET {self.path}")
+            cast(LoopbackServer, self.server).traffic.answered(response.status, None, replied=False)
+            self._send(response)
+
+    def _batch_route(self, method: str, raw: bytes) -> bool:
+        """Answer a files or batches request; False when the path is none of theirs."""
+        server = cast(LoopbackServer, self.server)
+        if server.batches is None:
+            return False
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        response = server.batches(method, self.path, headers, raw)
+        if response is None:
+            return False
+        server.traffic.answered(response.status, None, replied=False)
+        self._send(response)
+        return True
+
     def _send(self, response: Response) -> None:
         self.send_response(response.status)
-        self.send_header("Content-Type", "application/json")
+        if "Content-Type" not in response.headers:
+            self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(response.body)))
         for name, value in response.headers.items():
             self.send_header(name, value)
