@@ -32,6 +32,7 @@ from judgekit.graders.table import print_grade_table
 from judgekit.trials.agent_choice import trial_function_for
 from judgekit.trials.recorder import RESULTS, RUNS
 from judgekit.trials.runner import TrialFunction, TrialLimits, run_trials
+from judgekit.trials.shards import ShardPlan, plan_shard
 
 
 @click.command("run")
@@ -64,6 +65,16 @@ from judgekit.trials.runner import TrialFunction, TrialLimits, run_trials
 @click.option(
     "--resume", is_flag=True, help="Keep the trials already in --out and run only the missing ones."
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Run only shard I of N (from 1) of the (task, trial) pairs; see README: Sharded runs.",
+)
+@click.option(
+    "--shard-group",
+    help="The id the N shards share in the store (default: $JUDGEKIT_SHARD_GROUP, "
+    "or GitHub Actions' run id).",
+)
 @save_baseline_option
 @reasons_option
 @json_option
@@ -79,6 +90,8 @@ def run_command(
     timeout_s: float,
     out_dir: Path,
     resume: bool,
+    shard: str | None,
+    shard_group: str | None,
     save_baseline: Path | None,
     reasons: bool,
     as_json: bool,
@@ -104,11 +117,12 @@ def run_command(
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_task_files(tasks_path)
     trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)
+    sharding = plan_shard(shard, shard_group, tasks, trials, store=store.enabled)
     # One process at a time in --out: two --resume would run the same missing trials twice.
     with output_folder_lock(out_dir):
         with baseline_writer(save_baseline) as baseline:
             summary = _run_with_progress(
-                tasks, trial, trials, out_dir, concurrency, resume, quiet=as_json
+                tasks, trial, trials, out_dir, concurrency, resume, sharding, quiet=as_json
             )
             if baseline is not None:
                 copy_lines(out_dir / RESULTS, baseline)
@@ -124,6 +138,7 @@ def run_command(
                     out_dir / RESULTS,
                     source="run",
                     provenance=store.provenance(),
+                    key=sharding.batch_key,
                 )
     chosen_k = k if k is not None else min(5, trials)
     if as_json:
@@ -145,6 +160,7 @@ def _run_with_progress(
     out_dir: Path,
     concurrency: int,
     resume: bool,
+    sharding: ShardPlan,
     *,
     quiet: bool,
 ) -> GradeSummary:
@@ -152,7 +168,7 @@ def _run_with_progress(
     console = Console(stderr=True)
     columns = (TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True, disable=quiet) as progress:
-        bar = progress.add_task("trials", total=len(tasks) * trials)
+        bar = progress.add_task("trials", total=sharding.pairs)
 
         def advance(_run: Run, _grade: Grade) -> None:
             progress.advance(bar)
@@ -166,6 +182,9 @@ def _run_with_progress(
                 concurrency=concurrency,
                 resume=resume,
                 on_trial=advance,
+                shard=sharding.shard,
+                shard_group=sharding.group,
+                batch_key=sharding.batch_key,
             )
         except KeyboardInterrupt:
             console.print(

@@ -13,6 +13,7 @@ from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
 from judgekit.formats.run import RunIdLines, StopReason
+from judgekit.formats.shard import ShardManifest, shard_folders
 
 RESULTS_FILE = "results.jsonl"
 
@@ -87,6 +88,11 @@ def load_results(path: str | Path) -> Iterator[Grade]:
 
         report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
     """
+    if is_dir(path) and not is_file(Path(path) / RESULTS_FILE):
+        shards = shard_folders(Path(path))
+        if shards:  # a folder of shard folders reads as the whole sharded run
+            yield from _load_shard_results(shards)
+            return
     file = results_path(path)
     seen = RunIdLines(file)
     for number, grade in iter_models(file, Grade):
@@ -94,3 +100,30 @@ def load_results(path: str | Path) -> Iterator[Grade]:
         yield grade
     if not len(seen):
         raise DataError("no graded runs in this file", path=file)
+
+
+def _load_shard_results(shards: list[tuple[Path, ShardManifest]]) -> Iterator[Grade]:
+    """The grades of every shard in turn; a run id in two shards, or a shard with fewer
+    grades than the trials it owes (interrupted), is refused."""
+    first_seen: dict[str, tuple[Path, int]] = {}
+    for folder, manifest in shards:
+        file = results_path(folder)
+        count = 0
+        for number, grade in iter_models(file, Grade):
+            where = first_seen.setdefault(grade.run_id, (file, number))
+            if where != (file, number):
+                raise DataError(
+                    f"duplicate run id {grade.run_id!r} (first in {where[0]} at line "
+                    f"{where[1]}); each run id must appear once across the shards",
+                    path=file,
+                    line=number,
+                    field="run_id",
+                )
+            count += 1
+            yield grade
+        if count != manifest.pairs:
+            raise DataError(
+                f"shard {manifest.label} holds {count} of its {manifest.pairs} trials; "
+                f"complete it with `judgekit run --resume --shard {manifest.label}`",
+                path=file,
+            )

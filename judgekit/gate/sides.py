@@ -7,10 +7,12 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgekit._util.input_paths import is_file
-from judgekit.formats.grade import Grade, load_results, results_path
+from judgekit._util.input_paths import is_dir, is_file
+from judgekit.formats.grade import RESULTS_FILE, Grade, load_results, results_path
+from judgekit.formats.shard import shard_folders
 from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only when a side or a rubric needs it
@@ -39,8 +41,9 @@ def resolve_side(reference: str, store: Store | None, only: RunFilter = EVERYTHI
     """A results file or folder, or a store reference (the store must then be given).
 
     A results folder's batch is the one of the ``runs.jsonl`` beside its results, when the
-    store holds it. ``only`` picks a store reference's batch (the newest that matches) and
-    keeps one suite's grades on either kind of side."""
+    store holds it; a folder of shard folders (``judgekit run --shard``) reads as one side,
+    in the batch its shards share. ``only`` picks a store reference's batch (the newest that
+    matches) and keeps one suite's grades on either kind of side."""
     if is_store_reference(reference):
         assert store is not None
         batch = store.batch_with_grades(reference, only=only)
@@ -51,13 +54,23 @@ def resolve_side(reference: str, store: Store | None, only: RunFilter = EVERYTHI
         grades = [g for g in grades if run_suite(g.run_id, g.task_id) == only.suite]
     batch_id = None
     if store is not None:
-        from judgekit.store.recording import runs_batch_key
-
-        runs = results_path(reference).parent / "runs.jsonl"
-        if is_file(runs):
-            found = store.find_batch(runs_batch_key(runs))
-            batch_id = None if found is None else found.id
+        key = _folder_batch_key(reference)
+        found = None if key is None else store.find_batch(key)
+        batch_id = None if found is None else found.id
     return Side(reference, grades, batch_id)
+
+
+def _folder_batch_key(reference: str) -> str | None:
+    """The store batch of a results file or folder: the one of the ``runs.jsonl`` beside
+    it, or, for a folder of shards, the batch all its shards recorded into."""
+    from judgekit.store.recording import runs_batch_key
+
+    if is_dir(reference) and not is_file(Path(reference) / RESULTS_FILE):
+        shards = shard_folders(Path(reference))
+        if shards:
+            return shards[0][1].batch_key
+    runs = results_path(reference).parent / "runs.jsonl"
+    return runs_batch_key(runs) if is_file(runs) else None
 
 
 @contextmanager

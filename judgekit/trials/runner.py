@@ -11,11 +11,13 @@ from judgekit._util.references import UnresolvedReference, resolve_reference
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
+from judgekit.formats.shard import Shard, ShardManifest
 from judgekit.formats.task import Suite, Task, TaskSet
 from judgekit.graders.grade import grade_run
 from judgekit.graders.summary import GradeSummary
 from judgekit.trials.in_process import Agent, run_in_process_trial
 from judgekit.trials.recorder import RUNS, TrialRecorder, read_finished_runs
+from judgekit.trials.shards import check_resumed_shard, shard_pairs, write_shard_manifest
 from judgekit.trials.world import Tool
 
 TrialFunction = Callable[[Task, int], Run]  # (task, trial number) -> the run
@@ -83,18 +85,36 @@ def run_trials(
     resume: bool = False,
     on_trial: Callable[[Run, Grade], None] | None = None,
     keep_failures: int = 20,
+    shard: Shard | None = None,
+    shard_group: str | None = None,
+    batch_key: str | None = None,
 ) -> GradeSummary:
     """Run every task ``trials`` times (trials numbered from 1), ``concurrency`` at once.
 
     Each finished trial is graded and appended to ``out_dir``'s ``runs.jsonl``,
     ``results.jsonl`` and ``results.csv``. With ``resume``, trials already in
-    ``runs.jsonl`` are kept and only the missing ones run.
+    ``runs.jsonl`` are kept and only the missing ones run. With ``shard``, only that
+    shard's pairs (:func:`judgekit.trials.shards.shard_pairs`) run, and ``shard.json`` says
+    so, naming ``shard_group`` and the store's ``batch_key``.
     """
     if trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {trials}")
     if concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
     out = Path(out_dir)
+    pairs = shard_pairs(tasks, trials, shard)
+    manifest = None
+    if shard is not None:
+        manifest = ShardManifest(
+            shard=shard.index,
+            of=shard.count,
+            group=shard_group,
+            trials=trials,
+            pairs=len(pairs),
+            batch_key=batch_key,
+        )
+    if resume:
+        check_resumed_shard(out, manifest)
     summary = GradeSummary(keep_failures=keep_failures)
     previous: list[tuple[Run, Grade]] = []
     if resume:
@@ -105,14 +125,11 @@ def run_trials(
     done = {(run.task_id, run.trial) for run, _ in previous}
     for _, grade in previous:
         summary.add(grade)
-    plan = [
-        (task, number)
-        for task in tasks
-        for number in range(1, trials + 1)
-        if (task.id, number) not in done
-    ]
+    plan = [(task, number) for task, number in pairs if (task.id, number) not in done]
     recorder = TrialRecorder(out, resume=resume, previous=previous)
     try:
+        if manifest is not None:
+            write_shard_manifest(out, manifest)
         _execute(plan, trial, concurrency, recorder, summary, on_trial)
     finally:
         recorder.close()

@@ -1,0 +1,130 @@
+"""Splitting a run's (task, trial) pairs into shards, run on separate machines.
+
+The partition is round-robin over the pairs sorted by (suite, task id, trial): pair k of
+that order (from 0) belongs to shard ``k mod N + 1``. It depends only on the suite and
+``--trials``, so every machine computes the same one; every pair is in exactly one shard,
+and the shards differ in size by at most one pair. The trials of one task spread over the
+shards, so a slow task slows every shard a little rather than one a lot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from judgekit._util.atomic_files import atomic_files, make_folders
+from judgekit._util.input_paths import exists
+from judgekit.errors import ConfigError
+from judgekit.formats.shard import (
+    SHARD_FILE,
+    Shard,
+    ShardManifest,
+    load_shard_manifest,
+    parse_shard,
+)
+from judgekit.formats.task import Task, TaskSet
+from judgekit.trials.recorder import RUNS
+
+GROUP_ENV: Final = "JUDGEKIT_SHARD_GROUP"
+BATCH_KEY_PREFIX: Final = "shards:"
+
+Pair = tuple[Task, int]
+
+
+def shard_pairs(tasks: TaskSet, trials: int, shard: Shard | None) -> list[Pair]:
+    """The (task, trial) pairs of ``shard`` (all of them without one), in the suite's order."""
+    pairs = [(task, number) for task in tasks for number in range(1, trials + 1)]
+    if shard is None:
+        return pairs
+    ordered = sorted(range(len(pairs)), key=lambda i: _sort_key(pairs[i]))
+    mine = {i for position, i in enumerate(ordered) if position % shard.count == shard.index - 1}
+    return [pair for i, pair in enumerate(pairs) if i in mine]
+
+
+def _sort_key(pair: Pair) -> tuple[str, str, int]:
+    task, number = pair
+    return (task.suite or "", task.id, number)
+
+
+def shard_group(explicit: str | None) -> str | None:
+    """The run group the shards share: ``--shard-group``, else ``$JUDGEKIT_SHARD_GROUP``,
+    else GitHub Actions' run id and attempt (the same in every job of one workflow run)."""
+    if explicit:
+        return explicit
+    if os.environ.get(GROUP_ENV):
+        return os.environ[GROUP_ENV]
+    run_id = os.environ.get("GITHUB_RUN_ID")
+    if run_id:
+        return f"github-{run_id}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+    return None
+
+
+def shard_batch_key(group: str, shard: Shard, trials: int, suites: Sequence[str]) -> str:
+    """The store batch every shard of one run records into: the same on every machine."""
+    what = json.dumps([group, shard.count, trials, sorted(suites)])
+    return BATCH_KEY_PREFIX + hashlib.sha256(what.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    """What ``judgekit run --shard`` settled: the shard, its group, its batch, its size."""
+
+    shard: Shard | None
+    group: str | None
+    batch_key: str | None  # None: the batch of the runs file, as unsharded runs record
+    pairs: int
+
+
+def plan_shard(
+    text: str | None, explicit_group: str | None, tasks: TaskSet, trials: int, *, store: bool
+) -> ShardPlan:
+    """The shard of ``--shard I/N``; recorded in the store, the shards need a group to
+    meet in one batch (without one, each machine could not tell this run from another)."""
+    if text is None:
+        if explicit_group:
+            raise ConfigError("--shard-group needs --shard I/N")
+        return ShardPlan(None, None, None, len(tasks) * trials)
+    shard = parse_shard(text)
+    group = shard_group(explicit_group)
+    if group is None and store:
+        raise ConfigError(
+            f"--shard {shard} records in the store, where the shards meet by a group id: "
+            f"pass --shard-group ID (the same on every shard) or set ${GROUP_ENV} "
+            "(on GitHub Actions the workflow run id is used), or pass --no-store"
+        )
+    suites = sorted({task.suite or "" for task in tasks})
+    key = shard_batch_key(group, shard, trials, suites) if group is not None else None
+    return ShardPlan(shard, group, key, len(shard_pairs(tasks, trials, shard)))
+
+
+def check_resumed_shard(out_dir: Path, manifest: ShardManifest | None) -> None:
+    """A folder resumed must hold the same shard of the same run (or no shard, unsharded):
+    its finished trials would not match the ones this run owes."""
+    if not exists(out_dir / RUNS):
+        return
+    path = out_dir / SHARD_FILE
+    kept = load_shard_manifest(path) if exists(path) else None
+    if kept == manifest:
+        return
+    if kept is None:
+        raise ConfigError(f"{out_dir} holds an unsharded run: resume it without --shard")
+    if manifest is None:
+        raise ConfigError(f"{out_dir} holds shard {kept.label} of a run: resume it with --shard")
+    raise ConfigError(f"{path} is {_said(kept)}; cannot resume it as {_said(manifest)}")
+
+
+def _said(manifest: ShardManifest) -> str:
+    group = "no group" if manifest.group is None else f"group {manifest.group!r}"
+    return f"shard {manifest.label} ({manifest.trials} trials, {group})"
+
+
+def write_shard_manifest(out_dir: Path, manifest: ShardManifest) -> None:
+    """Write ``shard.json`` (whole or not at all)."""
+    make_folders(out_dir)
+    with atomic_files() as files:
+        files.text(out_dir / SHARD_FILE).write(manifest.model_dump_json(indent=2) + "\n")
