@@ -21,6 +21,7 @@ from tests.conftest import REPO
 EXAMPLES = REPO / "examples" / "github-actions"
 WITH_STORE = EXAMPLES / "judgekit.yml"
 WITHOUT_STORE = EXAMPLES / "judgekit-no-store.yml"
+WITH_SHARDS = EXAMPLES / "judgekit-shards.yml"
 WORKFLOWS = sorted(EXAMPLES.glob("*.yml"))
 
 # What GitHub would put in place of each expression, on a pull request.
@@ -28,6 +29,7 @@ EXPRESSIONS = {
     "github.head_ref": "feature/faster-refunds",
     "github.ref": "refs/pull/42/merge",
     "github.run_id": "9876543210",
+    "matrix.shard": "2",
     "github.event_name": "pull_request",
     "github.event.pull_request.number": "42",
     "secrets.JUDGEKIT_DB": "postgresql+psycopg://judgekit:secret@db.example.com/judgekit",
@@ -169,7 +171,7 @@ def commands_of(path: Path, job_id: str, subcommand: str) -> list[CommandLine]:
 
 
 def test_both_variants_are_there() -> None:
-    assert set(WORKFLOWS) == {WITH_STORE, WITHOUT_STORE}
+    assert set(WORKFLOWS) == {WITH_STORE, WITHOUT_STORE, WITH_SHARDS}
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -314,3 +316,30 @@ def test_no_store_variant_gates_on_the_committed_baseline() -> None:
         "job refresh-baseline, step 'Run the trials and save them as the baseline'",
         "comment",
     ]
+
+
+# --- Sharded -----------------------------------------------------------------------------
+
+
+def test_sharded_variant_runs_four_shards_then_gates_them_as_one() -> None:
+    workflow = load(WITH_SHARDS)
+    trials = workflow["jobs"]["trials"]
+    assert trials["strategy"]["matrix"] == {"shard": [1, 2, 3, 4]}
+    assert trials["strategy"]["fail-fast"] is False
+    (run,) = commands_of(WITH_SHARDS, "trials", "run")
+    assert run.option("--shard") == "2/4"
+    assert run.option("--out") == "shards/2"
+    assert run.option("--trials") == "30"
+    assert "--no-store" not in run.args  # the shards meet in the store by GITHUB_RUN_ID
+    (upload,) = [
+        s for s in job_steps(WITH_SHARDS, "trials") if "uses" in s and "upload" in s["uses"]
+    ]
+    assert upload["with"]["path"] == "shards/${{ matrix.shard }}/"
+    for job_id in ("baseline", "gate"):
+        assert workflow["jobs"][job_id]["needs"] == "trials"
+    (download,) = [s for s in job_steps(WITH_SHARDS, "gate") if "download" in s.get("uses", "")]
+    assert download["with"] == {"pattern": "judgekit-shard-*", "path": "results/pr"}
+    (gate,) = commands_of(WITH_SHARDS, "gate", "gate")
+    assert gate.args == [
+        "gate", "--baseline", "latest:main", "--branch", "main", "--candidate", "results/pr"
+    ]  # fmt: skip

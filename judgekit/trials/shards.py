@@ -53,15 +53,14 @@ def _sort_key(pair: Pair) -> tuple[str, str, int]:
 
 def shard_group(explicit: str | None) -> str | None:
     """The run group the shards share: ``--shard-group``, else ``$JUDGEKIT_SHARD_GROUP``,
-    else GitHub Actions' run id and attempt (the same in every job of one workflow run)."""
+    else GitHub Actions' run id (the same in every job of one workflow run, and kept when
+    a failed job is re-run, so a shard run again lands beside the others)."""
     if explicit:
         return explicit
     if os.environ.get(GROUP_ENV):
         return os.environ[GROUP_ENV]
     run_id = os.environ.get("GITHUB_RUN_ID")
-    if run_id:
-        return f"github-{run_id}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
-    return None
+    return f"github-{run_id}" if run_id else None
 
 
 def shard_batch_key(group: str, shard: Shard, trials: int, suites: Sequence[str]) -> str:
