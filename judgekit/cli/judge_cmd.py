@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from judgekit._util.terminal_text import visible
+from judgekit.cli.batch_options import batch_options, print_batch_event
 from judgekit.cli.judge_output import judging_progress, print_dry_run
 from judgekit.cli.options import (
     concurrency_option,
@@ -20,6 +21,7 @@ from judgekit.cli.options import (
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.judging.batch.options import BatchOptions
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
 from judgekit.judging.pipeline import (
@@ -87,6 +89,7 @@ EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finis
     is_flag=True,
     help="Print the first prompt, the token estimate and the projected cost; send nothing.",
 )
+@batch_options
 @json_instead_of("the summary")
 @store_options
 def judge_command(
@@ -107,6 +110,7 @@ def judge_command(
     dry_run: bool,
     as_json: bool,
     store: StoreChoice,
+    batch: BatchOptions | None,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
@@ -119,6 +123,7 @@ def judge_command(
     recorded in the store, in the batch of the runs file (--no-store: not). A rubric
     promoted selectively abstains on verdicts less confident than its promoted threshold.
     --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
+    --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
 
     \b
     Example:
@@ -138,6 +143,7 @@ def judge_command(
         max_attempts=max_attempts,
         samples=samples,
         limit=limit,
+        batch=batch,
     )
     if dry_run:
         print_dry_run(request, as_json=as_json)
@@ -152,7 +158,7 @@ def judge_command(
         finished = f"the verdicts that finished are in {session.verdicts_file}"
         try:
             with written_before_store(finished):
-                tally = session.judge(on_verdict=lambda _verdict: bar.advance())
+                tally = session.judge(lambda _verdict: bar.advance(), print_batch_event)
         except KeyboardInterrupt:
             click.echo(
                 f"interrupted: {finished}; rerun the same command to finish (it asks only "

@@ -56,13 +56,15 @@ def judge_runs_file(
     prices: PriceTable,
     tasks: TaskSet | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
+    client: ChatClient | None = None,
 ) -> JudgeTally:
     """Judge every run of ``runs`` (whose ids are ``run_ids``) into ``folder/verdicts.jsonl``.
 
     ``on_verdict`` sees every verdict of the file, kept ones included (recording them again
     is idempotent). Without a cache nothing is kept: every run is asked again. Raises
     :class:`JudgingStopped` when the provider cannot answer at all; the verdicts finished
-    before it stay in the file.
+    before it stay in the file. ``client`` replaces the usual :class:`ChatClient` (the
+    batch APIs' :class:`~judgekit.judging.batch.batch_client.BatchClient`).
     """
     with VerdictsFile(
         folder,
@@ -71,7 +73,7 @@ def judge_runs_file(
         run_ids=run_ids,
         resume=cache is not None,
     ) as output:
-        client = ChatClient(
+        client = client or ChatClient(
             provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
         )
         judge = Judge(

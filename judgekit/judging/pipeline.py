@@ -35,6 +35,7 @@ from judgekit.providers.chat import ChatProvider
 from judgekit.providers.registry import make_provider, parse_model_name
 
 if TYPE_CHECKING:
+    from judgekit.judging.batch.options import BatchOptions
     from judgekit.store.provenance import Provenance
     from judgekit.store.recording import Recorded
     from judgekit.store.verdict_sink import VerdictSink
@@ -67,6 +68,7 @@ class JudgeRequest:
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
     limit: int | None = None  # only the first N runs of the file (--limit)
+    batch: BatchOptions | None = None  # --batch: through the provider's batch API
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class PreparedJudging:
     prices: PriceTable
     tasks: TaskSet | None
     use_cache: bool
+    batch: BatchOptions | None = None
 
     @property
     def version(self) -> str:
@@ -127,6 +130,10 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     provider = make_provider(
         provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
     )
+    if request.batch is not None:
+        from judgekit.judging.batch.setup import check_batch_api
+
+        check_batch_api(provider)
     budget = None
     if request.max_cost is not None:
         budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
@@ -146,6 +153,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         prices=prices,
         tasks=inputs.tasks,
         use_cache=request.use_cache,
+        batch=request.batch,
     )
 
 
@@ -161,10 +169,28 @@ class JudgingSession:
     def verdicts_file(self) -> Path:
         return self.folder / VERDICTS_FILE
 
-    def judge(self, on_verdict: Callable[[Verdict], None] | None = None) -> JudgeTally:
+    def judge(
+        self,
+        on_verdict: Callable[[Verdict], None] | None = None,
+        on_batch_event: Callable[[str], None] | None = None,
+    ) -> JudgeTally:
         """Judge the runs not judged yet; every verdict, kept ones included, goes to the
-        store and then to ``on_verdict``. What reached the store is flushed however it ends."""
+        store and then to ``on_verdict``. What reached the store is flushed however it ends.
+        With ``--batch``, ``on_batch_event`` hears each batch submitted, resumed and ended."""
         prepared = self.prepared
+        settings, prices, client = prepared.settings, prepared.prices, None
+        if prepared.batch is not None:
+            from judgekit.judging.batch.setup import batch_setup
+
+            setup = batch_setup(
+                prepared.provider,
+                settings,
+                prices,
+                runs=len(prepared.run_ids),
+                options=prepared.batch,
+                on_event=on_batch_event,
+            )
+            settings, prices, client = setup.settings, setup.prices, setup.client
         try:
             return judge_runs_file(
                 prepared.runs,
@@ -172,11 +198,12 @@ class JudgingSession:
                 provider=prepared.provider,
                 folder=self.folder,
                 run_ids=prepared.run_ids,
-                settings=prepared.settings,
+                settings=settings,
                 cache=JudgeCache() if prepared.use_cache else None,
-                prices=prepared.prices,
+                prices=prices,
                 tasks=prepared.tasks,
                 on_verdict=lambda verdict: self._keep(verdict, on_verdict),
+                client=client,
             )
         finally:
             if self._sink is not None:

@@ -1,0 +1,237 @@
+"""The batch APIs of the built-in providers: many chat requests sent at once, answered later.
+
+OpenAI's Batch API takes a JSONL file of ``/v1/chat/completions`` requests (uploaded with
+``files.create``), answers within 24 hours into an output file and an error file; Anthropic's
+Message Batches take the requests in one call and stream the results as JSONL. Both cost half
+the price of the same requests asked one by one. Each request carries a ``custom_id``; the
+answers come back keyed by it, in no particular order.
+
+:func:`batch_api` gives a provider's :class:`BatchApi`; a provider without one (``local/…``,
+plugins) is a :class:`~judgekit.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judgekit.errors import ConfigError, ProviderError
+from judgekit.providers.answers import AnthropicMessage, OpenAICompletion, read_answer
+from judgekit.providers.anthropic_errors import anthropic_failures
+from judgekit.providers.anthropic_provider import AnthropicProvider, _anthropic_message
+from judgekit.providers.chat import ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.failures import provider_errors
+from judgekit.providers.openai_errors import openai_failures
+from judgekit.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider, _tokens
+
+__all__ = ["BatchApi", "BatchState", "batch_api"]
+
+BatchAnswers = dict[str, ChatResponse | ProviderError]
+"""custom_id → the answer, or why that request got none."""
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """Where a batch is: ``ended`` once its results can be read; ``status`` as the API says."""
+
+    status: str
+    ended: bool
+
+
+class BatchApi(ABC):
+    """Submit, poll and read one provider's batches."""
+
+    def __init__(self, provider: ChatProvider) -> None:
+        self.provider = provider
+
+    @abstractmethod
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
+        """Send ``(custom_id, request)`` pairs as one batch; its id."""
+
+    @abstractmethod
+    async def state(self, batch_id: str) -> BatchState:
+        """The batch's status now."""
+
+    @abstractmethod
+    async def answers(self, batch_id: str, requests: dict[str, ChatRequest]) -> BatchAnswers:
+        """The answer (or failure) of every request of an ended batch that has one."""
+
+
+def batch_api(provider: ChatProvider) -> BatchApi:
+    """The batch API of ``provider``; ConfigError when it has none."""
+    if isinstance(provider, OpenAIProvider) and not isinstance(provider, OpenAICompatibleProvider):
+        return _OpenAIBatches(provider)
+    if isinstance(provider, AnthropicProvider):
+        return _AnthropicBatches(provider)
+    raise ConfigError(
+        f"--batch needs a provider with a batch API (openai or anthropic), not {provider.name!r}: "
+        "judge without --batch"
+    )
+
+
+class _OpenAIBatches(BatchApi):
+    provider: OpenAIProvider
+
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
+        lines = "".join(
+            json.dumps(
+                {
+                    "custom_id": custom_id,
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": self.provider._body(request),
+                }
+            )
+            + "\n"
+            for custom_id, request in requests
+        )
+        client = self.provider._client
+        with provider_errors(self.provider, openai_failures()):
+            uploaded = await client.files.create(
+                file=("judgekit-batch.jsonl", io.BytesIO(lines.encode())), purpose="batch"
+            )
+            batch = await client.batches.create(
+                input_file_id=uploaded.id,
+                endpoint="/v1/chat/completions",
+                completion_window="24h",
+            )
+        return batch.id
+
+    async def state(self, batch_id: str) -> BatchState:
+        with provider_errors(self.provider, openai_failures()):
+            batch = await self.provider._client.batches.retrieve(batch_id)
+        return BatchState(batch.status, batch.status in _OPENAI_ENDED)
+
+    async def answers(self, batch_id: str, requests: dict[str, ChatRequest]) -> BatchAnswers:
+        client = self.provider._client
+        answers: BatchAnswers = {}
+        with provider_errors(self.provider, openai_failures()):
+            batch = await client.batches.retrieve(batch_id)
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    content = await client.files.content(file_id)
+                    for line in content.text.splitlines():
+                        if line.strip():
+                            self._read_line(json.loads(line), requests, answers)
+        return answers
+
+    def _read_line(
+        self, line: dict[str, Any], requests: dict[str, ChatRequest], answers: BatchAnswers
+    ) -> None:
+        custom_id = str(line.get("custom_id"))
+        request = requests.get(custom_id)
+        if request is None:
+            return  # not one of ours (or a stale id): nothing to answer
+        response, error = line.get("response"), line.get("error")
+        if error or not isinstance(response, dict) or response.get("status_code") != 200:
+            answers[custom_id] = _failure("OpenAI", error, response)
+            return
+        url = f"{self.provider.endpoint.rstrip('/')}/batches/{custom_id}"
+        raw = json.dumps(response.get("body")).encode()
+        try:
+            completion = read_answer(raw, OpenAICompletion, provider="openai", url=url)
+        except ProviderError as exc:
+            answers[custom_id] = exc
+            return
+        if not completion.choices:
+            answers[custom_id] = ProviderError(f"OpenAI answered {custom_id} with no choices")
+            return
+        usage, choice = completion.usage, completion.choices[0]
+        answers[custom_id] = ChatResponse(
+            text=choice.message.content or "",
+            model=completion.model or request.model,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            tokens=_tokens(choice.logprobs) if request.logprobs else None,
+        )
+
+
+_OPENAI_ENDED = frozenset({"completed", "expired", "failed", "cancelled"})
+
+
+class _AnthropicBatches(BatchApi):
+    provider: AnthropicProvider
+
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
+        items: list[Any] = []
+        for custom_id, request in requests:
+            params: dict[str, Any] = {
+                "model": request.model,
+                "max_tokens": request.max_tokens,
+                "messages": [_anthropic_message(m) for m in request.messages if m.role != "system"],
+            }
+            system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+            if system:
+                params["system"] = system
+            items.append({"custom_id": custom_id, "params": params})
+        with provider_errors(self.provider, anthropic_failures()):
+            batch = await self.provider._client.messages.batches.create(requests=items)
+        return batch.id
+
+    async def state(self, batch_id: str) -> BatchState:
+        with provider_errors(self.provider, anthropic_failures()):
+            batch = await self.provider._client.messages.batches.retrieve(batch_id)
+        return BatchState(batch.processing_status, batch.processing_status == "ended")
+
+    async def answers(self, batch_id: str, requests: dict[str, ChatRequest]) -> BatchAnswers:
+        answers: BatchAnswers = {}
+        url = f"{self.provider.endpoint.rstrip('/')}/v1/messages/batches/{batch_id}/results"
+        with provider_errors(self.provider, anthropic_failures()):
+            results = await self.provider._client.messages.batches.results(batch_id)
+            async for item in results:
+                request = requests.get(item.custom_id)
+                if request is None:
+                    continue
+                result = item.result
+                if result.type != "succeeded":
+                    detail = result.model_dump(mode="json")
+                    answers[item.custom_id] = _failure("Anthropic", detail, None)
+                    continue
+                raw = result.message.model_dump_json().encode()
+                try:
+                    message = read_answer(raw, AnthropicMessage, provider="anthropic", url=url)
+                except ProviderError as exc:
+                    answers[item.custom_id] = exc
+                    continue
+                answers[item.custom_id] = ChatResponse(
+                    text=message.text,
+                    model=message.model or request.model,
+                    input_tokens=message.usage.input_tokens,
+                    output_tokens=message.usage.output_tokens,
+                )
+        return answers
+
+
+_ENDED_UNANSWERED = {
+    "batch_expired": "the batch expired before this request was answered",
+    "expired": "the batch expired before this request was answered",
+    "batch_cancelled": "the batch was cancelled before this request was answered",
+    "canceled": "the batch was cancelled before this request was answered",
+}
+
+
+def _failure(label: str, error: object, response: object) -> ProviderError:
+    """A failed request of a batch, in words that are the same for every request failing
+    alike (so they count together); retryable, since a rerun sends it again."""
+    return ProviderError(f"{label} batch: {_reason(error, response)}", retryable=True)
+
+
+def _reason(error: object, response: object) -> str:
+    if isinstance(error, dict):
+        kind = error.get("code") or error.get("type")
+        if kind in _ENDED_UNANSWERED:
+            return _ENDED_UNANSWERED[str(kind)]
+        inner = error.get("error")
+        if isinstance(inner, dict):  # Anthropic: {"type": "errored", "error": {"error": ...}}
+            return _reason(inner.get("error", inner), None)
+        return str(error.get("message") or kind or "the request failed")[:300]
+    if isinstance(response, dict):
+        body = response.get("body")
+        inner = body.get("error") if isinstance(body, dict) else None
+        message = inner.get("message") if isinstance(inner, dict) else None
+        return f"HTTP {response.get('status_code')}: {message or 'no answer'}"[:300]
+    return "the request got no answer"
