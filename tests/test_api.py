@@ -33,7 +33,10 @@ def _commands(
     group: click.Group, prefix: tuple[str, ...] = ()
 ) -> list[tuple[tuple[str, ...], click.Command]]:
     found: list[tuple[tuple[str, ...], click.Command]] = []
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         path = (*prefix, name)
         found.append((path, command))
         if isinstance(command, click.Group):

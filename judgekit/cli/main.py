@@ -10,33 +10,14 @@ import click
 from judgekit import __version__
 from judgekit._util.input_paths import named_path_errors
 from judgekit._util.redaction import redact
-from judgekit._util.terminal_text import visible
-from judgekit.cli.align_cmd import align_command
-from judgekit.cli.calibrate_cmd import calibrate_command
-from judgekit.cli.demo_cmd import demo_command
-from judgekit.cli.export_cmd import export_group
-from judgekit.cli.gate_cmd import gate_command
-from judgekit.cli.grade_cmd import grade_command
-from judgekit.cli.import_cmd import import_group
-from judgekit.cli.init_cmd import init_command
-from judgekit.cli.judge_cmd import judge_command
-from judgekit.cli.label_cmd import label_command
-from judgekit.cli.labels_cmd import labels_command
-from judgekit.cli.monitor_cmd import monitor_command
-from judgekit.cli.probe_cmd import probe_command
-from judgekit.cli.promote_cmd import promote_command
-from judgekit.cli.recheck_cmd import recheck_command
-from judgekit.cli.report_cmd import report_command
-from judgekit.cli.rubrics_cmd import rubrics_command
-from judgekit.cli.run_cmd import run_command
-from judgekit.cli.schema_cmd import schema_command
-from judgekit.cli.store_cmd import store_group
+from judgekit.cli.command_table import COMMANDS
+from judgekit.cli.lazy_group import LazyGroup
 from judgekit.errors import JudgekitError
 
 EXIT_BAD_INPUT = 2
 
 
-class JudgekitGroup(click.Group):
+class JudgekitGroup(LazyGroup):
     """Prints a JudgekitError as one line and exits 2; a bug keeps its traceback.
 
     The message may quote data (a run id, a field's value): it is shown visibly, on one
@@ -48,6 +29,8 @@ class JudgekitGroup(click.Group):
             with named_path_errors():
                 return super().invoke(ctx)
         except JudgekitError as exc:
+            from judgekit._util.terminal_text import visible  # rich: loaded for errors only
+
             click.echo(f"judgekit: error: {visible(redact(str(exc)), one_line=True)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
         except click.exceptions.NoArgsIsHelpError:
@@ -55,6 +38,8 @@ class JudgekitGroup(click.Group):
         except click.UsageError as exc:
             # A bad option (a file where a folder is expected, an unknown command) is one
             # line too, with where to look, instead of click's usage block.
+            from judgekit._util.terminal_text import visible
+
             message = visible(exc.format_message(), one_line=True)
             click.echo(f"judgekit: error: {message} (see {_help_command(exc.ctx)})", err=True)
             sys.exit(exc.exit_code)
@@ -69,7 +54,11 @@ def _help_command(ctx: click.Context | None) -> str:
     return " ".join(["judgekit", *reversed(names), "--help"])
 
 
-@click.group(cls=JudgekitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=JudgekitGroup,
+    lazy_commands=COMMANDS,  # each command's module is imported when the command is used
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="judgekit")
 def main() -> None:
     """judgekit: numbers you can trust about whether your AI agent works.
@@ -85,25 +74,3 @@ def main() -> None:
       judgekit grade runs.jsonl --tasks tasks/shop.yaml --out results/
       judgekit gate --baseline latest:main --candidate results/
     """
-
-
-main.add_command(align_command)
-main.add_command(calibrate_command)
-main.add_command(demo_command)
-main.add_command(export_group)
-main.add_command(gate_command)
-main.add_command(grade_command)
-main.add_command(import_group)
-main.add_command(init_command)
-main.add_command(judge_command)
-main.add_command(label_command)
-main.add_command(labels_command)
-main.add_command(monitor_command)
-main.add_command(probe_command)
-main.add_command(promote_command)
-main.add_command(recheck_command)
-main.add_command(report_command)
-main.add_command(rubrics_command)
-main.add_command(run_command)
-main.add_command(schema_command)
-main.add_command(store_group)

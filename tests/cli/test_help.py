@@ -258,11 +258,13 @@ def test_env_prefixes_and_redirections_are_not_arguments() -> None:
 
 
 def test_help_loads_no_heavy_library() -> None:
-    """`judgekit --help` starts without the provider SDKs, SQLAlchemy, numpy or matplotlib:
-    each is imported where a command first needs it, so the start-up stays short."""
+    """`judgekit --help` starts without the provider SDKs, SQLAlchemy, numpy, matplotlib,
+    pydantic, rich or YAML: each is imported where a command first needs it, so the start-up
+    stays short (tests/cli/test_lazy_commands.py lists every module it does import)."""
     heavy = [
         *["openai", "anthropic", "sqlalchemy", "numpy", "matplotlib", "scipy", "sklearn"],
-        *["krippendorff", "genai_prices"],
+        *["krippendorff", "genai_prices", "pydantic", "pydantic_core", "rich", "yaml"],
+        *["judgekit.formats", "judgekit.judging", "judgekit.cli.judge_cmd"],
     ]
     probe = (
         "import sys\n"

@@ -39,7 +39,9 @@ ALIAS_BOMB = LAUGHS + "suite: bomb\ntasks:\n  - id: t\n    metadata: {laughs: *i
 MEASURE = r"""
 import json, resource, sys, time, tracemalloc
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+import click
 from judgekit.cli import main
+main.get_command(click.Context(main), sys.argv[1])  # the command's imports: not measured
 tracemalloc.start()
 start = time.perf_counter()
 try:
