@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import click
+import pytest
 from click.testing import CliRunner
 
 import judgekit
@@ -61,3 +65,27 @@ def test_every_command_has_help_with_an_example() -> None:
         if not isinstance(command, click.Group):
             assert "Example:" in result.output, path
             assert f"judgekit {' '.join(path)}" in result.output, path
+
+
+def test_importing_judgekit_loads_its_api_on_first_use() -> None:
+    """`import judgekit` (as every command does) loads no model, grader or judge module; a
+    name of the API is imported the first time it is read."""
+    probe = (
+        "import sys\n"
+        "import judgekit\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('judgekit.', 'pydantic'))))\n"
+        "judgekit.load_runs\n"
+        "print('judgekit.formats.run' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout == (
+        "['judgekit._util', 'judgekit._util.lazy_exports', 'judgekit._util.redaction', "
+        "'judgekit.errors']\nTrue\n"
+    )
+
+
+def test_a_name_outside_the_api_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match=r"^module 'judgekit' has no attribute 'nothing'$"):
+        judgekit.nothing  # noqa: B018
