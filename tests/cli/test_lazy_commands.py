@@ -115,3 +115,21 @@ def test_help_imports_click_and_judgekit_light_modules_only() -> None:
 def test_version_imports_no_command() -> None:
     loaded = _modules_after(["--version"])
     assert not [m for m in loaded if m.startswith("judgekit.cli.") and m.endswith("_cmd")]
+
+
+def test_no_commands_help_imports_a_provider_sdk_sqlalchemy_or_numpy() -> None:
+    """Each command's ``--help``, in turn in one fresh process: the heavy libraries each one
+    brought in (none: they are imported where a command first needs them)."""
+    heavy = ["openai", "anthropic", "sqlalchemy", "numpy", "scipy", "sklearn", "matplotlib"]
+    probe = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from judgekit.cli import main\n"
+        f"for name in {sorted(COMMANDS)!r}:\n"
+        "    assert CliRunner().invoke(main, [name, '--help']).exit_code == 0, name\n"
+        f"    print(name, sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout == "".join(f"{name} []\n" for name in sorted(COMMANDS))
