@@ -137,7 +137,7 @@ def run_command(
                     out_dir / RUNS,
                     out_dir / RESULTS,
                     source="run",
-                    provenance=store.provenance(),
+                    provenance=store.provenance(extra_tags=sharding.tags()),
                     key=sharding.batch_key,
                 )
     chosen_k = k if k is not None else min(5, trials)

@@ -26,14 +26,14 @@ class StoreChoice:
     agent_version: str | None = None
     branch: str | None = None
 
-    def provenance(self) -> Provenance:
-        """The batch's provenance: these options, then CI variables and git."""
+    def provenance(self, extra_tags: dict[str, str] | None = None) -> Provenance:
+        """The batch's provenance: these options (and the command's ``extra_tags``), then
+        CI variables and git."""
         # Imported here: the store package loads SQLAlchemy, which --no-store never needs.
         from judgekit.store.provenance import detect_provenance
 
-        return detect_provenance(
-            agent_version=self.agent_version, tags=self.tags, branch=self.branch
-        )
+        tags = {**self.tags, **(extra_tags or {})}
+        return detect_provenance(agent_version=self.agent_version, tags=tags, branch=self.branch)
 
 
 def _parse_tags(

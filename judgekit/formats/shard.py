@@ -20,6 +20,10 @@ from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.errors import ConfigError, DataError
 
 SHARD_FILE: Final = "shard.json"
+# The tags of the store batch the shards of one run share.
+SHARD_GROUP_TAG: Final = "shard_group"
+SHARDS_TAG: Final = "shards"
+SHARD_RUNS_TAG: Final = "shard_runs"  # the runs all shards together record
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 

@@ -22,6 +22,9 @@ from judgekit._util.input_paths import exists
 from judgekit.errors import ConfigError
 from judgekit.formats.shard import (
     SHARD_FILE,
+    SHARD_GROUP_TAG,
+    SHARD_RUNS_TAG,
+    SHARDS_TAG,
     Shard,
     ShardManifest,
     load_shard_manifest,
@@ -77,6 +80,17 @@ class ShardPlan:
     group: str | None
     batch_key: str | None  # None: the batch of the runs file, as unsharded runs record
     pairs: int
+    total: int = 0  # the pairs of all shards together
+
+    def tags(self) -> dict[str, str]:
+        """The batch's tags that let a reader of the store tell a whole run from a part."""
+        if self.shard is None or self.group is None:
+            return {}
+        return {
+            SHARD_GROUP_TAG: self.group,
+            SHARDS_TAG: str(self.shard.count),
+            SHARD_RUNS_TAG: str(self.total),
+        }
 
 
 def plan_shard(
@@ -98,7 +112,8 @@ def plan_shard(
         )
     suites = sorted({task.suite or "" for task in tasks})
     key = shard_batch_key(group, shard, trials, suites) if group is not None else None
-    return ShardPlan(shard, group, key, len(shard_pairs(tasks, trials, shard)))
+    pairs = len(shard_pairs(tasks, trials, shard))
+    return ShardPlan(shard, group, key, pairs, total=len(tasks) * trials)
 
 
 def check_resumed_shard(out_dir: Path, manifest: ShardManifest | None) -> None:

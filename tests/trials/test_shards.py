@@ -19,7 +19,7 @@ from judgekit.errors import ConfigError, DataError
 from judgekit.formats.grade import Grade, load_results
 from judgekit.formats.shard import Shard, parse_shard
 from judgekit.store import open_store
-from judgekit.trials.shards import shard_pairs
+from judgekit.trials.shards import shard_group, shard_pairs
 from tests.conftest import REPO
 from tests.store.conftest import postgres_database
 
@@ -102,14 +102,32 @@ def test_a_malformed_shard_says_what_is_valid(text: str) -> None:
 def test_a_folder_of_shards_reads_as_the_unsharded_run_on_sqlite(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'store.sqlite'}"
     env = {"JUDGEKIT_DB": store, "JUDGEKIT_SHARD_GROUP": "nightly-7", "GITHUB_RUN_ID": ""}
+    code, _, _ = invoke(*run_args(tmp_path / "whole"), env=env)
+    assert code == 0
+    batch_ids = set()
     for i in range(1, 5):
+        if i == 4:  # three shards of four: the batch is not the whole run yet
+            code, _, stderr = invoke(
+                "gate", "--baseline", tmp_path / "whole", "--candidate", "batch:2", env=env
+            )
+            assert (code, stderr.strip()) == (
+                2,
+                "judgekit: error: batch:2 is batch 2, the 4 shards of group 'nightly-7', with "
+                "15 of their 20 runs graded: a shard is missing or unfinished (gate the "
+                "shards' folders to see which)",
+            )
         code, stdout, stderr = invoke(
             *run_args(tmp_path / "shards" / str(i), "--shard", f"{i}/4"), env=env
         )
         assert code == 0, stderr
         assert json.loads(stdout)["runs"] == 5
-    code, _, _ = invoke(*run_args(tmp_path / "whole"), env=env)
+        batch_ids.add(json.loads(stdout)["store"]["batch_id"])
+    assert batch_ids == {2}
+    code, gate_batch, _ = invoke(
+        "gate", "--baseline", tmp_path / "whole", "--candidate", "batch:2", env=env
+    )
     assert code == 0
+    assert "all runs           0.65 13/20  0.65 13/20" in gate_batch
     whole = list(load_results(tmp_path / "whole"))
     combined = list(load_results(tmp_path / "shards"))
     assert rows(combined) == rows(whole)
@@ -129,6 +147,7 @@ def test_a_folder_of_shards_reads_as_the_unsharded_run_on_sqlite(tmp_path: Path)
         (whole_batch,) = [b for b in batches if b.id != shards_batch.id]
         assert rows(opened.grades(shards_batch.id)) == rows(opened.grades(whole_batch.id))
         assert opened.count("runs") == 40
+        assert shards_batch.tags == {"shard_group": "nightly-7", "shards": "4", "shard_runs": "20"}
     code, gate_shards, _ = invoke(
         "gate", "--baseline", tmp_path / "whole", "--candidate", tmp_path / "shards", env=env
     )
@@ -278,3 +297,17 @@ def test_four_shards_as_four_processes_on_postgresql_equal_the_unsharded_run(
             ("refund_full", 3),
             ("refuse_overrefund", 3),
         ]
+
+
+def test_the_group_is_the_option_then_the_variable_then_github_s_run_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("JUDGEKIT_SHARD_GROUP", raising=False)
+    monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
+    assert shard_group(None) is None
+    monkeypatch.setenv("GITHUB_RUN_ID", "9876543210")
+    monkeypatch.setenv("GITHUB_RUN_ATTEMPT", "2")  # a re-run job joins the first attempt's
+    assert shard_group(None) == "github-9876543210"
+    monkeypatch.setenv("JUDGEKIT_SHARD_GROUP", "nightly-7")
+    assert shard_group(None) == "nightly-7"
+    assert shard_group("mine") == "mine"
