@@ -1,6 +1,9 @@
 """``verdicts.jsonl``, the judge's output file: resumed, never emptied by a failed rerun.
 
-Each verdict cost a model call, so it is appended and fsynced the moment it finishes. A rerun
+Each verdict cost a model call, so it is appended and flushed the moment it finishes: a killed
+process loses none that finished. The file is fsynced at most every half second and when
+judging ends, not after each line (an fsync can cost more than judging a cached run), so only
+a power loss or an OS crash can lose the verdicts of the last half second. A rerun
 into the same folder keeps the verdicts already there for the same rubric version and judge
 model (and for runs still in the runs file) and asks only for the others; whatever else the
 file held (another rubric version, runs no longer judged, a line torn by a crash) is dropped
@@ -11,6 +14,7 @@ or has finished, so a rerun that fails before its first answer leaves the file a
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +31,8 @@ from judgekit.formats.verdict import Verdict
 __all__ = ["VERDICTS_FILE", "VerdictsFile"]
 
 VERDICTS_FILE = "verdicts.jsonl"
+
+FSYNC_INTERVAL_S = 0.5  # what a power loss may lose; a killed process loses nothing flushed
 
 
 class VerdictsFile:
@@ -49,6 +55,7 @@ class VerdictsFile:
         self.kept: dict[str, Verdict] = {}
         self._stale = False  # the file holds lines that the new file will not
         self._fh: IO[str] | None = None
+        self._last_sync = 0.0
         if exists(self.path):  # a path that loops is an error, not "no verdicts yet"
             for verdict in self._read_existing():
                 same_judge = (verdict.rubric_version, verdict.model) == (rubric_version, model)
@@ -66,13 +73,16 @@ class VerdictsFile:
         self._stale = True
 
     def append(self, verdict: Verdict) -> None:
-        """Write one new verdict durably (the first one replaces the file with the kept)."""
+        """Write one new verdict and flush it (the first one replaces the file with the
+        kept); fsynced with those of the last half second."""
         if self._fh is None:
             self._replace_with_kept()
             self._fh = self.path.open("a", encoding="utf-8")
+            self._last_sync = time.monotonic()
         self._fh.write(verdict.model_dump_json() + "\n")
         self._fh.flush()
-        os.fsync(self._fh.fileno())
+        if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
+            self._sync()
 
     def finish(self) -> None:
         """Judging ended: a file that still holds other lines is replaced by the kept ones."""
@@ -80,9 +90,18 @@ class VerdictsFile:
             self._replace_with_kept()
 
     def close(self) -> None:
+        """Fsync what was appended and close the file, however judging ended."""
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            try:
+                self._sync()
+            finally:
+                self._fh.close()
+                self._fh = None
+
+    def _sync(self) -> None:
+        if self._fh is not None:
+            os.fsync(self._fh.fileno())
+            self._last_sync = time.monotonic()
 
     def __enter__(self) -> VerdictsFile:
         return self
