@@ -23,8 +23,10 @@ which names the option; set ``json_output=False`` for such a server. OpenAI requ
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.answers import OpenAICompletion, OpenAILogprobs, read_answer
@@ -40,6 +42,7 @@ from judgekit.providers.keys import api_key as resolve_api_key
 from judgekit.providers.openai_errors import openai_failures
 
 if TYPE_CHECKING:
+    from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = ["OpenAICompatibleProvider", "OpenAIProvider"]
@@ -60,19 +63,32 @@ class OpenAIProvider(ChatProvider):
     def __init__(
         self, api_key: str | None = None, base_url: str | None = None, timeout_s: float = 60.0
     ) -> None:
-        try:
-            import openai
-        except ImportError as exc:
+        if importlib.util.find_spec("openai") is None:
             raise ConfigError(
                 f"the {self.name} provider needs the openai package: pip install openai"
-            ) from exc
+            )
         self.base_url = base_url
-        self._client = openai.AsyncOpenAI(
-            api_key=resolve_api_key(api_key, key_variable=self.key_variable, base_url=base_url),
-            base_url=base_url,
-            timeout=timeout_s,
-            max_retries=0,
-        )
+        self._api_key = resolve_api_key(api_key, key_variable=self.key_variable, base_url=base_url)
+        self._timeout_s = timeout_s
+        self._sdk: AsyncOpenAI | None = None
+        # The SDK costs most of a second to import: with a plain --base-url, whose resolved
+        # form is known without it, it is built at the first request, so a judge answered
+        # wholly from the cache never loads it. Any other address is resolved by the SDK.
+        plain = plain_base_url(base_url)
+        self._endpoint = plain if plain is not None else str(self._client.base_url)
+
+    @property
+    def _client(self) -> AsyncOpenAI:
+        if self._sdk is None:
+            import openai
+
+            self._sdk = openai.AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                timeout=self._timeout_s,
+                max_retries=0,
+            )
+        return self._sdk
 
     def _body(self, request: ChatRequest) -> dict[str, object]:
         body: dict[str, object] = {
@@ -123,11 +139,12 @@ class OpenAIProvider(ChatProvider):
     @property
     def endpoint(self) -> str:
         # The SDK's resolved base URL: --base-url, else the SDK's environment variable
-        # (OPENAI_BASE_URL / ANTHROPIC_BASE_URL), else the public API.
-        return str(self._client.base_url)
+        # (OPENAI_BASE_URL), else the public API.
+        return self._endpoint
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._sdk is not None:
+            await self._sdk.close()
 
 
 class OpenAICompatibleProvider(OpenAIProvider):
@@ -150,6 +167,30 @@ class OpenAICompatibleProvider(OpenAIProvider):
                 "(e.g. http://localhost:8000/v1)"
             )
         super().__init__(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+
+
+# An address the SDK keeps as written, but for the slash it adds to the path: lower-case
+# scheme and host name, a port, a path of plain segments; no query, credentials or escapes.
+# A port is kept unless it is the scheme's default, which the SDK drops.
+_PLAIN_URL: Final = re.compile(
+    r"(https?)://[a-z0-9.-]+(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~-]+)+/?"
+)
+_DEFAULT_PORTS: Final = {("http", "80"), ("https", "443")}
+
+
+def plain_base_url(base_url: str | None) -> str | None:
+    """``str(AsyncOpenAI(base_url=base_url).base_url)`` without the SDK, for a plain address;
+    None for any other (the SDK resolves it).
+
+    >>> plain_base_url("http://localhost:8000/v1")
+    'http://localhost:8000/v1/'
+    >>> plain_base_url("http://LocalHost/v1") is None
+    True
+    """
+    plain = _PLAIN_URL.fullmatch(base_url) if base_url is not None else None
+    if plain is None or base_url is None or (plain[1], plain[2]) in _DEFAULT_PORTS:
+        return None
+    return base_url if base_url.endswith("/") else base_url + "/"
 
 
 def _openai_message(message: ChatMessage) -> ChatCompletionMessageParam:
