@@ -311,3 +311,14 @@ def test_the_group_is_the_option_then_the_variable_then_github_s_run_id(
     monkeypatch.setenv("JUDGEKIT_SHARD_GROUP", "nightly-7")
     assert shard_group(None) == "nightly-7"
     assert shard_group("mine") == "mine"
+
+
+def test_a_shard_regraded_in_place_still_combines(tmp_path: Path) -> None:
+    shards = sharded(tmp_path, "--no-store")
+    before = rows(list(load_results(shards)))
+    (shards / "2" / "results.jsonl").unlink()
+    code, _, stderr = invoke(
+        "grade", shards / "2" / "runs.jsonl", "--tasks", SHOP, "--out", shards / "2", "--no-store"
+    )
+    assert code == 0, stderr
+    assert rows(list(load_results(shards))) == before
