@@ -15,6 +15,7 @@ request or its headers, so no API key can end up in the file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -172,6 +173,7 @@ def _tokens_from_json(text: str) -> tuple[TokenLogprob, ...] | None:
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
+@functools.lru_cache(maxsize=64)  # one endpoint per judge, asked once per key
 def normalise_endpoint(url: str) -> str:
     """One spelling per endpoint: scheme and host lower-cased, a default port dropped, no
     trailing slash, no credentials, query or fragment ("" stays "").

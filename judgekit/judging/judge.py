@@ -37,7 +37,7 @@ from judgekit.judging.budget import Budget, OverBudget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.prompts import render_judge_prompt
+from judgekit.judging.prompts import render_judge_prompt, system_message
 from judgekit.judging.tally import Answer, JudgeTally
 from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
@@ -84,6 +84,7 @@ class Judge:
         self.tasks = tasks
         self.samples = samples or rubric.judge.samples
         self.version = rubric_version(rubric)
+        self._system = system_message(rubric)  # the same for every run: made once
         self.tally = JudgeTally(abstain_below=abstain_below)
         self._in_flight: dict[str, asyncio.Future[ChatResponse]] = {}
         self._reached = False  # a request has been answered in this session
@@ -174,11 +175,12 @@ class Judge:
         if self.rubric.scale == "pairwise":
             answers = _pairwise_answers(run)
             first = await self._samples(
-                render_judge_prompt(self.rubric, run, task, answers=answers)
+                render_judge_prompt(self.rubric, run, task, answers=answers, system=self._system)
             )
             swapped = (answers[1], answers[0])
             second = await self._samples(
-                render_judge_prompt(self.rubric, run, task, answers=swapped), offset=self.samples
+                render_judge_prompt(self.rubric, run, task, answers=swapped, system=self._system),
+                offset=self.samples,
             )
             for answer in second:
                 if answer.error is None:
@@ -190,7 +192,9 @@ class Judge:
             _add_costs(verdict, second)
             verdict.cached = all(a.cached for a in first + second)
             return self._record(verdict, [(first, False), (second, True)])
-        answers_ = await self._samples(render_judge_prompt(self.rubric, run, task))
+        answers_ = await self._samples(
+            render_judge_prompt(self.rubric, run, task, system=self._system)
+        )
         return self._record(self._verdict(run, answers_), [(answers_, False)])
 
     async def _samples(self, messages: tuple[ChatMessage, ...], offset: int = 0) -> list[Answer]:

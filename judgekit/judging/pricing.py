@@ -78,6 +78,16 @@ def library_knows(model: str) -> bool:
     return library_cost(model, 0, 0) is not None
 
 
+def _library_quote(model: str, input_tokens: int, output_tokens: int) -> Quote | None:
+    if not library_knows(model):
+        return None
+    usd = library_cost(model, input_tokens, output_tokens)
+    return None if usd is None else Quote(usd, LIBRARY)
+
+
+_QUOTES_KEPT = 4096  # distinct token counts remembered per table
+
+
 def unknown_price_hint(model: str) -> str:
     """Why ``model`` has no cost and how to give it one, naming a model that is priced."""
     return (
@@ -95,16 +105,21 @@ class PriceTable:
     ) -> None:
         self.overrides = dict(overrides or {})
         self.overrides_from = overrides_from
+        # genai-prices takes about half a millisecond a quote; verdicts of the same tokens
+        # (every cached one has none) are priced once.
+        self._library_quotes: dict[tuple[str, int, int], Quote | None] = {}
 
     def quote(self, model: str, input_tokens: int, output_tokens: int) -> Quote | None:
         """The cost of the tokens and its source; None when no price is known."""
         price = self.overrides.get(model)
         if price is not None:
             return Quote(price.cost(input_tokens, output_tokens), self.overrides_from)
-        if not library_knows(model):
-            return None
-        usd = library_cost(model, input_tokens, output_tokens)
-        return None if usd is None else Quote(usd, LIBRARY)
+        key = (model, input_tokens, output_tokens)
+        if key not in self._library_quotes:
+            if len(self._library_quotes) >= _QUOTES_KEPT:
+                self._library_quotes.clear()
+            self._library_quotes[key] = _library_quote(model, input_tokens, output_tokens)
+        return self._library_quotes[key]
 
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float | None:
         quote = self.quote(model, input_tokens, output_tokens)

@@ -153,11 +153,13 @@ def render_judge_prompt(
     *,
     answers: tuple[str, str] | None = None,
     fold_at: int = FOLD_AT,
+    system: str | None = None,
 ) -> tuple[ChatMessage, ...]:
     """The messages asking ``rubric``'s judge about ``run``: ``(system, user)``.
 
     ``task`` supplies ``{reference}`` (and ``{input}`` when the run has none); a pairwise
     rubric is given the two answers to compare as ``answers=(answer_a, answer_b)``.
+    ``system`` is ``system_message(rubric)`` made once by a caller rendering many runs.
     A prompt using ``{reference}`` for a task without one raises
     :class:`judgekit.errors.DataError` naming the run and the rubric::
 
@@ -175,7 +177,7 @@ def render_judge_prompt(
         for name in rubric.placeholders
     }
     return (
-        ChatMessage(role="system", content=system_message(rubric)),
+        ChatMessage(role="system", content=system or system_message(rubric)),
         ChatMessage(role="user", content=fill_template(rubric.prompt, values)),
     )
 
