@@ -15,11 +15,9 @@ refuses while composing:
 - a scalar its tag cannot read: an integer longer than Python converts (4300 digits by
   default), ``!!bool maybe``, an unknown tag.
 
-Only then are Python objects constructed (with PyYAML's safe constructor). Each refusal is
-a :class:`DataError` naming the file, the line and, where there is one, the field. Time and
-memory stay proportional to the file's size. Dates stay strings (``2024-05-20``), since
-agents pass dates to tools as strings.
-"""
+Only then are Python objects constructed (PyYAML's safe constructor). Each refusal names
+the file, line and field; time and memory stay proportional to the file's size; dates stay
+strings (``2024-05-20``), as agents pass them to tools."""
 
 from __future__ import annotations
 
@@ -38,6 +36,7 @@ __all__ = [
     "MAX_ALIAS_VALUES",
     "MAX_DEPTH",
     "LineNode",
+    "PlainLoader",
     "read_yaml",
 ]
 
@@ -58,14 +57,13 @@ _INT = _TAG + "int"
 _MERGE = _TAG + "merge"
 
 
-class _PlainLoader(yaml.SafeLoader):
-    """The safe loader without the timestamp resolver: dates stay strings.
+class PlainLoader(yaml.SafeLoader):
+    """The safe loader without the timestamp resolver: dates stay strings. The pure-Python
+    parser: its syntax errors say what was expected and what was found, the same wherever
+    judgekit is installed (libyaml's parser reads faster; see yamlfile.load_yaml)."""
 
-    The pure-Python parser, not libyaml's: its syntax errors say what was expected and
-    what was found, and they read the same wherever judgekit is installed."""
 
-
-_PlainLoader.yaml_implicit_resolvers = {
+PlainLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != _TAG + "timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
@@ -380,14 +378,16 @@ DOCUMENT_ERRORS: ErrorTable[tuple[Path, int]] = {
 """A list or mapping its tag cannot read, named by the file and the document's first line."""
 
 
-def read_yaml(text: str, path: Path) -> tuple[Any, LineNode | None, int | None]:
+def read_yaml(
+    text: str, path: Path, *, loader_class: Any = PlainLoader
+) -> tuple[Any, LineNode | None, int | None]:
     """The data of one YAML document, the lines of its lists and mappings, and the line
-    where the document starts (None for an empty file).
-
+    where the document starts (None for an empty file); read from the events of
+    ``loader_class`` (a :class:`PlainLoader` with another parser, libyaml's say).
     Raises :class:`DataError` for what the module docstring lists, and lets PyYAML's
     :class:`yaml.MarkedYAMLError` (a syntax error) through for the caller to word.
     """
-    loader = _PlainLoader(text)
+    loader = loader_class(text)
     try:
         composer = _Composer(loader, path)
         root, lines = composer.compose()

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from judgekit._util.gc_pause import gc_paused
 from judgekit._util.yamlfile import LineMap, Location, load_yaml
 from judgekit.errors import DataError
 from judgekit.formats.matchers import MatcherSpecError
@@ -125,7 +126,11 @@ def load_suite(path: str | Path, *, resolve_code: bool = True) -> tuple[Suite, L
     """Load and validate one suite file; errors name the file, line and field.
 
     ``resolve_code=False`` imports nothing the suite names (see :func:`load_tasks`)."""
-    p = Path(path)
+    with gc_paused():  # every node and task stays alive: collecting would free nothing
+        return _load_suite(Path(path), resolve_code)
+
+
+def _load_suite(p: Path, resolve_code: bool) -> tuple[Suite, LineMap]:
     raw, lines = load_yaml(p)
     if not isinstance(raw, dict):
         raise DataError(
@@ -172,5 +177,6 @@ def load_tasks(path: str | Path, *, resolve_code: bool = True) -> TaskSet:
     task_set = TaskSet()
     for file in suite_files(path):
         suite, lines = load_suite(file, resolve_code=resolve_code)
-        task_set.add(suite, file, lines)
+        with gc_paused():
+            task_set.add(suite, file, lines)
     return task_set
