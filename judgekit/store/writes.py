@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import islice
+from operator import itemgetter
 from typing import Any, Final
 
 from sqlalchemy import Table
@@ -19,6 +20,7 @@ from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
 from judgekit.store.batches import StoreBatches
+from judgekit.store.bulk import write_chunks
 from judgekit.store.engine import writing
 from judgekit.store.rows import (
     calibration_row,
@@ -104,13 +106,19 @@ class StoreWrites(StoreBatches):
     ) -> int:
         statement = upsert(table, key, self._dialect) if statement is None else statement
         written = 0
-        with writing(self._engine) as connection:
+        key_of = itemgetter(*key)
+
+        def unique_chunks() -> Iterator[list[dict[str, Any]]]:
+            nonlocal written
             for chunk in _chunks(rows, _CHUNK):
                 # Keep the last of duplicates: one multi-row upsert may not touch a row twice
                 # on PostgreSQL.
-                unique = {tuple(row[name] for name in key): row for row in chunk}
-                connection.execute(statement, storable(list(unique.values()), self._dialect))
+                unique = {key_of(row): row for row in chunk}
                 written += len(unique)
+                yield storable(list(unique.values()), self._dialect)
+
+        with writing(self._engine) as connection:
+            write_chunks(connection, table, statement, key, unique_chunks())
         return written
 
 
