@@ -52,6 +52,7 @@ BENCH_SIZES = {
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
     "bench/monitor_alerts.py": ["--series", "50"],
     "bench/selective_guarantee.py": ["--draws", "20"],
+    "bench/startup.py": ["--repeats", "1"],
 }
 
 
