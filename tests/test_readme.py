@@ -46,7 +46,16 @@ EXPECTED_EXIT = {
 BENCH_SIZES = {
     "bench/grade_throughput.py": ["--runs", "300"],
     "bench/trial_overhead.py": ["--trials", "50", "--repeats", "1"],
-    "bench/judge_throughput.py": ["--items", "40", "--latency", "0.01", "--concurrency", "8"],
+    "bench/judge_throughput.py": [
+        "--items",
+        "40",
+        "--latency",
+        "0.01",
+        "--concurrency",
+        "8",
+        "--repeat",
+        "1",
+    ],
     "bench/label_screen.py": [],
     "bench/calibration_bootstrap.py": ["--n", "2000", "--resamples", "50"],
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
