@@ -1,6 +1,11 @@
 """Recording verdicts into the SQLite store, and the monitor's 90-day query over them.
 
     python bench/store_monitor.py [--verdicts 1000000] [--days 90]
+    python bench/store_monitor.py --verdicts 10000000 --fill driver
+
+With ``--fill driver`` the verdicts are written straight into a migrated store file with the
+sqlite3 driver (sorted by key, the two reading indexes built afterwards), which takes minutes
+for ten million where the store takes longer; only the queries are timed then.
 
 Writes N verdicts of one rubric spread over the last D days (one batch per day) with
 ``Store.record_verdicts`` and reports rows per second; the baseline, measured in the same
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+import statistics
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -23,7 +29,8 @@ from pathlib import Path
 from judgekit.formats.verdict import Verdict
 from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.series import RubricScope, rubric_series
-from judgekit.store import open_store
+from judgekit.store import Store, open_store, schema
+from judgekit.store.bulk import bulk_columns
 
 RUBRIC, VERSION, MODEL = "goal_completion", "3f2a9c", "openai/gpt-4o-mini"
 
@@ -53,7 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verdicts", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=90)
+    parser.add_argument("--fill", choices=["store", "driver"], default="store")
     args = parser.parse_args()
+    if args.fill == "driver":
+        time_queries_on_driver_fill(args.verdicts, args.days)
+        return
     per_day = args.verdicts // args.days
     total = per_day * args.days
     start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(
@@ -78,26 +89,80 @@ def main() -> None:
             f"{total / baseline:,.0f} rows/s; store at {baseline / recorded:.2f} of it"
         )
 
-        since = start - timedelta(days=1)
-        scope = RubricScope(RUBRIC, RUBRIC, "proportion", "gating", VERSION, MODEL)
-        timings = []
-        for _ in range(5):
-            began = time.perf_counter()
-            series = rubric_series(store, scope, since=since, by="day")
-            timings.append(time.perf_counter() - began)
-        assert sum(p.n for p in series.points) == total, "the query lost verdicts"
-        print(
-            f"monitor query, {len(series.points)} daily points over {total:,} verdicts: "
-            f"best {min(timings) * 1000:.0f} ms, worst {max(timings) * 1000:.0f} ms "
-            "(target < 1000 ms)"
-        )
+        time_queries(store, start - timedelta(days=1), total)
+
+
+def time_queries(store: Store, since: datetime, total: int) -> None:
+    scope = RubricScope(RUBRIC, RUBRIC, "proportion", "gating", VERSION, MODEL)
+    timings = []
+    for _ in range(5):
         began = time.perf_counter()
-        report = build_monitor_report(store, since=since)
-        whole = time.perf_counter() - began
-        print(
-            f"whole monitor report ({len(report.series)} series, drift tests): "
-            f"{whole * 1000:.0f} ms"
+        series = rubric_series(store, scope, since=since, by="day")
+        timings.append(time.perf_counter() - began)
+    assert sum(p.n for p in series.points) == total, "the query lost verdicts"
+    print(
+        f"monitor query, {len(series.points)} daily points over {total:,} verdicts: "
+        f"median {statistics.median(timings) * 1000:.0f} ms, best {min(timings) * 1000:.0f}, "
+        f"worst {max(timings) * 1000:.0f} (target < 1000 ms)"
+    )
+    began = time.perf_counter()
+    report = build_monitor_report(store, since=since)
+    whole = time.perf_counter() - began
+    print(f"whole monitor report ({len(report.series)} series, drift tests): {whole * 1000:.0f} ms")
+
+
+def time_queries_on_driver_fill(total: int, days: int) -> None:
+    """Ten million verdicts written with the bare driver (the store's own recording is timed
+    by bench/store_record.py), then the monitor's queries over them."""
+    per_day = total // days
+    start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(
+        days=days
+    )
+    path = Path(tempfile.mkdtemp(prefix="judgekit-bench-")) / "store.sqlite"
+    with open_store(f"sqlite:///{path}") as store:
+        batches = [store.batch(key=f"runs:day{day}", source="judge") for day in range(days)]
+    began = time.perf_counter()
+    _fill_with_driver(path, batches, per_day, start)
+    print(
+        f"{per_day * days:,} verdicts over {days} days written with the driver in "
+        f"{time.perf_counter() - began:.0f} s ({path.stat().st_size / 1e9:.1f} GB, {path})"
+    )
+    with open_store(f"sqlite:///{path}") as store:
+        time_queries(store, start - timedelta(days=1), per_day * days)
+
+
+def _fill_with_driver(path: Path, batches: list[int], per_day: int, start: datetime) -> None:
+    names = bulk_columns(schema.verdicts)
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA synchronous = OFF")
+    reading_indexes = [
+        sql
+        for (sql,) in connection.execute(
+            "SELECT sql FROM sqlite_master WHERE tbl_name = 'verdicts' AND name LIKE 'ix_%'"
         )
+    ]
+    connection.execute("DROP INDEX ix_verdicts_rubric")
+    connection.execute("DROP INDEX ix_verdicts_rubric_day")
+    insert = f"INSERT INTO verdicts ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    rng = random.Random(7)
+    for day, batch in enumerate(batches):
+        moment = start + timedelta(days=day)
+        text, date = moment.isoformat(timespec="microseconds"), moment.date().isoformat()
+        rows = []
+        for i in range(per_day):
+            passed = rng.random() < 0.8
+            run = (f"shop/task{i % 40}/{i}", RUBRIC, VERSION, MODEL, "scored")
+            score = ('"pass"', 1.0) if passed else ('"fail"', 0.0)
+            rest = ("The refund was issued as asked.", None, None, None, None)
+            usage = (812, 41, 0.00014, 0.8, 0, text, date, batch, None)
+            rows.append(run + score + rest + usage)
+        rows.sort()  # in the unique key's order: appended, not scattered
+        connection.execute("BEGIN")
+        connection.executemany(insert, rows)
+        connection.execute("COMMIT")
+    for sql in reading_indexes:
+        connection.execute(sql)
+    connection.close()
 
 
 def _driver_floor(path: Path, days: list[list[Verdict]]) -> float:

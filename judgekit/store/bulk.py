@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 from typing import Any, Final
 
@@ -176,4 +177,8 @@ def _utc_text(value: datetime | None) -> str | None:
 
 def _json_text(value: Any) -> str | None:
     """A JSON column's text (Python None is SQL NULL, as ``none_as_null`` says)."""
-    return None if value is None else json.dumps(value)
+    if value is None:
+        return None
+    if type(value) is str:
+        return encode_basestring_ascii(value)  # what json.dumps does for a str, sooner
+    return json.dumps(value)
