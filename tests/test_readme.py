@@ -45,6 +45,7 @@ EXPECTED_EXIT = {
 }
 BENCH_SIZES = {
     "bench/grade_throughput.py": ["--runs", "300"],
+    "bench/suite_loading.py": ["--tasks", "200", "--repeat", "1"],
     "bench/trial_overhead.py": ["--trials", "50", "--repeats", "1"],
     "bench/judge_throughput.py": [
         "--items",
