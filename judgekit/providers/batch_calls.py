@@ -28,10 +28,14 @@ from judgekit.providers.failures import provider_errors
 from judgekit.providers.openai_errors import openai_failures
 from judgekit.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider, _tokens
 
-__all__ = ["BatchApi", "BatchState", "batch_api"]
+__all__ = ["BatchApi", "BatchNotFound", "BatchState", "batch_api"]
 
 BatchAnswers = dict[str, ChatResponse | ProviderError]
 """custom_id → the answer, or why that request got none."""
+
+
+class BatchNotFound(ProviderError):
+    """The provider does not know the batch (deleted, expired long ago, another account)."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,15 @@ class _OpenAIBatches(BatchApi):
         return batch.id
 
     async def state(self, batch_id: str) -> BatchState:
-        with provider_errors(self.provider, openai_failures()):
-            batch = await self.provider._client.batches.retrieve(batch_id)
+        import openai
+
+        try:
+            with provider_errors(self.provider, openai_failures()):
+                batch = await self.provider._client.batches.retrieve(batch_id)
+        except ProviderError as error:
+            if isinstance(error.__cause__, openai.NotFoundError):
+                raise BatchNotFound(f"OpenAI knows no batch {batch_id}") from error
+            raise
         return BatchState(batch.status, batch.status in _OPENAI_ENDED)
 
     async def answers(self, batch_id: str, requests: dict[str, ChatRequest]) -> BatchAnswers:
@@ -173,8 +184,15 @@ class _AnthropicBatches(BatchApi):
         return batch.id
 
     async def state(self, batch_id: str) -> BatchState:
-        with provider_errors(self.provider, anthropic_failures()):
-            batch = await self.provider._client.messages.batches.retrieve(batch_id)
+        import anthropic
+
+        try:
+            with provider_errors(self.provider, anthropic_failures()):
+                batch = await self.provider._client.messages.batches.retrieve(batch_id)
+        except ProviderError as error:
+            if isinstance(error.__cause__, anthropic.NotFoundError):
+                raise BatchNotFound(f"Anthropic knows no batch {batch_id}") from error
+            raise
         return BatchState(batch.processing_status, batch.processing_status == "ended")
 
     async def answers(self, batch_id: str, requests: dict[str, ChatRequest]) -> BatchAnswers:

@@ -62,6 +62,13 @@ class FakeBatches:
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, _Batch] = {}
 
+    def forget(self) -> None:
+        """Forget every batch and file, as a provider does with old batches (or another
+        account's): retrieving one is then a 404."""
+        with self._lock:
+            self._batches.clear()
+            self._files.clear()
+
     def route(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Response | None:
         """The answer to a batch or file request; None when ``path`` is no batch route."""
         path = path.split("?", 1)[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.errors import ConfigError
+from judgekit.errors import ConfigError, DataError, ProviderError
 from judgekit.judging.batch.options import BatchOptions
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
@@ -189,3 +189,67 @@ def test_a_provider_without_a_batch_api_is_refused_before_anything_is_written(
         "--batch needs a provider with a batch API (openai or anthropic), not 'local': "
         "judge without --batch"
     )
+
+
+def test_a_recorded_batch_the_provider_does_not_know_is_dropped_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judgekit.providers import batch_calls
+
+    runs = fifty_runs(tmp_path)
+
+    async def killed(self: object, batch_id: str) -> object:
+        raise RuntimeError("killed while polling")
+
+    with FakeLLMServer(reply=pass_unless_bad) as server:
+        with monkeypatch.context() as patched:
+            patched.setattr(batch_calls._OpenAIBatches, "state", killed)
+            with pytest.raises(RuntimeError, match="killed while polling"):
+                judge(runs, server, tmp_path / "out", limit=4)
+        [record] = (tmp_path / ".judgekit" / "batches").iterdir()
+        batch_id = json.loads(record.read_text(encoding="utf-8"))["batch_id"]
+        server.batches.forget()
+        with pytest.raises(ProviderError) as raised:
+            judge(runs, server, tmp_path / "out", limit=4)
+        assert len(server.batches.creates) == 1
+        assert str(raised.value) == (
+            f"OpenAI knows no batch {batch_id}, recorded in {record}; the record is removed: "
+            f"rerun to submit the requests again (openai/gpt-4o-mini at "
+            f"{server.openai_base_url}/); judging stopped with 4 of 4 runs not judged "
+            "(nothing recorded for them)"
+        )
+        assert not record.exists()
+        tally = judge(runs, server, tmp_path / "out", limit=4)
+        assert [size for _, _, size in server.batches.creates] == [4, 4]
+    assert tally.verdicts == 4
+
+
+def test_a_malformed_batch_record_names_the_file_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judgekit.providers import batch_calls
+
+    runs = fifty_runs(tmp_path)
+
+    async def killed(self: object, batch_id: str) -> object:
+        raise RuntimeError("killed while polling")
+
+    with FakeLLMServer(reply=pass_unless_bad) as server:
+        with monkeypatch.context() as patched:
+            patched.setattr(batch_calls._OpenAIBatches, "state", killed)
+            with pytest.raises(RuntimeError):
+                judge(runs, server, tmp_path / "out", limit=2)
+        [record] = (tmp_path / ".judgekit" / "batches").iterdir()
+        record.write_text('{"batch_id": 7}\n', encoding="utf-8")
+        with pytest.raises(DataError) as raised:
+            judge(runs, server, tmp_path / "out", limit=2)
+        assert str(raised.value) == (
+            f"{record}: batch_id: a batch record needs a non-empty string batch_id: delete the "
+            "file to submit the batch again"
+        )
+        record.write_text("{oops", encoding="utf-8")
+        with pytest.raises(DataError, match=r"not JSON \(Expecting property name"):
+            judge(runs, server, tmp_path / "out", limit=2)
+        assert len(server.batches.creates) == 1
+        record.unlink()
+        assert judge(runs, server, tmp_path / "out", limit=2).verdicts == 2

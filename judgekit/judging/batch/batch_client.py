@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from judgekit.errors import ProviderError
 from judgekit.judging.batch.batch_record import BatchRecord
-from judgekit.providers.batch_calls import BatchAnswers, BatchApi, batch_api
+from judgekit.providers.batch_calls import BatchAnswers, BatchApi, BatchNotFound, batch_api
 from judgekit.providers.chat import ChatProvider, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
 
@@ -79,7 +79,7 @@ class BatchClient(ChatClient):
             record = BatchRecord(self.provider.name, self.provider.endpoint, sorted(waiting))
             try:
                 answers = await self._batch(record, {cid: req for cid, (req, _) in waiting.items()})
-            except ProviderError as error:
+            except Exception as error:  # every waiting run learns of it; none hangs
                 for _, future in waiting.values():
                     if not future.done():
                         future.set_exception(error)
@@ -111,7 +111,16 @@ class BatchClient(ChatClient):
         else:
             self.resumed.append(batch_id)
             self.on_event(f"polling batch {batch_id} ({len(requests)} requests), submitted before")
-        status = await self._wait_for_end(batch_id)
+        try:
+            status = await self._wait_for_end(batch_id)
+        except BatchNotFound as error:
+            # A batch the provider no longer knows (deleted, another account): waiting cannot
+            # help, and the record must not block every later rerun.
+            record.remove()
+            raise ProviderError(
+                f"{error}, recorded in {record.path}; the record is removed: rerun to submit "
+                "the requests again"
+            ) from error
         answers = await self.api.answers(batch_id, requests)
         unanswered = ProviderError(
             f"the batch ended {status} without answering this request", retryable=True

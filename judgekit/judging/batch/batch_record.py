@@ -12,7 +12,6 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.home import judgekit_home
@@ -68,7 +67,3 @@ class BatchRecord:
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
-
-
-def records_folder() -> Path:
-    return judgekit_home() / BATCHES_FOLDER
