@@ -60,6 +60,7 @@ BENCH_SIZES = {
     "bench/label_screen.py": [],
     "bench/calibration_bootstrap.py": ["--n", "2000", "--resamples", "50"],
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
+    "bench/store_record.py": ["--verdicts", "2000", "--per-call", "500", "--repeat", "1"],
     "bench/monitor_alerts.py": ["--series", "50"],
     "bench/selective_guarantee.py": ["--draws", "20"],
     "bench/startup.py": ["--repeats", "1"],
