@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import exists, is_dir
-from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import load_rubric, load_rubrics
+
+if TYPE_CHECKING:
+    from judgekit.formats.rubric import Rubric
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -151,6 +152,9 @@ rubric_refs_option = click.option(
 def rubrics_from(refs: tuple[str, ...]) -> list[Rubric]:
     """The rubrics a repeatable ``--rubric`` names (files, folders or ids in rubrics/), else
     every one in rubrics/."""
+    # pydantic's models: loaded when rubrics are read, not for a command's --help.
+    from judgekit.formats.rubric_file import load_rubric, load_rubrics
+
     if not refs:
         return load_rubrics("rubrics") if is_dir("rubrics") else []
     found: list[Rubric] = []

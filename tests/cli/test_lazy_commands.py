@@ -133,3 +133,14 @@ def test_no_commands_help_imports_a_provider_sdk_sqlalchemy_or_numpy() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout == "".join(f"{name} []\n" for name in sorted(COMMANDS))
+
+
+LIGHT_HELP = ["align", "demo", "init", "monitor", "recheck"]
+
+
+@pytest.mark.parametrize("name", LIGHT_HELP)
+def test_these_commands_help_imports_no_pydantic_or_yaml(name: str) -> None:
+    """Their modules read rubrics and files only when they run (the shared options included)."""
+    loaded = _modules_after([name, "--help"])
+    assert [m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core", "yaml")] == []
+    assert not [m for m in loaded if m.startswith("judgekit.formats")]
