@@ -253,3 +253,13 @@ def test_a_malformed_batch_record_names_the_file_and_the_fix(
         assert len(server.batches.creates) == 1
         record.unlink()
         assert judge(runs, server, tmp_path / "out", limit=2).verdicts == 2
+
+
+def test_each_sample_of_a_run_is_its_own_item_of_the_batch(tmp_path: Path) -> None:
+    runs = fifty_runs(tmp_path)
+    with FakeLLMServer(reply=pass_unless_bad) as server:
+        tally = judge(runs, server, tmp_path / "out", samples=3, limit=10)
+        assert [size for _, _, size in server.batches.creates] == [30]
+    assert (tally.verdicts, tally.api_calls) == (10, 30)
+    assert verdicts(tmp_path / "out")["batch/02"]["agreement"] == 1.0
+    assert len(verdicts(tmp_path / "out")["batch/02"]["samples"]) == 3  # type: ignore[arg-type]
