@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from judgekit.exporters.trace_links import TraceLink
 from judgekit.formats.label import Label
@@ -18,6 +18,7 @@ __all__ = [
     "boolean_value",
     "from_label",
     "from_verdict",
+    "item_details",
     "item_uuid",
     "score_kind",
 ]
@@ -119,3 +120,17 @@ def item_uuid(item: ExportItem) -> str:
         [item.kind, item.run_id, item.rubric_id, item.rubric_version or "", item.source]
     )
     return str(uuid.uuid5(_ID_NAMESPACE, key))
+
+
+def item_details(item: ExportItem) -> dict[str, Any]:
+    """What a tool's free-form field (Langfuse ``metadata``, LangSmith ``source_info``)
+    carries of an item: its run, status and who gave it (the judge model and rubric
+    version, or the labeller)."""
+    details: dict[str, Any] = {"judgekit_run_id": item.run_id, "status": item.status}
+    if item.kind == "verdict":
+        details |= {"rubric_version": item.rubric_version, "model": item.source}
+        if item.confidence is not None:
+            details["confidence"] = item.confidence
+    else:
+        details["labeler"] = item.source
+    return details

@@ -14,7 +14,13 @@ import json
 from datetime import UTC
 from typing import IO, Any
 
-from judgekit.exporters.items import ExportItem, boolean_value, item_uuid, score_kind
+from judgekit.exporters.items import (
+    ExportItem,
+    boolean_value,
+    item_details,
+    item_uuid,
+    score_kind,
+)
 
 __all__ = ["is_linked", "score_record", "write_langfuse"]
 
@@ -31,17 +37,6 @@ def _value(item: ExportItem) -> dict[str, Any]:
     return {"value": value, "dataType": _DATA_TYPES[kind]}
 
 
-def _metadata(item: ExportItem) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"judgekit_run_id": item.run_id, "status": item.status}
-    if item.kind == "verdict":
-        metadata |= {"rubric_version": item.rubric_version, "model": item.source}
-        if item.confidence is not None:
-            metadata["confidence"] = item.confidence
-    else:
-        metadata["labeler"] = item.source
-    return metadata
-
-
 def score_record(item: ExportItem) -> dict[str, Any]:
     """The ``CreateScoreRequest`` body of one verdict or label."""
     record: dict[str, Any] = {"id": item_uuid(item)}
@@ -52,7 +47,7 @@ def score_record(item: ExportItem) -> dict[str, Any]:
     record |= {"name": item.rubric_id, **_value(item)}
     if item.reason is not None:
         record["comment"] = item.reason
-    record["metadata"] = _metadata(item)
+    record["metadata"] = item_details(item)
     # A judge's verdict comes through the API; a person's label is an annotation.
     record["source"] = "API" if item.kind == "verdict" else "ANNOTATION"
     at = item.at if item.at.tzinfo is not None else item.at.replace(tzinfo=UTC)

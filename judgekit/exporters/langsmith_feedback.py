@@ -12,7 +12,13 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
-from judgekit.exporters.items import ExportItem, boolean_value, item_uuid, score_kind
+from judgekit.exporters.items import (
+    ExportItem,
+    boolean_value,
+    item_details,
+    item_uuid,
+    score_kind,
+)
 from judgekit.exporters.trace_links import uuid_or_none
 
 __all__ = ["feedback_record", "is_linked", "write_langsmith"]
@@ -38,17 +44,6 @@ def _score_and_value(item: ExportItem) -> dict[str, Any]:
     return {"score": None, "value": item.score}
 
 
-def _source_info(item: ExportItem) -> dict[str, Any]:
-    info: dict[str, Any] = {"judgekit_run_id": item.run_id, "status": item.status}
-    if item.kind == "verdict":
-        info |= {"rubric_version": item.rubric_version, "model": item.source}
-        if item.confidence is not None:
-            info["confidence"] = item.confidence
-    else:
-        info["labeler"] = item.source
-    return info
-
-
 def feedback_record(item: ExportItem) -> dict[str, Any]:
     """The ``create_feedback`` keyword arguments for one verdict or label."""
     run_id, trace_id = _run_and_trace(item)
@@ -58,7 +53,7 @@ def feedback_record(item: ExportItem) -> dict[str, Any]:
         "key": item.rubric_id,
         **_score_and_value(item),
         "comment": item.reason,
-        "source_info": _source_info(item),
+        "source_info": item_details(item),
         "feedback_source_type": "model" if item.kind == "verdict" else "api",
         "feedback_id": item_uuid(item),
     }
