@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from judgekit.formats.answer_spec import normalise_text
 from judgekit.formats.grade import GraderResult
-from judgekit.formats.run import Run
 from judgekit.formats.task import Task
+from judgekit.graders.run_view import RunView
 
 
-def grade_answer(run: Run, task: Task) -> GraderResult | None:
+def grade_answer(run: RunView, task: Task) -> GraderResult | None:
     """The Answer verdict on one run; None when the task sets no ``expect_answer``.
 
     A failing reason names every item not found, as written in the task:

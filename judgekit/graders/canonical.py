@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from judgekit.formats.run import ToolCall
+from judgekit.graders.run_view import CallView
 
 _BOOL = "__bool__"
 
@@ -32,7 +32,7 @@ def canonical(value: Any) -> Hashable:
     return ("repr", repr(value))
 
 
-def call_key(call: ToolCall) -> Hashable:
+def call_key(call: CallView) -> Hashable:
     """What makes two calls "the same call": the tool and its canonical arguments."""
     if call.arguments_error is not None:
         return (call.name, "raw", call.raw_arguments)

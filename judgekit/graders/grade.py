@@ -6,16 +6,16 @@ from collections.abc import Iterable, Iterator
 
 from judgekit.errors import DataError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run
 from judgekit.formats.task import Task, TaskSet
 from judgekit.graders.answer import grade_answer
 from judgekit.graders.claims import claims_success
 from judgekit.graders.path import grade_path
+from judgekit.graders.run_view import RunView
 from judgekit.graders.state import grade_state
 from judgekit.graders.truth import grade_truth
 
 
-def grade_run(run: Run, task: Task) -> Grade:
+def grade_run(run: RunView, task: Task) -> Grade:
     """Grade one run against its task.
 
     ``passed`` is true only when every configured grader passed, the run completed and it
@@ -40,7 +40,7 @@ def grade_run(run: Run, task: Task) -> Grade:
         state=state,
         answer=answer,
         claimed_success=claims_success(run.final_answer),
-        violations=run.violations,
+        violations=list(run.violations),
         turns=run.turns,
         cost_usd=run.cost_usd,
         stop_reason=run.stop_reason,
@@ -50,7 +50,7 @@ def grade_run(run: Run, task: Task) -> Grade:
 
 
 def grade_runs(
-    runs: Iterable[Run] | Iterable[tuple[int, Run]],
+    runs: Iterable[RunView] | Iterable[tuple[int, RunView]],
     tasks: TaskSet,
     *,
     skip_unknown: bool = False,

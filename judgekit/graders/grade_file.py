@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgekit.formats.run import iter_unique_runs
+from judgekit.formats.run_lean import iter_unique_lean_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_runs
@@ -37,7 +37,7 @@ def grade_file(
     task_set = tasks if isinstance(tasks, TaskSet) else load_task_files(tasks)
     summary = GradeSummary(keep_failures=keep_failures)
     grades = grade_runs(
-        iter_unique_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
+        iter_unique_lean_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
     )
     stream = summary.consume(grades)
     if out_dir is not None:

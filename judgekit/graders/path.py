@@ -13,18 +13,18 @@ from collections.abc import Hashable, Sequence
 
 from judgekit._util.number_format import percent, setting
 from judgekit.formats.grade import GraderResult
-from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import LoopRule, Task
 from judgekit.graders.canonical import call_key
 from judgekit.graders.rendering import call_label, render_call
+from judgekit.graders.run_view import CallView, RunView
 
 DEFAULT_LOOP_RULE = LoopRule()
 
 
-def grade_path(run: Run, task: Task) -> GraderResult | None:
+def grade_path(run: RunView, task: Task) -> GraderResult | None:
     """Grade the route of ``run``; ``None`` when the task configures no Path rule.
 
-    >>> from judgekit.formats.run import ToolCall
+    >>> from judgekit.formats.run import Run, ToolCall
     >>> task = Task(id="t", max_calls={"issue_refund": 1})
     >>> refund = ToolCall(name="issue_refund", args={"order_id": "A100", "amount": 40})
     >>> print(grade_path(Run(run_id="r", task_id="t", tool_calls=[refund, refund]), task).reason)
@@ -33,12 +33,15 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
     if not task.has_path:
         return None
     calls = run.tool_calls
-    keys = _call_keys(calls)
+    counts = Counter(call.name for call in calls)
+    # With no tool called twice there is no duplicate and no loop (min_repeats is >= 2).
+    repeated = len(counts) < len(calls)
+    keys = _call_keys(calls, counts) if repeated else []
     failures: list[str] = []
-    failures.extend(_over_caps(calls, task))
-    if task.duplicates != "allow":
+    failures.extend(_over_caps(counts, task))
+    if repeated and task.duplicates != "allow":
         failures.extend(_duplicates(calls, keys))
-    if task.loops is not False:
+    if repeated and task.loops is not False:
         rule = task.loops if isinstance(task.loops, LoopRule) else DEFAULT_LOOP_RULE
         failures.extend(_loops(calls, keys, rule))
     budget = _budget(task)
@@ -63,23 +66,21 @@ def grade_path(run: Run, task: Task) -> GraderResult | None:
     )
 
 
-def _call_keys(calls: Sequence[ToolCall]) -> list[Hashable]:
+def _call_keys(calls: Sequence[CallView], counts: Counter[str]) -> list[Hashable]:
     """Each call's identity for duplicate and loop checks.
 
     Only a call whose tool is called more than once can repeat another, so only those pay
     for canonical arguments; every other call gets a key no other call can equal.
     """
-    counts = Counter(call.name for call in calls)
     return [
         call_key(call) if counts[call.name] > 1 else ("\0unique", index)
         for index, call in enumerate(calls)
     ]
 
 
-def _over_caps(calls: Sequence[ToolCall], task: Task) -> list[str]:
+def _over_caps(counts: Counter[str], task: Task) -> list[str]:
     if not task.max_calls:
         return []
-    counts = Counter(call.name for call in calls)
     return [
         f"{tool} called {counts[tool]} times, max_calls is {cap}"
         for tool, cap in task.max_calls.items()
@@ -87,7 +88,7 @@ def _over_caps(calls: Sequence[ToolCall], task: Task) -> list[str]:
     ]
 
 
-def _duplicates(calls: Sequence[ToolCall], keys: Sequence[Hashable]) -> list[str]:
+def _duplicates(calls: Sequence[CallView], keys: Sequence[Hashable]) -> list[str]:
     last_seen: dict[Hashable, int] = {}
     found: list[str] = []
     for index, (call, key) in enumerate(zip(calls, keys, strict=True)):
@@ -102,7 +103,7 @@ def _duplicates(calls: Sequence[ToolCall], keys: Sequence[Hashable]) -> list[str
     return found
 
 
-def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], rule: LoopRule) -> list[str]:
+def _loops(calls: Sequence[CallView], keys: Sequence[Hashable], rule: LoopRule) -> list[str]:
     """The first unit of 1..max_period calls repeated at least min_repeats times in a row."""
     n = len(keys)
     for period in range(1, rule.max_period + 1):

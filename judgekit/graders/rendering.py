@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from judgekit.formats.matchers import render_value
-from judgekit.formats.run import ToolCall
+from judgekit.graders.run_view import CallView
 
 
-def render_call(call: ToolCall, limit: int = 120) -> str:
+def render_call(call: CallView, limit: int = 120) -> str:
     if call.arguments_error is not None:
         return f"{call.name}(<invalid arguments {render_value(call.raw_arguments, 40)}>)"
     inner = ", ".join(f"{k}={render_value(v, 40)}" for k, v in call.args.items())

@@ -7,12 +7,15 @@ outside the listed paths, naming it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from msgspec.json import encode as _encode
 
 from judgekit.formats.grade import GraderResult
 from judgekit.formats.matchers import render_value
-from judgekit.formats.run import Run
 from judgekit.formats.task import StatePath, Task
+from judgekit.graders.run_view import RunView
 
 
 class _Missing:
@@ -42,18 +45,44 @@ def resolve(state: Any, path: StatePath) -> Any:
 
 
 def changes(
-    before: Any, after: Any, *, skip: frozenset[StatePath] = frozenset()
+    before: Any,
+    after: Any,
+    *,
+    skip: frozenset[StatePath] = frozenset(),
+    json_values: bool = False,
 ) -> list[tuple[StatePath, Any, Any]]:
     """Every changed leaf as ``(path, before, after)``, in path order; an added or removed
     value is ``_MISSING`` on its other side. Subtrees at a path in ``skip`` are not visited.
+    ``json_values`` says both sides hold only what JSON or YAML decodes to, which lets
+    equal subtrees be confirmed by their JSON encoding (faster than by ``repr``).
 
     >>> changes({"a": 1, "b": [1]}, {"a": 1.0, "b": [1, 2]})
     [(('b', '1'), <missing>, 2)]
     """
     found: list[tuple[StatePath, Any, Any]] = []
-    _collect(before, after, (), skip, found)
+    unchanged = _same_json if json_values else _same_repr
+    _collect(before, after, (), skip, found, unchanged)
     found.sort(key=lambda change: change[0])
     return found
+
+
+def _same_repr(before: Any, after: Any) -> bool:
+    return repr(before) == repr(after)
+
+
+def _same_json(before: Any, after: Any) -> bool:
+    """For two ``==`` values decoded from JSON or YAML: True only when walking them would
+    find no change, i.e. no leaf where a bool meets a number. Equal encodings rule that out
+    (``true`` is never ``1``); a differing type or encoding leaves it to the walk."""
+    kind = type(before)
+    if kind is not type(after):
+        return False
+    if kind is dict or kind is list:
+        try:
+            return _encode(before) == _encode(after)
+        except (TypeError, ValueError):  # a value msgspec cannot encode: repr decides
+            return _same_repr(before, after)
+    return True
 
 
 def _collect(
@@ -62,24 +91,26 @@ def _collect(
     path: StatePath,
     skip: frozenset[StatePath],
     found: list[tuple[StatePath, Any, Any]],
+    unchanged: Callable[[Any, Any], bool],
 ) -> None:
     # Equal subtrees are the common case: compare them in C. Python's == holds True == 1,
-    # so a subtree only counts as unchanged when its repr agrees too (1 and 1.0 differ in
-    # repr and are then walked, where _same treats them as equal numbers).
-    if before == after and repr(before) == repr(after):
+    # so a subtree only counts as unchanged when ``unchanged`` agrees too (1 and 1.0 differ
+    # in repr and are then walked, where _same treats them as equal numbers).
+    if before == after and unchanged(before, after):
         return
     if isinstance(before, dict) and isinstance(after, dict):
         for key in before.keys() | after.keys():
             child = (*path, str(key))
             if child not in skip:
-                _collect(before.get(key, _MISSING), after.get(key, _MISSING), child, skip, found)
+                old, new = before.get(key, _MISSING), after.get(key, _MISSING)
+                _collect(old, new, child, skip, found, unchanged)
     elif isinstance(before, list) and isinstance(after, list):
         for index in range(max(len(before), len(after))):
             child = (*path, str(index))
             if child not in skip:
                 old = before[index] if index < len(before) else _MISSING
                 new = after[index] if index < len(after) else _MISSING
-                _collect(old, new, child, skip, found)
+                _collect(old, new, child, skip, found, unchanged)
     elif not _same(before, after):
         found.append((path, before, after))
 
@@ -101,7 +132,7 @@ def _describe_change(path: StatePath, before: Any, after: Any) -> str:
     return f"{dotted} changed from {render_value(before)} to {render_value(after)}"
 
 
-def grade_state(run: Run, task: Task) -> GraderResult | None:
+def grade_state(run: RunView, task: Task) -> GraderResult | None:
     """Grade the end state of ``run``; ``None`` when the task configures no State check."""
     if not task.has_state:
         return None
@@ -130,9 +161,12 @@ def grade_state(run: Run, task: Task) -> GraderResult | None:
             )
         else:
             skip = frozenset(task.allowed_changes)
+            json_values = getattr(run, "json_values", False)
             outside = [
                 _describe_change(path, before, after)
-                for path, before, after in changes(initial, final, skip=skip)
+                for path, before, after in changes(
+                    initial, final, skip=skip, json_values=json_values
+                )
             ]
             if outside:
                 listed = ", ".join(task.only_changes) or "nothing"

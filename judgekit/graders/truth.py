@@ -19,20 +19,21 @@ was, so it is neither an unexpected call nor a second match for one expectation.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import overload
 
 from judgekit._util.assignment import min_cost_assignment
 from judgekit._util.matching import maximum_matching
 from judgekit.formats.grade import GraderResult
 from judgekit.formats.matchers import DictOf, Mismatch
-from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, Task
 from judgekit.graders.canonical import call_key
 from judgekit.graders.rendering import call_label, render_call
+from judgekit.graders.run_view import CallView, RunView
 
 _MAX_REASONS = 3
 
 
-def grade_truth(run: Run, task: Task) -> GraderResult | None:
+def grade_truth(run: RunView, task: Task) -> GraderResult | None:
     """Grade the tool calls of ``run`` against ``task``; ``None`` when the task sets no Truth.
 
     >>> from judgekit.formats.run import Run, ToolCall
@@ -53,15 +54,18 @@ def grade_truth(run: Run, task: Task) -> GraderResult | None:
     matchers = task.call_matchers
     ignored = set(task.ignore_tools)
     repeats = _idempotent_repeats(calls, task.idempotent_tools)
-    positions = [
-        i
-        for i, call in enumerate(calls)
-        if call.name not in ignored
-        and not (task.ignore_failed_calls and call.error is not None)
-        and i not in repeats
-    ]
-    kept = [calls[i] for i in positions]
-    labels = [call_label(i) for i in positions]  # reasons number calls as in the whole run
+    if ignored or task.ignore_failed_calls or repeats:
+        positions: Sequence[int] = [
+            i
+            for i, call in enumerate(calls)
+            if call.name not in ignored
+            and not (task.ignore_failed_calls and call.error is not None)
+            and i not in repeats
+        ]
+        kept: Sequence[CallView] = [calls[i] for i in positions]
+    else:  # the usual case: every call counts
+        positions, kept = range(len(calls)), calls
+    labels = _CallLabels(positions)  # reasons number calls as in the whole run
     if task.order == "strict":
         failures = _strict(expected, matchers, kept, labels)
     elif task.order == "in_order":
@@ -82,11 +86,32 @@ def grade_truth(run: Run, task: Task) -> GraderResult | None:
     )
 
 
-def _idempotent_repeats(calls: Sequence[ToolCall], tools: Sequence[str]) -> dict[int, int]:
+class _CallLabels(Sequence[str]):
+    """``call #n`` for each kept call, made only when a reason needs one."""
+
+    def __init__(self, positions: Sequence[int]) -> None:
+        self.positions = positions
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [call_label(i) for i in self.positions[index]]
+        return call_label(self.positions[index])
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def _idempotent_repeats(calls: Sequence[CallView], tools: Sequence[str]) -> dict[int, int]:
     """Each exact repeat of an idempotent tool's last successful call -> that call's index.
 
     Only the *last* success counts: after ``f(a), f(b)``, ``f(a)`` changes the world back.
     A refused call changed nothing, so it neither is nor breaks the last success."""
+    if not tools:
+        return {}
     idempotent = set(tools)
     last_success: dict[str, tuple[Hashable, int]] = {}
     repeats: dict[int, int] = {}
@@ -102,7 +127,7 @@ def _idempotent_repeats(calls: Sequence[ToolCall], tools: Sequence[str]) -> dict
     return repeats
 
 
-def _set_aside(calls: Sequence[ToolCall], repeats: dict[int, int]) -> str:
+def _set_aside(calls: Sequence[CallView], repeats: dict[int, int]) -> str:
     """What a passing reason adds about idempotent repeats, so a pass never hides them."""
     if not repeats:
         return ""
@@ -115,16 +140,19 @@ def _set_aside(calls: Sequence[ToolCall], repeats: dict[int, int]) -> str:
     return f"; set aside as idempotent repeats: {', '.join(told)}"
 
 
-def _forbidden_or_disallowed(calls: Sequence[ToolCall], task: Task) -> str | None:
+def _forbidden_or_disallowed(calls: Sequence[CallView], task: Task) -> str | None:
     forbidden = set(task.forbid_tools)
     allowed: set[str] | None = None
     if task.allow_tools is not None:
         allowed = set(task.allow_tools) | {e.name for e in task.expect_tools or []}
+    if not forbidden and allowed is None:
+        return None
     for index, call in enumerate(calls):
-        refused = f", refused: {call.error}" if call.error else ""
         if call.name in forbidden:
+            refused = f", refused: {call.error}" if call.error else ""
             return f"called forbidden tool {call.name} ({call_label(index)}{refused})"
         if allowed is not None and call.name not in allowed:
+            refused = f", refused: {call.error}" if call.error else ""
             return (
                 f"called {call.name} ({call_label(index)}{refused}), which is not in "
                 f"allow_tools [{', '.join(sorted(allowed))}]"
@@ -132,7 +160,7 @@ def _forbidden_or_disallowed(calls: Sequence[ToolCall], task: Task) -> str | Non
     return None
 
 
-def _call_matches(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> bool:
+def _call_matches(call: CallView, expected: ExpectedCall, matcher: DictOf) -> bool:
     return (
         call.name == expected.name
         and call.arguments_error is None
@@ -140,14 +168,14 @@ def _call_matches(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> bo
     )
 
 
-def _argument_problems(call: ToolCall, expected: ExpectedCall, matcher: DictOf) -> list[Mismatch]:
+def _argument_problems(call: CallView, expected: ExpectedCall, matcher: DictOf) -> list[Mismatch]:
     if call.arguments_error is not None:
         return [Mismatch((), f"invalid arguments ({call.arguments_error})")]
     return matcher.mismatches(call.args)
 
 
 def _explain_arguments(
-    call: ToolCall, label: str, expected: ExpectedCall, matcher: DictOf, *, name_call: bool
+    call: CallView, label: str, expected: ExpectedCall, matcher: DictOf, *, name_call: bool
 ) -> str:
     problems = _argument_problems(call, expected, matcher)
     where = f" ({label})" if name_call else ""
@@ -162,7 +190,7 @@ def _describe_expected(expected: ExpectedCall, matcher: DictOf) -> str:
 def _strict(
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
-    calls: Sequence[ToolCall],
+    calls: Sequence[CallView],
     labels: Sequence[str],
 ) -> list[str]:
     failures: list[str] = []
@@ -184,7 +212,7 @@ def _strict(
 def _in_order(
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
-    calls: Sequence[ToolCall],
+    calls: Sequence[CallView],
     labels: Sequence[str],
 ) -> list[str]:
     # Taking the earliest matching call for each expectation is optimal for a subsequence.
@@ -215,7 +243,7 @@ def _in_order(
 def _by_assignment(
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
-    calls: Sequence[ToolCall],
+    calls: Sequence[CallView],
     labels: Sequence[str],
     order: str,
 ) -> list[str]:
@@ -266,7 +294,7 @@ def _by_assignment(
 def _greedy_pairing_suffices(
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
-    calls: Sequence[ToolCall],
+    calls: Sequence[CallView],
     need_all_expected: bool,
     need_all_calls: bool,
 ) -> bool:
@@ -295,7 +323,7 @@ def _closest_pairs(
     spare_calls: list[int],
     expected: Sequence[ExpectedCall],
     matchers: Sequence[DictOf],
-    calls: Sequence[ToolCall],
+    calls: Sequence[CallView],
 ) -> dict[int, int]:
     """Pair leftover expectations with leftover calls of the same tool, fewest problems first."""
     if not spare_expected or not spare_calls:
