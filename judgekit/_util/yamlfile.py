@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from judgekit._util.gc_pause import gc_paused
+from judgekit._util.yamlbuild import NotPlainYaml, read_plain_yaml
 from judgekit._util.yamlcompose import LineNode, PlainLoader, read_yaml
 from judgekit.errors import DataError, ErrorTable, map_exceptions
 
@@ -92,7 +93,13 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
 def _read(text: str, path: Path) -> tuple[Any, LineNode | None, int | None]:
     if _CParser is not None:
         try:
+            return read_plain_yaml(text)
+        except NotPlainYaml:  # anchors, tags, a repeated key...: composed, as below
+            pass
+        except Exception:  # libyaml refused it: the pure parser says what is wrong, and where
+            return read_yaml(text, path)
+        try:
             return read_yaml(text, path, loader_class=_LibyamlLoader)
-        except Exception:  # the pure parser says what is wrong, and where
+        except Exception:
             pass
     return read_yaml(text, path)

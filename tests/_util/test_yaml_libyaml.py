@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from judgekit._util import yamlfile
+from judgekit._util.yamlbuild import read_plain_yaml
 from judgekit._util.yamlcompose import read_yaml
 from judgekit.errors import DataError
 
@@ -79,11 +80,20 @@ def test_load_yaml_reads_with_libyaml_when_present(
         used.append(options.get("loader_class"))
         return read_yaml(text, path, **options)
 
+    def plain_spy(text: str) -> Any:
+        used.append("plain")
+        return read_plain_yaml(text)
+
     monkeypatch.setattr(yamlfile, "read_yaml", spy)
+    monkeypatch.setattr(yamlfile, "read_plain_yaml", plain_spy)
     path = tmp_path / "suite.yaml"
     path.write_text("a: 1\n", encoding="utf-8")
     assert yamlfile.load_yaml(path)[0] == {"a": 1}
-    assert used == [yamlfile._LibyamlLoader]
+    assert used == ["plain"]  # built straight from libyaml's events
+    used.clear()
+    path.write_text("a: &one 1\nb: *one\n", encoding="utf-8")
+    assert yamlfile.load_yaml(path)[0] == {"a": 1, "b": 1}
+    assert used == ["plain", yamlfile._LibyamlLoader]  # an alias: composed, still with libyaml
 
 
 @pytest.mark.parametrize(
