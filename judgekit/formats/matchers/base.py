@@ -44,6 +44,10 @@ class Matcher(ABC):
     def check(self, actual: Any) -> Mismatch | None:
         """None when ``actual`` matches, else where and why it does not."""
 
+    def matches(self, actual: Any) -> bool:
+        """``check(actual) is None``; a matcher may answer without writing the reason."""
+        return self.check(actual) is None
+
     def describe(self) -> str:
         """A short rendering of what is expected, for 'missing' reasons."""
         return "a value"
