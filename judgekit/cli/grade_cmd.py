@@ -30,6 +30,14 @@ from judgekit.graders.table import print_grade_table
 @tasks_option
 @out_dir_option(".", "Folder for results.jsonl and results.csv.")
 @click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes, each grading chunks of the file; the results, in input order, "
+    "and any error are those of one job.",
+)
 @k_option("the fewest runs of any task")
 @save_baseline_option
 @reasons_option
@@ -40,6 +48,7 @@ def grade_command(
     tasks_path: Path,
     out_dir: Path,
     skip_unknown: bool,
+    jobs: int,
     k: int | None,
     save_baseline: Path | None,
     reasons: bool,
@@ -52,7 +61,8 @@ def grade_command(
 
     Prints a table per task and writes results.jsonl and results.csv (one row per run) in
     --out, then records the runs and grades in the store (--no-store: not). Exit 2 on bad
-    input, with nothing written.
+    input, with nothing written. --jobs N grades with N worker processes (memory stays
+    flat; a file that is gzipped, or whose lines end in CR, is graded by one process).
 
     The suite's headline is the pass@1 of all runs pooled, then pass@k and pass^k as the
     mean over tasks of each task's estimator (τ-bench's convention); a task with fewer than
@@ -70,7 +80,12 @@ def grade_command(
     with output_folder_lock(out_dir):
         with import_first_hint(runs):
             summary = grade_file(
-                runs, tasks, out_dir=out_dir, skip_unknown=skip_unknown, baseline=save_baseline
+                runs,
+                tasks,
+                out_dir=out_dir,
+                skip_unknown=skip_unknown,
+                baseline=save_baseline,
+                jobs=jobs,
             )
         recorded = None
         if store.enabled:

@@ -20,13 +20,16 @@ def grade_file(
     skip_unknown: bool = False,
     keep_failures: int = 20,
     baseline: str | Path | None = None,
+    jobs: int = 1,
 ) -> GradeSummary:
     """Grade every run of ``runs_path``; write ``results.jsonl`` and ``results.csv`` in
     ``out_dir`` (skipped when ``out_dir`` is None), and a copy of results.jsonl to
     ``baseline`` when given (all three appear together), and return the per-task summary.
 
     The runs are read one at a time, so memory does not grow with the file (only the run
-    ids are kept, to refuse one seen twice). On bad input (a malformed line, a repeated run
+    ids are kept, to refuse one seen twice). ``jobs`` above 1 grades chunks of the file in
+    that many worker processes (:mod:`judgekit.graders.parallel`): the same files, summary
+    and errors as one job. On bad input (a malformed line, a repeated run
     id, no runs at all) a :class:`judgekit.DataError` is raised and no result file is
     written.
 
@@ -35,6 +38,20 @@ def grade_file(
     (7, 12)
     """
     task_set = tasks if isinstance(tasks, TaskSet) else load_task_files(tasks)
+    if jobs > 1:
+        from judgekit.graders.parallel import grade_in_parallel
+
+        done = grade_in_parallel(
+            Path(runs_path),
+            task_set,
+            jobs=jobs,
+            skip_unknown=skip_unknown,
+            keep_failures=keep_failures,
+            out_dir=None if out_dir is None else Path(out_dir),
+            baseline=None if baseline is None else Path(baseline),
+        )
+        if done is not None:
+            return done
     summary = GradeSummary(keep_failures=keep_failures)
     grades = grade_runs(
         iter_unique_lean_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)

@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.stats.proportions import pass_at_k, pass_hat_k, wilson_interval
@@ -24,9 +24,13 @@ class GraderTally:
     passed: int = 0
 
     def add(self, result: GraderResult | None) -> None:
-        if result is not None:
+        self.add_passed(None if result is None else result.passed)
+
+    def add_passed(self, passed: bool | None) -> None:
+        """Count one run's verdict: None when the grader did not judge it."""
+        if passed is not None:
             self.graded += 1
-            self.passed += result.passed
+            self.passed += passed
 
     def as_dict(self) -> dict[str, int] | None:
         return None if self.graded == 0 else {"passed": self.passed, "graded": self.graded}
@@ -140,6 +144,41 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+class GradeFacts(NamedTuple):
+    """What a summary reads of one grade: small, so grading workers send it back cheaply."""
+
+    run_id: str
+    task_id: str
+    passed: bool
+    graders: tuple[bool | None, ...]  # each of GRADERS: passed, or None when not configured
+    turns: int | None
+    cost_usd: float | None
+    stop_reason: str | None
+    tool_calls: int
+    tool_errors: int
+    violations: bool
+    claimed_success: bool | None
+    first_failure: str | None  # None for a passing grade
+
+
+def grade_facts(grade: Grade) -> GradeFacts:
+    results = (grade.truth, grade.path, grade.state, grade.answer)
+    return GradeFacts(
+        grade.run_id,
+        grade.task_id,
+        grade.passed,
+        tuple(None if result is None else result.passed for result in results),
+        grade.turns,
+        grade.cost_usd,
+        grade.stop_reason,
+        grade.tool_calls,
+        grade.tool_errors,
+        bool(grade.violations),
+        grade.claimed_success,
+        None if grade.passed else grade.first_failure,
+    )
+
+
 class GradeSummary:
     """Tallies per task. ``keep_failures`` bounds the failing reasons kept per task."""
 
@@ -148,19 +187,23 @@ class GradeSummary:
         self.tasks: dict[str, TaskSummary] = {}
 
     def add(self, grade: Grade) -> None:
+        self.add_facts(grade_facts(grade))
+
+    def add_facts(self, grade: GradeFacts) -> None:
+        """Tally one grade from its facts (what grading workers send back)."""
         summary = self.tasks.get(grade.task_id)
         if summary is None:
             summary = self.tasks[grade.task_id] = TaskSummary(grade.task_id)
         summary.runs += 1
         summary.passed += grade.passed
-        for name in GRADERS:
-            summary.graders[name].add(getattr(grade, name))
+        for name, passed in zip(GRADERS, grade.graders, strict=True):
+            summary.graders[name].add_passed(passed)
         summary.turns.add(grade.turns)
         summary.cost.add(grade.cost_usd)
         summary.stop_reasons[grade.stop_reason or "completed"] += 1
         summary.tool_calls += grade.tool_calls
         summary.tool_errors += grade.tool_errors
-        summary.violations += bool(grade.violations)
+        summary.violations += grade.violations
         if not grade.passed:
             summary.claimed_but_failed += grade.claimed_success is True
             if len(summary.failures) < self.keep_failures:
