@@ -23,6 +23,9 @@ from judgekit.errors import map_exceptions
 from judgekit.formats.run import Run, RunIdLines, StopReason, no_runs_error
 
 _NotNegative = msgspec.Meta(ge=0)
+_NULL = msgspec.Raw(b"null")
+_EMPTY_OBJECT = msgspec.Raw(b"{}")
+_MISSING: Any = object()
 
 
 class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -30,7 +33,8 @@ class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     name: str
     args: dict[str, Any] = {}
-    result: Any = None
+    # What the tool answered: checked as JSON, never decoded (no grader reads it).
+    result_json: msgspec.Raw = msgspec.field(default=_NULL, name="result")
     error: str | None = None
     id: str | None = None
     raw_arguments: str | None = None
@@ -44,8 +48,12 @@ class LeanUsage(msgspec.Struct, kw_only=True):
     output_tokens: Annotated[int, _NotNegative] = 0
 
 
-class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """The fields of :class:`judgekit.formats.run.Run`, with the same checks or stricter."""
+class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """The fields of :class:`judgekit.formats.run.Run` that grading reads, with the same
+    checks or stricter. ``metadata`` and tool results are checked as JSON, not decoded;
+    ``initial_state``, the same in most runs of a task, is decoded once per distinct text
+    when :func:`lean_run` is given a cache.
+    """
 
     run_id: str
     task_id: str
@@ -60,10 +68,10 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     cost_usd: Annotated[float, _NotNegative] | None = None
     duration_s: Annotated[float, _NotNegative] | None = None
     stop_reason: StopReason | None = None
-    initial_state: dict[str, Any] | None = None
+    initial_state_json: msgspec.Raw = msgspec.field(default=_NULL, name="initial_state")
     final_state: dict[str, Any] | None = None
     violations: list[str] = []
-    metadata: dict[str, Any] = {}
+    metadata_json: msgspec.Raw = msgspec.field(default=_EMPTY_OBJECT, name="metadata")
 
     # Every value was decoded from JSON: graders may compare values by their JSON encoding.
     json_values: ClassVar[bool] = True
@@ -72,16 +80,43 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     def completed(self) -> bool:
         return self.stop_reason in (None, "completed")
 
+    @property
+    def initial_state(self) -> dict[str, Any] | None:
+        state: dict[str, Any] | None = self.__dict__["initial_state"]
+        return state
+
 
 _DECODER = msgspec.json.Decoder(LeanRun)
+_STATE_DECODER = msgspec.json.Decoder(dict[str, Any] | None)
+_OPEN_BRACE = ord("{")
+StateCache = dict[bytes, dict[str, Any] | None]
+_CACHED_STATES = 64  # distinct initial states kept; past that the cache starts again
 
 
-def lean_run(text: str | bytes) -> LeanRun | None:
-    """The run on one line, or ``None`` when the line must be read by ``Run`` instead."""
+def lean_run(text: str | bytes, *, states: StateCache | None = None) -> LeanRun | None:
+    """The run on one line, or ``None`` when the line must be read by ``Run`` instead.
+
+    ``states`` keeps decoded initial states by their JSON text across calls (the runs of
+    one task mostly start from the same world); they are shared, so never change them.
+    """
     try:
-        return _DECODER.decode(text)
+        run = _DECODER.decode(text)
+        if memoryview(run.metadata_json)[0] != _OPEN_BRACE:
+            return None  # metadata must be an object
+        if states is None:
+            initial = _STATE_DECODER.decode(run.initial_state_json)
+        else:
+            raw = bytes(run.initial_state_json)
+            initial = states.get(raw, _MISSING)
+            if initial is _MISSING:
+                initial = _STATE_DECODER.decode(raw)
+                if len(states) >= _CACHED_STATES:
+                    states.clear()
+                states[raw] = initial
     except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec.ValidationError is a DecodeError
         return None
+    run.__dict__["initial_state"] = initial
+    return run
 
 
 def iter_unique_lean_runs(
@@ -91,8 +126,9 @@ def iter_unique_lean_runs(
     when it can be and by ``Run`` otherwise: the same runs, the same errors, faster."""
     seen = seen if seen is not None else RunIdLines(path)
     validate = Run.model_validate_json
+    states: StateCache = {}
     for line, text in iter_lines(path):
-        run: LeanRun | Run | None = lean_run(text)
+        run: LeanRun | Run | None = lean_run(text, states=states)
         if run is None:
             with map_exceptions(LINE_ERRORS, (path, line)):
                 run = validate(text)

@@ -27,7 +27,7 @@ from typing import IO, NamedTuple
 from judgekit._util.atomic_files import atomic_files
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, RunIdLines
-from judgekit.formats.run_lean import LeanRun, lean_run
+from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
 from judgekit.formats.task import TaskSet
 from judgekit.graders.grade import grade_run
 from judgekit.graders.results_files import CSV_COLUMNS, csv_row
@@ -108,10 +108,11 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
         facts: list[GradeFacts] = []
         run_ids: list[str] = []
         lines: list[int] = []
+        states: StateCache = {}
         for number, piece in enumerate(pieces, start=chunk.first_line):
             if not piece.strip():
                 continue
-            run: LeanRun | Run | None = lean_run(piece)
+            run: LeanRun | Run | None = lean_run(piece, states=states)
             if run is None:
                 run = Run.model_validate_json(piece)
             run_ids.append(run.run_id)

@@ -49,10 +49,9 @@ GRADED_FIELDS = [
     "initial_state",
     "final_state",
     "violations",
-    "metadata",
     "completed",
 ]
-CALL_FIELDS = ["name", "args", "result", "error", "id", "raw_arguments", "arguments_error"]
+CALL_FIELDS = ["name", "args", "error", "id", "raw_arguments", "arguments_error"]
 
 
 def fields(run: Any) -> dict[str, Any]:
@@ -74,6 +73,30 @@ def test_a_full_run_reads_the_same_as_with_the_pydantic_model() -> None:
     assert lean is not None
     assert fields(lean) == fields(Run.model_validate_json(line))
     assert lean.cost_usd == 5.0 and type(lean.cost_usd) is float  # as pydantic's float
+
+
+def test_metadata_and_tool_results_are_kept_as_their_json() -> None:
+    lean = lean_run(json.dumps(FULL_RUN))
+    assert lean is not None
+    assert bytes(lean.metadata_json) == b'{"agent": "v3"}'
+    assert [bytes(call.result_json) for call in lean.tool_calls] == [
+        b'{"ok": true}',
+        b"null",
+        b"null",
+    ]
+
+
+def test_initial_states_of_one_text_are_decoded_once() -> None:
+    states: dict[Any, Any] = {}
+    first = lean_run(json.dumps(FULL_RUN), states=states)
+    second = lean_run(json.dumps({**FULL_RUN, "run_id": "other"}), states=states)
+    third = lean_run(json.dumps({**FULL_RUN, "initial_state": {"orders": {}}}), states=states)
+    assert first is not None and second is not None and third is not None
+    assert second.initial_state is first.initial_state
+    assert second.initial_state == FULL_RUN["initial_state"]
+    assert third.initial_state == {"orders": {}}
+    assert len(states) == 2
+    assert lean_run(json.dumps({**FULL_RUN, "initial_state": None}), states=states) is not None
 
 
 def test_defaults_read_the_same_as_with_the_pydantic_model() -> None:
@@ -100,6 +123,11 @@ def test_defaults_read_the_same_as_with_the_pydantic_model() -> None:
         {"tool_calls": [{"name": "f", "argz": {}}]},
         {"tool_calls": [{"name": 7}]},
         {"final_state": None, "metadata": None},
+        {"metadata": [1]},
+        {"metadata": "x"},
+        {"initial_state": [1]},
+        {"initial_state": {"x": 1e400}},  # pydantic reads inf: the model decides
+        {"tool_calls": [{"name": "f", "result": {"x": "\ud800"}}]},
     ],
 )
 def test_a_line_the_lean_reader_is_not_sure_of_is_left_to_the_model(change: dict[str, Any]) -> None:
