@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from judgekit._util.terminal_text import visible
 from judgekit.cli.batch_options import batch_options, print_batch_event
@@ -186,9 +185,8 @@ def _print_outcome(
         )
         click.echo(json.dumps(report))
     else:
-        console = Console()
         for line in summary_lines(tally, rubric, prepared.version):
-            console.print(line, highlight=False, soft_wrap=True)
+            click.echo(line)
         click.echo(f"wrote {out}")
         if recorded is not None:
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
