@@ -21,12 +21,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from judgekit._util.input_paths import os_reason
 from judgekit.errors import ErrorTable, StoreError, map_exceptions
-from judgekit.store.sqlite_wal import switch_to_wal
+from judgekit.store.sqlite_wal import configure_sqlite_connection
 
 SUPPORTED_BACKENDS: Final = ("sqlite", "postgresql")
-
-# Long enough to wait out another process's write transaction (a batch of verdicts).
-BUSY_TIMEOUT_MS: Final = 30_000
 
 
 def _driver_reason(exc: SQLAlchemyError) -> str:
@@ -94,20 +91,7 @@ def _check_database_file(url: URL, path: Path) -> None:
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, connection_record: Any) -> None:
-    # Python's sqlite3 opens transactions itself, but not before DDL, so a migration's
-    # CREATE TABLE would commit on its own. Taking control (isolation_level=None plus an
-    # explicit BEGIN, below) makes every transaction, DDL included, all or nothing.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    try:
-        # busy_timeout first: switching to WAL itself may have to wait for another process.
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        switch_to_wal(cursor, timeout_s=BUSY_TIMEOUT_MS / 1000)
-        # Durable across application crashes; in WAL mode a power loss never corrupts.
-        cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-    finally:
-        cursor.close()
+    configure_sqlite_connection(dbapi_connection)
 
 
 def _begin_sqlite_transaction(connection: Any) -> None:

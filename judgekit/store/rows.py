@@ -13,7 +13,7 @@ from typing import Any, Final
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.store import schema
+from judgekit.store.score_value import score_value
 
 # Scores that are JSON values as they are (a float only when finite: JSON mode makes an
 # infinite one null).
@@ -32,7 +32,7 @@ def verdict_row(verdict: Verdict, batch_id: int) -> dict[str, Any]:
         row["samples"] = [sample.model_dump(mode="json") for sample in verdict.samples]
     row["day"] = utc_day(verdict.at)
     row["batch_id"] = batch_id
-    row["score_value"] = schema.score_value(verdict.score) if verdict.status == "scored" else None
+    row["score_value"] = score_value(verdict.score) if verdict.status == "scored" else None
     return row
 
 

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from judgekit.formats.verdict import Verdict
 
 if TYPE_CHECKING:
-    from judgekit.store import Store
-    from judgekit.store.recording import Recorded
+    from judgekit.store.run_recording import Recorded
 
-__all__ = ["STORE_BATCH", "VerdictSink"]
+__all__ = ["STORE_BATCH", "VerdictRecorder", "VerdictSink"]
 
 STORE_BATCH: Final = 50  # verdicts per store transaction: durable without a commit per verdict
+
+
+class VerdictRecorder(Protocol):
+    """The store, or its SQLite recorder: what takes verdicts into a batch."""
+
+    def record_verdicts(self, verdicts: Iterable[Verdict], batch_id: int) -> int: ...
 
 
 class VerdictSink:
@@ -21,7 +27,7 @@ class VerdictSink:
     transaction: a crash loses at most one transaction's worth, never the file's (a rerun
     records them again from verdicts.jsonl). Call :meth:`flush` at the end."""
 
-    def __init__(self, store: Store, runs: Recorded) -> None:
+    def __init__(self, store: VerdictRecorder, runs: Recorded) -> None:
         self._store = store
         self._runs = runs
         self._pending: list[Verdict] = []

@@ -1,0 +1,120 @@
+"""Recording a runs file in its batch, through any recorder of the store: the full store or
+the SQLite recorder a judging session uses (neither is imported here, so this module loads
+without SQLAlchemy).
+
+A batch is keyed by a digest of what it evaluated: the runs of a runs file sit in the batch
+``runs:<sha256 of the file>``, so grading, running or judging the same runs again finds the
+same batch — nothing is counted twice, and the grades and verdicts of one set of runs sit
+together. A results or verdicts file imported on its own gets ``import:<sha256>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol
+
+from judgekit.errors import DataError
+from judgekit.formats.grade import Grade
+from judgekit.formats.run import Run, load_runs
+from judgekit.store.provenance import Provenance
+
+Source = Literal["grade", "run", "judge", "import"]
+
+RUNS_KEY_PREFIX: Final = "runs:"
+IMPORT_KEY_PREFIX: Final = "import:"
+_READ_SIZE: Final = 1 << 20
+
+
+class RunRecorder(Protocol):
+    """What recording a runs file needs of the store."""
+
+    @property
+    def url(self) -> str: ...
+
+    def batch(
+        self,
+        *,
+        key: str | None = None,
+        source: str | None = None,
+        git_sha: str | None = None,
+        branch: str | None = None,
+        agent_version: str | None = None,
+        tags: Mapping[str, Any] | None = None,
+    ) -> int: ...
+
+    def record_runs(self, runs: Iterable[Run], batch_id: int) -> int: ...
+
+    def record_grades(self, grades: Iterable[Grade], batch_id: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What one recording wrote: where, in which batch, how many of each."""
+
+    url: str
+    batch_id: int
+    runs: int = 0
+    grades: int = 0
+    verdicts: int = 0
+    known: int = 0  # verdicts left out: already in the store, recorded by another batch
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``"store"`` object of a command's ``--json`` output."""
+        return {"url": self.url, "batch_id": self.batch_id}
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of a file's bytes, read in chunks (a runs file may be gigabytes)."""
+    digest = hashlib.sha256()
+    try:
+        with Path(path).open("rb") as fh:
+            while chunk := fh.read(_READ_SIZE):
+                digest.update(chunk)
+    except FileNotFoundError:
+        raise DataError("no such file", path=path) from None
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return digest.hexdigest()
+
+
+def runs_batch_key(path: str | Path) -> str:
+    """The key of the batch that evaluates the runs of ``path``."""
+    return RUNS_KEY_PREFIX + file_sha256(path)
+
+
+def import_batch_key(path: str | Path) -> str:
+    """The key of the batch holding an imported results or verdicts file."""
+    return IMPORT_KEY_PREFIX + file_sha256(path)
+
+
+def open_batch(store: RunRecorder, key: str, *, source: Source, provenance: Provenance) -> int:
+    """The id of the batch ``key``, created with this provenance if it is new."""
+    return store.batch(
+        key=key,
+        source=source,
+        git_sha=provenance.git_sha,
+        branch=provenance.branch,
+        agent_version=provenance.agent_version,
+        tags=provenance.tags or None,
+    )
+
+
+def record_runs_file(
+    store: RunRecorder,
+    runs_path: str | Path,
+    *,
+    source: Source,
+    provenance: Provenance,
+    grades: Iterable[Grade] | None = None,
+    key: str | None = None,
+) -> Recorded:
+    """Record the runs of ``runs_path`` (and their ``grades``, if given) in its batch, or in
+    the batch ``key`` (the one all shards of a sharded run share)."""
+    key = key or runs_batch_key(runs_path)
+    batch_id = open_batch(store, key, source=source, provenance=provenance)
+    runs = store.record_runs(load_runs(runs_path), batch_id)
+    graded = store.record_grades(grades, batch_id) if grades is not None else 0
+    return Recorded(url=store.url, batch_id=batch_id, runs=runs, grades=graded)
