@@ -8,9 +8,10 @@ It generates N realistic runs of about five tool calls each (seeded, so every in
 grades the same bytes) for a generated four-task suite, then measures, each configuration in
 a fresh child process pinned to one core:
 
-* ``streaming``: ``judgekit.graders.grade_file.grade_file`` end to end (read JSONL, validate with
-  pydantic, grade with Truth/Path/State, write results.jsonl + results.csv atomically), at N
-  runs and at N/10 runs, so that a peak RSS that does not grow with the file shows;
+* ``streaming``: ``judgekit.graders.grade_file.grade_file`` end to end (read JSONL, decode
+  with msgspec into lean structs, pydantic for any line they are not sure of, grade with
+  Truth/Path/State, write results.jsonl + results.csv atomically), at N runs and at N/10
+  runs, so that a peak RSS that does not grow with the file shows;
 * ``naive``: the obvious in-memory approach (read the whole file, ``json.loads`` every line
   into a list, validate every record into a list of ``Run``, grade each into a list, then
   write the same results), at N and at N/10;
@@ -18,6 +19,9 @@ a fresh child process pinned to one core:
   each stage (read a line, parse, grade, tally, write), at N;
 * ``grading``: grading alone, ``grade_run`` in a loop over N/10 pre-parsed runs, then each
   grader (Truth, Path, State, the success-claim check) alone;
+* ``json_loads``: the baseline: reading the file and ``json.loads`` of every line, at N;
+* ``jobs``: ``grade_file(jobs=2)`` (``judgekit grade --jobs 2``), not pinned, at N: wall
+  time, cpu time of the parent and its workers, and the speed-up over one job;
 * ``idle``: the interpreter with judgekit imported and the tasks loaded: the memory floor.
 
 Peak memory is the child's own ``ru_maxrss``. Both approaches must write byte-identical
@@ -58,7 +62,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgekit._util.jsonl import iter_lines
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run, iter_runs_with_lines
+from judgekit.formats.run import Run
+from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
 from judgekit.formats.task import Task, TaskSet, load_tasks
 from judgekit.graders.claims import claims_success
 from judgekit.graders.grade import grade_run
@@ -578,8 +583,11 @@ def _pin_to_one_core() -> int | None:
 
 
 def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes vs KiB
+    return _to_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _to_mb(maxrss: int) -> float:
+    return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 2**10  # bytes vs KiB
 
 
 def _sha256(path: Path) -> str:
@@ -626,7 +634,7 @@ def _child_naive(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     return _timed_result(summary, time.perf_counter() - start, time.process_time() - start_cpu)
 
 
-STAGES = ("read line", "parse (Run.model_validate_json)", "grade (grade_run)", "tally", "write")
+STAGES = ("read line", "parse (lean_run: msgspec)", "grade (grade_run)", "tally", "write")
 
 
 def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
@@ -646,10 +654,11 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     ):
         table = csv.writer(raw_csv)
         lines = iter_lines(runs)
+        states: StateCache = {}
         t0 = clock()
         for _, text in lines:
             t1 = clock()
-            run = Run.model_validate_json(text)
+            run = _read(text, states)
             t2 = clock()
             task = tasks.get(run.task_id)
             assert task is not None, run.task_id
@@ -662,7 +671,7 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
             table.writerow(csv_row(grade))
             t5 = clock()
             spent["read line"] += t1 - t0
-            spent["parse (Run.model_validate_json)"] += t2 - t1
+            spent["parse (lean_run: msgspec)"] += t2 - t1
             spent["grade (grade_run)"] += t3 - t2
             spent["tally"] += t4 - t3
             spent["write"] += t5 - t4
@@ -678,6 +687,31 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     }
 
 
+def _read(text: str, states: StateCache) -> LeanRun | Run:
+    """One line as grade_file reads it: lean when it can, the pydantic model otherwise."""
+    return lean_run(text, states=states) or Run.model_validate_json(text)
+
+
+def _child_json_loads(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
+    """The baseline: only reading the file and ``json.loads`` of every line."""
+    start_cpu, start = time.process_time(), time.perf_counter()
+    count = sum(1 for _, text in iter_lines(runs) if json.loads(text) is not None)
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return {"runs": count, "passed": 0, "wall_s": wall, "cpu_s": cpu}
+
+
+def _child_jobs(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
+    """``grade_file(jobs=2)``, on every core the machine lets it use (not pinned)."""
+    start_cpu, start = time.process_time(), time.perf_counter()
+    summary = grade_file(runs, tasks, out_dir=out, jobs=JOBS)
+    wall = time.perf_counter() - start
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the pool is shut down: reaped
+    cpu = time.process_time() - start_cpu + workers.ru_utime + workers.ru_stime
+    result = _timed_result(summary, wall, cpu)
+    result["workers_peak_mb"] = _to_mb(workers.ru_maxrss)
+    return result
+
+
 def _child_grading(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     """Grading alone: pre-parsed runs, ``grade_run`` in a loop, then each grader alone.
 
@@ -686,15 +720,16 @@ def _child_grading(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     The parsed runs are frozen out of the cyclic GC (``gc.freeze``) so that holding them
     does not bill the loop for collections the streaming path never makes.
     """
-    pairs: list[tuple[Run, Task]] = []
-    for _, run in iter_runs_with_lines(runs):
+    pairs: list[tuple[LeanRun | Run, Task]] = []
+    states: StateCache = {}
+    for run in (_read(text, states) for _, text in iter_lines(runs)):
         task = tasks.get(run.task_id)
         assert task is not None, run.task_id
         pairs.append((run, task))
     gc.collect()
     gc.freeze()
     clock = time.perf_counter
-    loops: dict[str, Callable[[Run, Task], Any]] = {
+    loops: dict[str, Callable[[LeanRun | Run, Task], Any]] = {
         "grade_run (all of it)": grade_run,
         "grade_truth": grade_truth,
         "grade_path": grade_path,
@@ -731,18 +766,21 @@ CHILDREN: dict[str, Callable[[Path, TaskSet, Path], dict[str, Any]]] = {
     "phases": _child_phases,
     "grading": _child_grading,
     "profile": _child_profile,
+    "json_loads": _child_json_loads,
+    "jobs": _child_jobs,
     "idle": lambda runs, tasks, out: {},
 }
+JOBS = 2
 
 
 def child_main(mode: str, suite: Path, runs: Path, out: Path) -> None:
-    core = _pin_to_one_core()
+    core = None if mode == "jobs" else _pin_to_one_core()
     tasks = load_tasks(suite)
     startup_mb = _peak_rss_mb()
     result = CHILDREN[mode](runs, tasks, out)
     result.update(core=core, startup_mb=startup_mb, peak_mb=_peak_rss_mb())
     jsonl = out / "results.jsonl"
-    if mode in ("streaming", "naive") and jsonl.exists():
+    if mode in ("streaming", "naive", "jobs") and jsonl.exists():
         result["results_sha256"] = _sha256(jsonl)
     print(json.dumps(result))
 
@@ -813,10 +851,14 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     stream_small = run_child("streaming", suite, small, work / "out_stream_small")
     naive_big = run_child("naive", suite, big, work / "out_naive_big")
     naive_small = run_child("naive", suite, small, work / "out_naive_small")
+    loads = run_child("json_loads", suite, big, work / "out_loads")
+    jobs = run_child("jobs", suite, big, work / "out_jobs")
     phases = run_child("phases", suite, big, work / "out_phases")
     grading = run_child("grading", suite, small, work / "out_grading")
 
     identical = stream_big["results_sha256"] == naive_big["results_sha256"]
+    if jobs["results_sha256"] != stream_big["results_sha256"]:
+        raise SystemExit(f"--jobs {JOBS} wrote other results than one job")
     if not identical:
         raise SystemExit("streaming and naive results.jsonl differ: the comparison is not fair")
     if stream_big["runs"] != n_runs or naive_big["runs"] != n_runs:
@@ -926,6 +968,18 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         f"and {naive_small['peak_mb']:.0f} MB at {small_label}; "
         f"ratio {stream_rate / naive_rate:.2f}x the throughput, "
         f"{naive_big['peak_mb'] / stream_big['peak_mb']:.1f}x less peak memory at {big_label}"
+    )
+    loads_rate, jobs_rate = _rate(loads), _rate(jobs)
+    print(
+        f"baseline json.loads of every line (1 core): {loads_rate:,.0f} runs/s "
+        f"({loads['cpu_s']:.2f} cpu s); grading end to end takes "
+        f"{stream_big['cpu_s'] / loads['cpu_s']:.1f}x its cpu time"
+    )
+    print(
+        f"--jobs {JOBS} ({os.cpu_count()} CPUs, not pinned): {jobs_rate:,.0f} runs/s, "
+        f"{jobs['wall_s']:.2f} wall s, {jobs['cpu_s']:.2f} cpu s (parent + workers), "
+        f"{jobs_rate / stream_rate:.2f}x one job; peak {jobs['peak_mb']:.0f} MB parent, "
+        f"{jobs['workers_peak_mb']:.0f} MB a worker; results identical to one job: yes"
     )
     if profile:
         print()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from judgekit._util.atomic_files import atomic_files
 from judgekit.formats.grade import Grade, GraderResult
@@ -44,12 +45,13 @@ def _cell(value: object) -> object:
     return value
 
 
+def _grader(result: GraderResult | None) -> list[object]:
+    return ["", ""] if result is None else [_cell(result.passed), result.reason]
+
+
 def csv_row(grade: Grade) -> list[object]:
     """The CSV cells of one grade; a grader the task does not configure is empty."""
-
-    def grader(result: GraderResult | None) -> list[object]:
-        return ["", ""] if result is None else [_cell(result.passed), result.reason]
-
+    grader = _grader
     return [
         grade.run_id,
         grade.task_id,
@@ -86,10 +88,27 @@ def write_results(
         table = csv.writer(files.text(out / "results.csv"))
         copy = files.text(baseline) if baseline is not None else None
         table.writerow(CSV_COLUMNS)
+        lines: list[str] = []
+        rows: list[list[object]] = []
         for grade in grades:
-            line = grade.model_dump_json() + "\n"
-            jsonl.write(line)
-            if copy is not None:
-                copy.write(line)
-            table.writerow(csv_row(grade))
+            lines.append(grade.model_dump_json() + "\n")
+            rows.append(csv_row(grade))
+            if len(lines) == _WRITE_EVERY:
+                _write(lines, rows, jsonl, copy, table)
             yield grade
+        _write(lines, rows, jsonl, copy, table)
+
+
+_WRITE_EVERY = 1000  # grades written in one go: few calls, little held
+
+
+def _write(
+    lines: list[str], rows: list[list[object]], jsonl: IO[str], copy: IO[str] | None, table: Any
+) -> None:
+    text = "".join(lines)
+    jsonl.write(text)
+    if copy is not None:
+        copy.write(text)
+    table.writerows(rows)
+    lines.clear()
+    rows.clear()
