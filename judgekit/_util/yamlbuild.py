@@ -95,34 +95,35 @@ class _Scalars:
         return value
 
 
-class _Open:
-    """A list or mapping being built, and the lines of its items or keys."""
+class _Lines:
+    """The lines of a list or mapping being built: its own, and its items' or keys'."""
 
-    __slots__ = ("key", "key_line", "key_text", "line", "lines", "value")
+    __slots__ = ("key_line", "key_text", "line", "node")
 
-    def __init__(self, value: list[Any] | dict[Any, Any], lines: LineNode, line: int) -> None:
-        self.value = value
-        self.lines = lines
+    def __init__(self, mapping: bool, line: int) -> None:
+        self.node = LineNode(mapping=mapping)
         self.line = line
-        self.key: Any = _NO_KEY
         self.key_line = 0
         self.key_text = ""
 
 
-_NO_KEY = object()  # a mapping waiting for its next key, not a value
+_IN_LIST = object()  # what an open list has in place of a waiting key
+_NO_KEY = object()  # a mapping waiting for its next key
 
 
-def read_plain_yaml(text: str) -> tuple[Any, LineNode | None, int | None]:
+def read_plain_yaml(text: str, *, lines: bool = True) -> tuple[Any, LineNode | None, int | None]:
     """What :func:`~judgekit._util.yamlcompose.read_yaml` returns for ``text`` (its data,
     the lines of its lists and mappings, the document's first line), read with libyaml's
-    parser; raises :class:`NotPlainYaml` for what the module doc lists."""
+    parser; raises :class:`NotPlainYaml` for what the module doc lists. ``lines=False``
+    leaves the lines out (None, None): a third faster, for a caller that needs them only to
+    word an error and can read them again then."""
     parser = CParser(text)
     try:
         parser.get_event()  # stream start
         event = parser.get_event()
         if type(event) is StreamEndEvent:
             return None, None, None
-        root = _document(parser, _Scalars(), yamlcompose.MAX_DEPTH)
+        root = _document(parser, _Scalars(), yamlcompose.MAX_DEPTH, lines)
         if type(parser.get_event()) is not DocumentEndEvent:
             raise NotPlainYaml("no document end")
         if type(parser.get_event()) is not StreamEndEvent:
@@ -132,11 +133,17 @@ def read_plain_yaml(text: str) -> tuple[Any, LineNode | None, int | None]:
         parser.dispose()
 
 
-def _document(parser: Any, scalars: _Scalars, max_depth: int) -> tuple[Any, LineNode | None, int]:
-    # One flat loop: it runs once per event, half a million times for a large suite.
+def _document(
+    parser: Any, scalars: _Scalars, max_depth: int, track: bool
+) -> tuple[Any, LineNode | None, int | None]:
+    # long: one flat loop, run once per event (half a million for a large suite)
     get_event = parser.get_event
     plain = scalars.value
-    stack: list[_Open] = []
+    values: list[Any] = []  # the open lists and mappings, innermost last
+    keys: list[Any] = []  # for each: _IN_LIST, _NO_KEY or the key waiting for its value
+    opened: list[_Lines] = []  # for each, when tracking lines
+    child: LineNode | None = None  # the lines of the value just read, when tracking
+    line = 0
     while True:
         event = get_event()
         kind = type(event)
@@ -144,41 +151,51 @@ def _document(parser: Any, scalars: _Scalars, max_depth: int) -> tuple[Any, Line
             if event.anchor is not None or event.tag is not None:
                 raise NotPlainYaml("an anchor or a tag")
             value = plain(event.value) if event.implicit[0] else event.value
-            line = event.start_mark.line + 1
-            lines = None
+            closed = False
+            if track:
+                child, line = None, event.start_mark.line + 1
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
             if event.anchor is not None or event.tag is not None:
                 raise NotPlainYaml("an anchor or a tag")
-            if len(stack) >= max_depth:
+            if len(values) >= max_depth:
                 raise NotPlainYaml("nested too deep")
             mapping = kind is MappingStartEvent
-            stack.append(
-                _Open({} if mapping else [], LineNode(mapping=mapping), event.start_mark.line + 1)
-            )
+            values.append({} if mapping else [])
+            keys.append(_NO_KEY if mapping else _IN_LIST)
+            if track:
+                opened.append(_Lines(mapping, event.start_mark.line + 1))
             continue
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            done = stack.pop()
-            value, lines, line = done.value, done.lines, done.line
+            value = values.pop()
+            keys.pop()
+            closed = True
+            if track:
+                entry = opened.pop()
+                child, line = entry.node, entry.line
         else:  # an alias, or what the parser would not give inside a document
             raise NotPlainYaml(kind.__name__)
-        if not stack:
-            return value, lines, line
-        parent = stack[-1]
-        into = parent.value
-        if type(into) is list:
-            into.append(value)
-            parent.lines.items.append((line, lines))  # type: ignore[union-attr]
-        elif parent.key is _NO_KEY:
-            if lines is not None:  # a list or mapping as a key
+        if not values:
+            return (value, child, line) if track else (value, None, None)
+        key = keys[-1]
+        if key is _IN_LIST:
+            values[-1].append(value)
+            if track:
+                opened[-1].node.items.append((line, child))  # type: ignore[union-attr]
+        elif key is _NO_KEY:
+            if closed:  # a list or mapping as a key
                 raise NotPlainYaml("a collection as a key")
             try:
-                repeated = value in into
+                repeated = value in values[-1]
             except TypeError:
                 raise NotPlainYaml("an unhashable key") from None
             if repeated:
                 raise NotPlainYaml("a key said twice")
-            parent.key, parent.key_line, parent.key_text = value, line, event.value
+            keys[-1] = value
+            if track:
+                opened[-1].key_line, opened[-1].key_text = line, event.value
         else:
-            into[parent.key] = value
-            parent.lines.keys[parent.key_text] = (parent.key_line, lines)  # type: ignore[index]
-            parent.key = _NO_KEY
+            values[-1][key] = value
+            keys[-1] = _NO_KEY
+            if track:
+                parent = opened[-1]
+                parent.node.keys[parent.key_text] = (parent.key_line, child)  # type: ignore[index]

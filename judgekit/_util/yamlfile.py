@@ -12,6 +12,8 @@ unreadable scalars are one-line errors naming the file and line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +30,25 @@ Location = tuple[str | int, ...]
 class LineMap:
     """The line (1-based) of each location in a YAML document: a mapping key's line, a list
     item's first line. Looked up in the tree of lines composing built, which aliases share,
-    so its size is the file's, however often aliases repeat a part."""
+    so its size is the file's, however often aliases repeat a part. Given ``read`` instead,
+    the tree is read on the first look-up (most files are read without one)."""
 
-    def __init__(self, root: LineNode | None = None, root_line: int | None = None) -> None:
+    def __init__(
+        self,
+        root: LineNode | None = None,
+        root_line: int | None = None,
+        *,
+        read: Callable[[], tuple[LineNode | None, int | None]] | None = None,
+    ) -> None:
         self._root = root
         self._root_line = root_line
+        self._read = read
 
     def line_of(self, location: Location) -> int | None:
         """The line of ``location``, or of its nearest ancestor that has one."""
+        if self._read is not None:
+            self._root, self._root_line = self._read()
+            self._read = None
         line, node = self._root_line, self._root
         for part in location:
             found = node.child(part) if node is not None else None
@@ -80,26 +93,40 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
 
     A syntax error becomes a :class:`DataError` naming the file and line, as does YAML
     beyond judgekit's bounds (see :mod:`judgekit._util.yamlcompose`). Read with libyaml's
-    parser where PyYAML has it; anything it refuses is read again with the pure-Python one,
-    whose error is the one said (so errors read the same with or without libyaml).
+    parser where PyYAML has it: plain YAML built straight from its events, with the lines
+    read again only if asked for (:mod:`judgekit._util.yamlbuild`), the rest composed.
+    Anything libyaml refuses is read again with the pure-Python parser, whose error is the
+    one said (so errors read the same with or without libyaml).
     """
     p = Path(path)
     with map_exceptions(YAML_FILE_ERRORS, p), gc_paused():
         text = p.read_text(encoding="utf-8")
-        data, root, root_line = _read(text, p)
-    return data, LineMap(root, root_line)
+        return _read(text, p)
 
 
-def _read(text: str, path: Path) -> tuple[Any, LineNode | None, int | None]:
+def _read(text: str, path: Path) -> tuple[Any, LineMap]:
     if _CParser is not None:
         try:
-            return read_plain_yaml(text)
+            data = read_plain_yaml(text, lines=False)[0]
+            return data, LineMap(read=partial(_plain_lines, text))
         except NotPlainYaml:  # anchors, tags, a repeated key...: composed, as below
             pass
         except Exception:  # libyaml refused it: the pure parser says what is wrong, and where
-            return read_yaml(text, path)
+            return _with_lines(read_yaml(text, path))
         try:
-            return read_yaml(text, path, loader_class=_LibyamlLoader)
+            return _with_lines(read_yaml(text, path, loader_class=_LibyamlLoader))
         except Exception:
             pass
-    return read_yaml(text, path)
+    return _with_lines(read_yaml(text, path))
+
+
+def _with_lines(read: tuple[Any, LineNode | None, int | None]) -> tuple[Any, LineMap]:
+    data, root, root_line = read
+    return data, LineMap(root, root_line)
+
+
+def _plain_lines(text: str) -> tuple[LineNode | None, int | None]:
+    """The lines of a document :func:`read_plain_yaml` has read once without them."""
+    with gc_paused():
+        _, root, root_line = read_plain_yaml(text)
+    return root, root_line

@@ -39,22 +39,24 @@ class TaskSet:
     def __init__(self) -> None:
         self.suites: list[Suite] = []
         self._by_id: dict[str, Task] = {}
-        self._origin: dict[str, tuple[Path, int | None]] = {}
+        # Each task's file, that file's lines and the task's index there: the line of its id
+        # is looked up only to word an error (most files' lines are read only then).
+        self._origin: dict[str, tuple[Path, LineMap, int]] = {}
 
     def add(self, suite: Suite, path: Path, lines: LineMap) -> None:
         for index, task in enumerate(suite.tasks):
-            line = lines.line_of(("tasks", index, "id"))
             if task.id in self._by_id:
-                first_path, first_line = self._origin[task.id]
+                first_path, first_lines, first_index = self._origin[task.id]
+                first_line = first_lines.line_of(("tasks", first_index, "id"))
                 first = f"{first_path}:{first_line}" if first_line else str(first_path)
                 raise DataError(
                     f"task id {task.id!r} is defined twice (first at {first}); ids must be unique",
                     path=path,
-                    line=line,
+                    line=lines.line_of(("tasks", index, "id")),
                     field=f"tasks[{index}].id",
                 )
             self._by_id[task.id] = task
-            self._origin[task.id] = (path, line)
+            self._origin[task.id] = (path, lines, index)
         self.suites.append(suite)
 
     def suite_of(self, task: Task) -> Suite:

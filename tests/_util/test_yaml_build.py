@@ -217,7 +217,19 @@ def test_generated_documents_read_as_composed(document: Any, flow: bool) -> None
     assert built == _composed(text)
 
 
-def _careful_only(text: str) -> tuple[Any, Any, Any]:
+def _locations(value: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every location in ``value``, and one beyond its end (its nearest ancestor's line)."""
+    found = [prefix, (*prefix, "missing")]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _locations(item, (*prefix, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _locations(item, (*prefix, index))
+    return found
+
+
+def _careful_only(text: str, **options: Any) -> tuple[Any, Any, Any]:
     raise NotPlainYaml("switched off")
 
 
@@ -234,8 +246,9 @@ def test_load_yaml_says_what_it_said_without_the_fast_reader(
         for reader in (read_plain_yaml, _careful_only):
             patch.setattr(yamlfile, "read_plain_yaml", reader)
             try:
-                data, _lines = yamlfile.load_yaml(path)
-                outcomes.append(_typed(data))
+                data, lines = yamlfile.load_yaml(path)
+                where = _locations(data)
+                outcomes.append((_typed(data), where, [lines.line_of(loc) for loc in where]))
             except DataError as exc:
                 outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]

@@ -80,16 +80,19 @@ def test_load_yaml_reads_with_libyaml_when_present(
         used.append(options.get("loader_class"))
         return read_yaml(text, path, **options)
 
-    def plain_spy(text: str) -> Any:
+    def plain_spy(text: str, **options: Any) -> Any:
         used.append("plain")
-        return read_plain_yaml(text)
+        return read_plain_yaml(text, **options)
 
     monkeypatch.setattr(yamlfile, "read_yaml", spy)
     monkeypatch.setattr(yamlfile, "read_plain_yaml", plain_spy)
     path = tmp_path / "suite.yaml"
     path.write_text("a: 1\n", encoding="utf-8")
-    assert yamlfile.load_yaml(path)[0] == {"a": 1}
+    data, lines = yamlfile.load_yaml(path)
+    assert data == {"a": 1}
     assert used == ["plain"]  # built straight from libyaml's events
+    assert lines.line_of(("a",)) == 1  # its lines read again when asked for
+    assert used == ["plain", "plain"]
     used.clear()
     path.write_text("a: &one 1\nb: *one\n", encoding="utf-8")
     assert yamlfile.load_yaml(path)[0] == {"a": 1, "b": 1}
