@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from judgekit._util.terminal_text import visible
-
 if TYPE_CHECKING:
     from judgekit.judging.batch.options import BatchOptions
 
@@ -51,4 +49,6 @@ def batch_options(func: F) -> F:
 
 def print_batch_event(line: str) -> None:
     """A batch submitted, resumed or ended, on stderr; its id comes from the server."""
+    from judgekit._util.terminal_text import visible  # rich: loaded only for batch judging
+
     click.echo(visible(line, one_line=True), err=True)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from judgekit._util.terminal_text import visible
 from judgekit.cli.batch_options import batch_options, print_batch_event
 from judgekit.cli.judge_output import judging_progress, print_dry_run
 from judgekit.cli.options import (
@@ -192,6 +191,8 @@ def _print_outcome(
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
     if tally.not_judged:
         # A reason may quote what the server said: shown, never interpreted by the terminal.
+        from judgekit._util.terminal_text import visible
+
         for line in not_judged_lines(tally, rubric.judge.model, endpoint):
             click.echo(visible(line, one_line=True), err=True)
         raise SystemExit(EXIT_NOT_JUDGED)

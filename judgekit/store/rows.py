@@ -8,12 +8,14 @@ import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.store.score_value import score_value
+
+if TYPE_CHECKING:
+    from judgekit.formats.grade import Grade  # grades are only passed through here
 
 # Scores that are JSON values as they are (a float only when finite: JSON mode makes an
 # infinite one null).

@@ -14,12 +14,14 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from judgekit.errors import DataError
-from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run, load_runs
 from judgekit.store.provenance import Provenance
+
+if TYPE_CHECKING:
+    from judgekit.formats.grade import Grade  # grades are only passed through here
 
 Source = Literal["grade", "run", "judge", "import"]
 
