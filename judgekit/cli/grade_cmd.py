@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from judgekit._util.folder_lock import output_folder_lock
+from judgekit._util.input_paths import is_dir
 from judgekit.cli.options import (
     json_option,
     k_option,
@@ -20,13 +21,14 @@ from judgekit.cli.options import (
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.errors import ConfigError
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade_file import grade_file
 from judgekit.graders.table import print_grade_table
 
 
 @click.command("grade")
-@click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("runs", type=click.Path(path_type=Path))
 @tasks_option
 @out_dir_option(".", "Folder for results.jsonl and results.csv.")
 @click.option("--skip-unknown", is_flag=True, help="Pass over runs whose task id is not loaded.")
@@ -57,6 +59,10 @@ def grade_command(
 ) -> None:
     """Grade RUNS (a runs.jsonl file) with the Truth, Path, State and Answer graders.
 
+    RUNS may also be a folder of the --out folders of `judgekit run --shard I/N`: the shards
+    are graded as the whole run, refused when one is missing, repeated or unfinished, or a
+    run id is in two (with --no-store: each shard recorded its runs as it ran).
+
     Answer checks only tasks with expect_answer (what the agent must have told the user).
 
     Prints a table per task and writes results.jsonl and results.csv (one row per run) in
@@ -75,6 +81,11 @@ def grade_command(
     Example:
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
     """
+    if store.enabled and is_dir(runs):
+        raise ConfigError(
+            "a folder of shards is graded with --no-store: each shard recorded its runs "
+            "in the store as it ran"
+        )
     tasks = load_task_files(tasks_path)
     results = out_dir / "results.jsonl"
     with output_folder_lock(out_dir):

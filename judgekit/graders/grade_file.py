@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+from judgekit._util.input_paths import is_dir
+from judgekit.formats.grade import Grade
 from judgekit.formats.run_lean import iter_unique_lean_runs
+from judgekit.formats.shard_runs import iter_shard_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_runs
 from judgekit.graders.results_files import write_results
+from judgekit.graders.run_view import RunView
 from judgekit.graders.summary import GradeSummary
 
 
@@ -26,19 +31,21 @@ def grade_file(
     ``out_dir`` (skipped when ``out_dir`` is None), and a copy of results.jsonl to
     ``baseline`` when given (all three appear together), and return the per-task summary.
 
+    ``runs_path`` is a runs file, or a folder of the shard folders of one sharded run, graded
+    as the whole run (checked as :func:`judgekit.formats.shard_runs.iter_shard_runs` says).
     The runs are read one at a time, so memory does not grow with the file (only the run
-    ids are kept, to refuse one seen twice). ``jobs`` above 1 grades chunks of the file in
-    that many worker processes (:mod:`judgekit.graders.parallel`): the same files, summary
-    and errors as one job. On bad input (a malformed line, a repeated run
-    id, no runs at all) a :class:`judgekit.DataError` is raised and no result file is
-    written.
+    ids are kept, to refuse one seen twice). ``jobs`` above 1 grades chunks of a runs file
+    in that many worker processes (:mod:`judgekit.graders.parallel`): the same files,
+    summary and errors as one job. On bad input (a malformed line, a repeated run id, no
+    runs at all) a :class:`judgekit.DataError` is raised and no result file is written.
 
     >>> summary = grade_file("runs.jsonl", "tasks/shop.yaml", out_dir="out")  # doctest: +SKIP
     >>> summary.passed, summary.runs  # doctest: +SKIP
     (7, 12)
     """
     task_set = tasks if isinstance(tasks, TaskSet) else load_task_files(tasks)
-    if jobs > 1:
+    sharded = is_dir(runs_path)
+    if jobs > 1 and not sharded:
         from judgekit.graders.parallel import grade_in_parallel
 
         done = grade_in_parallel(
@@ -53,12 +60,30 @@ def grade_file(
         if done is not None:
             return done
     summary = GradeSummary(keep_failures=keep_failures)
-    grades = grade_runs(
-        iter_unique_lean_runs(runs_path), task_set, skip_unknown=skip_unknown, source=str(runs_path)
-    )
+    if sharded:
+        grades = _grade_shards(runs_path, task_set, skip_unknown)
+    else:
+        grades = grade_runs(
+            iter_unique_lean_runs(runs_path),
+            task_set,
+            skip_unknown=skip_unknown,
+            source=str(runs_path),
+        )
     stream = summary.consume(grades)
     if out_dir is not None:
         stream = write_results(stream, out_dir, baseline=baseline)
     for _ in stream:
         pass  # the generators above do the work as grades flow through
     return summary
+
+
+def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[Grade]:
+    """The grades of a folder of shard folders, in the order of the unsharded run's file:
+    by the suites' order of tasks, then by trial (each shard holds its runs in that order)."""
+    position = {task.id: index for index, task in enumerate(tasks)}
+
+    def order(run: RunView) -> tuple[int, int]:
+        return position.get(run.task_id, len(position)), run.trial or 0
+
+    for file, line, run in iter_shard_runs(folder, order=order):
+        yield from grade_runs([(line, run)], tasks, skip_unknown=skip_unknown, source=str(file))

@@ -1,0 +1,86 @@
+"""The runs of a sharded run: a folder of shard folders, each with its ``runs.jsonl``.
+
+Read as the unsharded run would be: every shard present once, of one run and complete
+(:func:`judgekit.formats.shard.shard_folders`), each run id once across all shards, and
+each shard holding as many runs as the trials it owes — the checks ``gate`` makes of the
+shards' results. Runs are read as grading reads them (:mod:`judgekit.formats.run_lean`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from itertools import chain
+from pathlib import Path
+from typing import Any, Final
+
+from judgekit._util.jsonl import LINE_ERRORS, iter_lines
+from judgekit.errors import DataError, map_exceptions
+from judgekit.formats.run import Run, no_runs_error
+from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
+from judgekit.formats.shard import ShardManifest, shard_folders
+
+SHARD_RUNS: Final = "runs.jsonl"  # the runs file in each shard's folder
+
+
+RunOrder = Callable[[LeanRun | Run], Any]
+
+
+def iter_shard_runs(
+    folder: str | Path, *, order: RunOrder | None = None
+) -> Iterator[tuple[Path, int, LeanRun | Run]]:
+    """``(file, line, run)`` for every run of every shard in ``folder``: shard by shard, or,
+    given ``order`` (a sort key each shard's runs follow, such as the suite's order of
+    (task, trial)), merged in that order, so that the shards read as the unsharded file
+    (memory holds one run per shard).
+
+    A folder holding no shard, a missing, repeated or foreign shard, a malformed line, a run
+    id seen before (in any shard) and a shard with fewer or more runs than it owes raise a
+    :class:`DataError` naming the file and line, when it is met.
+    """
+    root = Path(folder)
+    shards = shard_folders(root)
+    if not shards:
+        raise DataError(
+            "no shard folders here: give a runs file, or a folder of the --out folders of "
+            "`judgekit run --shard I/N`",
+            path=root,
+        )
+    states: StateCache = {}
+    each = [_shard_runs(folder / SHARD_RUNS, manifest, states) for folder, manifest in shards]
+    merged = chain(*each) if order is None else heapq.merge(*each, key=lambda got: order(got[2]))
+    first_seen: dict[str, tuple[Path, int]] = {}
+    for file, line, run in merged:
+        where = first_seen.setdefault(run.run_id, (file, line))
+        if where != (file, line):
+            raise DataError(
+                f"duplicate run id {run.run_id!r} (first in {where[0]} at line "
+                f"{where[1]}); each run id must appear once across the shards",
+                path=file,
+                line=line,
+                field="run_id",
+            )
+        yield file, line, run
+    if not first_seen:
+        raise no_runs_error(root)
+
+
+def _shard_runs(
+    file: Path, manifest: ShardManifest, states: StateCache
+) -> Iterator[tuple[Path, int, LeanRun | Run]]:
+    """One shard's runs; at its end, a shard holding other than the trials it owes is refused."""
+    validate = Run.model_validate_json
+    count = 0
+    for line, text in iter_lines(file):
+        run: LeanRun | Run | None = lean_run(text, states=states)
+        if run is None:
+            with map_exceptions(LINE_ERRORS, (file, line)):
+                run = validate(text)
+        count += 1
+        yield file, line, run
+    if count != manifest.pairs:
+        raise DataError(
+            f"shard {manifest.label} holds {count} of its {manifest.pairs} trials; "
+            f"complete it with `judgekit run --resume --shard {manifest.label}`",
+            path=file,
+        )
