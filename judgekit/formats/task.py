@@ -143,8 +143,7 @@ def _load_suite(p: Path, resolve_code: bool) -> tuple[Suite, LineMap]:
         raise _suite_error(exc, p, lines) from None
     base_dir = p.resolve().parent
     for task in suite.tasks:
-        task._suite = suite.suite
-        task._base_dir = base_dir
+        task._loaded_from(suite.suite, base_dir)
     return suite, lines
 
 

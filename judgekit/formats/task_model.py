@@ -8,6 +8,7 @@ and their loader are in :mod:`judgekit.formats.task`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -51,6 +52,20 @@ PATH_FIELDS = (
 
 # Visible tests are what an agent is most tempted to edit instead of fixing the code.
 DEFAULT_PROTECTED = ("test_*.py", "**/test_*.py")
+
+
+@dataclass(slots=True)
+class _Compiled:
+    """What validating a task compiles, and where it was loaded from. One private attribute
+    rather than six: pydantic sets up each private attribute of every task it builds, which
+    was a third of the time of validating a large suite."""
+
+    call_matchers: list[DictOf]
+    state_matchers: list[tuple[StatePath, Matcher]]
+    allowed_changes: list[StatePath]
+    answer_items: list[AnswerItem]
+    suite: str | None = None
+    base_dir: Path | None = None
 
 
 class ExpectedCall(BaseModel):
@@ -197,14 +212,9 @@ class Task(BaseModel):
         description="This task's agent timeout in seconds (overrides the default).",
     )
 
-    # Set by _compile on every validation. No default_factory: pydantic inspects a factory
-    # on each construction, which made building thousands of tasks ten times slower.
-    _call_matchers: list[DictOf] = PrivateAttr()
-    _state_matchers: list[tuple[StatePath, Matcher]] = PrivateAttr()
-    _allowed_changes: list[StatePath] = PrivateAttr()
-    _answer_items: list[AnswerItem] = PrivateAttr()
-    _suite: str | None = PrivateAttr(default=None)
-    _base_dir: Path | None = PrivateAttr(default=None)
+    # Set by _compile on every validation. No default: pydantic inspects a default on each
+    # construction, which made building thousands of tasks ten times slower.
+    _compiled: _Compiled = PrivateAttr()
 
     @model_validator(mode="after")
     def _compile(self, info: ValidationInfo) -> Task:
@@ -212,7 +222,7 @@ class Task(BaseModel):
         code = not (isinstance(info.context, dict) and info.context.get("resolve_code") is False)
         self._subprocess_defaults()
         allow_extra = self.extra_args == "allow"
-        self._call_matchers = []
+        call_matchers: list[DictOf] = []
         for index, call in enumerate(self.expect_tools or []):
             where: Location = ("expect_tools", index, "args")
             matcher = compile_matcher(
@@ -223,21 +233,22 @@ class Task(BaseModel):
                 resolve_code=code,
             )
             assert isinstance(matcher, DictOf)
-            self._call_matchers.append(matcher)
-        self._state_matchers = []
+            call_matchers.append(matcher)
+        state_matchers: list[tuple[StatePath, Matcher]] = []
         for dotted, spec in (self.expect_state or {}).items():
             state_path = parse_state_path(dotted, where=("expect_state", dotted))
             matcher = compile_matcher(spec, where=("expect_state", dotted), resolve_code=code)
-            self._state_matchers.append((state_path, matcher))
-        self._allowed_changes = [
+            state_matchers.append((state_path, matcher))
+        allowed_changes = [
             parse_state_path(p, where=("only_changes", i))
             for i, p in enumerate(self.only_changes or [])
         ]
-        self._answer_items = (
+        answer_items = (
             []
             if self.expect_answer is None
             else compile_answer_items(self.expect_answer, self.answer_normalise, resolve_code=code)
         )
+        self._compiled = _Compiled(call_matchers, state_matchers, allowed_changes, answer_items)
         ignored = set(self.ignore_tools)
         for index, call in enumerate(self.expect_tools or []):
             if call.name in ignored:
@@ -286,36 +297,45 @@ class Task(BaseModel):
     # Read through __pydantic_private__: pydantic's attribute hook for private names costs
     # microseconds per read, and grading reads these for every run.
     @property
+    def _compiled_now(self) -> _Compiled:
+        return self.__pydantic_private__["_compiled"]  # type: ignore[index,no-any-return]
+
+    @property
     def call_matchers(self) -> list[DictOf]:
         """The compiled argument matcher of each expected call, in order."""
-        return self.__pydantic_private__["_call_matchers"]  # type: ignore[index,no-any-return]
+        return self._compiled_now.call_matchers
 
     @property
     def state_matchers(self) -> list[tuple[StatePath, Matcher]]:
-        return self.__pydantic_private__["_state_matchers"]  # type: ignore[index,no-any-return]
+        return self._compiled_now.state_matchers
 
     @property
     def allowed_changes(self) -> list[StatePath]:
-        return self.__pydantic_private__["_allowed_changes"]  # type: ignore[index,no-any-return]
+        return self._compiled_now.allowed_changes
 
     @property
     def answer_items(self) -> list[AnswerItem]:
         """The compiled items of ``expect_answer``, in order (empty when it is not set)."""
-        return self.__pydantic_private__["_answer_items"]  # type: ignore[index,no-any-return]
+        return self._compiled_now.answer_items
 
     @property
     def suite(self) -> str | None:
-        return self._suite
+        return self._compiled_now.suite
 
     @property
     def base_dir(self) -> Path | None:
         """The folder of the suite file the task came from (None when built in code)."""
-        return self._base_dir
+        return self._compiled_now.base_dir
+
+    def _loaded_from(self, suite: str, base_dir: Path) -> None:
+        """Say which suite, in which folder, the task was loaded from."""
+        compiled = self._compiled_now
+        compiled.suite, compiled.base_dir = suite, base_dir
 
     def resolve_path(self, relative: str) -> Path:
         """``relative`` (a workdir or hidden file) against the suite file's folder, or the
         current directory for a task built in code; an absolute path stays as it is."""
-        return (self._base_dir or Path.cwd()) / relative
+        return (self.base_dir or Path.cwd()) / relative
 
     @property
     def has_truth(self) -> bool:
