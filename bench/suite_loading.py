@@ -8,13 +8,16 @@ It writes one suite of N small tasks (default 20,000: an input, one expected too
 a matcher, one expected state value, shared defaults and initial state; the same bytes for
 the same N), then times, in this process, best of R:
 
-* ``load_tasks``: judgekit end to end (read YAML within bounds with the line of every key,
-  apply defaults, validate every task and compile its matchers, index by id);
+* ``load_tasks``: judgekit end to end (read YAML within bounds, apply defaults, validate
+  every task and compile its matchers, index by id; the lines of keys are read only when
+  an error needs one, so none here);
 * ``baseline``: ``yaml.load(text, Loader=yaml.CSafeLoader)`` of the same file (libyaml's C
   parser and PyYAML's constructor): the floor of reading the file at all, no lines, no
   validation;
 * with ``--pure``, once: ``load_tasks`` with libyaml's parser switched off (how judgekit read
-  suites before it used libyaml).
+  suites before it used libyaml);
+* once, ``load_tasks`` of the same suite with its last task wrong (``order: sideways``): the
+  time to the error, which reads the file's lines again to name the line.
 
 It prints tasks per second and the ratio of the two. The target is the whole suite loaded
 in at most 4 s (5,000 tasks/s).
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import sys
 import tempfile
@@ -36,6 +40,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgekit._util import yamlfile
+from judgekit.errors import DataError
 from judgekit.formats.task import load_tasks
 
 TARGET_TASKS_PER_S = 5_000
@@ -91,14 +96,26 @@ def _load_pure(path: Path) -> object:
         yamlfile._CParser = saved
 
 
+def _load_bad(path: Path) -> str:
+    """load_tasks of a suite whose last task is wrong: the error, with its line."""
+    try:
+        load_tasks(path)
+    except DataError as exc:
+        return str(exc)
+    raise SystemExit(f"{path} loaded; expected an error in its last task")
+
+
 def bench(n_tasks: int, work: Path, repeat: int, profile: bool, pure: bool) -> None:
     path = work / "bench_small.yaml"
     text = suite_text(n_tasks)
     path.write_text(text, encoding="utf-8")
+    bad = work / "bench_bad.yaml"
+    bad.write_text(text + "    order: sideways\n", encoding="utf-8")
     print(
         f"judgekit suite loading benchmark: {n_tasks:,} tasks, {len(text) / 2**20:.1f} MB, "
         f"python {sys.version.split()[0]}, PyYAML {yaml.__version__} "
-        f"(libyaml {'yes' if yaml.__with_libyaml__ else 'NO'}); best of {repeat}"
+        f"(libyaml {'yes' if yaml.__with_libyaml__ else 'NO'}); best of {repeat}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     loaded = load_tasks(path)
     if len(loaded) != n_tasks:
@@ -111,6 +128,8 @@ def bench(n_tasks: int, work: Path, repeat: int, profile: bool, pure: bool) -> N
     }
     if pure:
         timed["load_tasks, pure-Python parser"] = _best(lambda: _load_pure(path), 1)
+    # The lines of keys are read again for an error: its time, once.
+    timed["load_tasks, last task wrong"] = _best(lambda: _load_bad(bad), 1)
     print(f"{'':<34} {'wall s':>7} {'cpu s':>7} {'tasks/s':>9}")
     for name, (wall, cpu) in timed.items():
         print(f"{name:<34} {wall:7.2f} {cpu:7.2f} {n_tasks / wall:9,.0f}")
@@ -121,6 +140,7 @@ def bench(n_tasks: int, work: Path, repeat: int, profile: bool, pure: bool) -> N
         f"ratio {judgekit_s / baseline_s:.2f}x the baseline's time; target "
         f"{TARGET_TASKS_PER_S:,} tasks/s: {verdict} ({n_tasks / judgekit_s:,.0f} tasks/s)"
     )
+    print(f"(its error: {_load_bad(bad).replace(str(work), '…')})")
     if profile:
         profiler = cProfile.Profile()
         profiler.enable()
