@@ -24,7 +24,9 @@ class GraderTally:
     passed: int = 0
 
     def add(self, result: GraderResult | None) -> None:
-        self.add_passed(None if result is None else result.passed)
+        if result is not None:
+            self.graded += 1
+            self.passed += result.passed
 
     def add_passed(self, passed: bool | None) -> None:
         """Count one run's verdict: None when the grader did not judge it."""
@@ -161,13 +163,16 @@ class GradeFacts(NamedTuple):
     first_failure: str | None  # None for a passing grade
 
 
+def _passed(result: GraderResult | None) -> bool | None:
+    return None if result is None else result.passed
+
+
 def grade_facts(grade: Grade) -> GradeFacts:
-    results = (grade.truth, grade.path, grade.state, grade.answer)
     return GradeFacts(
         grade.run_id,
         grade.task_id,
         grade.passed,
-        tuple(None if result is None else result.passed for result in results),
+        (_passed(grade.truth), _passed(grade.path), _passed(grade.state), _passed(grade.answer)),
         grade.turns,
         grade.cost_usd,
         grade.stop_reason,
@@ -187,7 +192,30 @@ class GradeSummary:
         self.tasks: dict[str, TaskSummary] = {}
 
     def add(self, grade: Grade) -> None:
-        self.add_facts(grade_facts(grade))
+        # add_facts's twin, reading the grade itself: building its facts first would double
+        # the cost of tallying, which grading pays once per run.
+        summary = self.tasks.get(grade.task_id)
+        if summary is None:
+            summary = self.tasks[grade.task_id] = TaskSummary(grade.task_id)
+        summary.runs += 1
+        summary.passed += grade.passed
+        graders = summary.graders
+        graders["truth"].add(grade.truth)
+        graders["path"].add(grade.path)
+        graders["state"].add(grade.state)
+        graders["answer"].add(grade.answer)
+        summary.turns.add(grade.turns)
+        summary.cost.add(grade.cost_usd)
+        summary.stop_reasons[grade.stop_reason or "completed"] += 1
+        summary.tool_calls += grade.tool_calls
+        summary.tool_errors += grade.tool_errors
+        summary.violations += bool(grade.violations)
+        if not grade.passed:
+            summary.claimed_but_failed += grade.claimed_success is True
+            if len(summary.failures) < self.keep_failures:
+                summary.failures.append((grade.run_id, grade.first_failure or "failed"))
+            else:
+                summary.failures_not_kept += 1
 
     def add_facts(self, grade: GradeFacts) -> None:
         """Tally one grade from its facts (what grading workers send back)."""
