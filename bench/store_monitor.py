@@ -31,6 +31,7 @@ from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.series import RubricScope, rubric_series
 from judgekit.store import Store, open_store, schema
 from judgekit.store.bulk import bulk_columns
+from judgekit.store.day_totals import fold_new_verdicts
 
 RUBRIC, VERSION, MODEL = "goal_completion", "3f2a9c", "openai/gpt-4o-mini"
 
@@ -141,8 +142,10 @@ def _fill_with_driver(path: Path, batches: list[int], per_day: int, start: datet
             "SELECT sql FROM sqlite_master WHERE tbl_name = 'verdicts' AND name LIKE 'ix_%'"
         )
     ]
-    connection.execute("DROP INDEX ix_verdicts_rubric")
-    connection.execute("DROP INDEX ix_verdicts_rubric_day")
+    for (name,) in connection.execute(
+        "SELECT name FROM sqlite_master WHERE tbl_name = 'verdicts' AND name LIKE 'ix_%'"
+    ).fetchall():
+        connection.execute(f"DROP INDEX {name}")
     insert = f"INSERT INTO verdicts ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
     rng = random.Random(7)
     for day, batch in enumerate(batches):
@@ -162,6 +165,12 @@ def _fill_with_driver(path: Path, batches: list[int], per_day: int, start: datet
         connection.execute("COMMIT")
     for sql in reading_indexes:
         connection.execute(sql)
+    # What the store's writer does after each transaction: the new verdicts' daily totals.
+    began = time.perf_counter()
+    connection.execute("BEGIN")
+    fold_new_verdicts(connection)
+    connection.execute("COMMIT")
+    print(f"their daily totals folded in: {time.perf_counter() - began:.1f} s")
     connection.close()
 
 

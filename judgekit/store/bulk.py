@@ -55,16 +55,22 @@ def _execute_chunks(
     chunks: Iterable[list[dict[str, Any]]],
 ) -> None:
     names = bulk_columns(table)
-    compiled = statement.compile(dialect=connection.dialect, column_keys=names)
-    order = list(compiled.positiontup or ())
-    # The statement's own constants (an upsert's WHERE) come after the row's values.
-    if order[: len(names)] != names:
-        raise AssertionError(f"unexpected parameter order for {table.name}: {order}")
-    constants = tuple(compiled.params[name] for name in order[len(names) :])
+    sql, constants = prepared(connection, table, statement)
     values = _row_values(table, names, _sqlite_converter)
     for chunk in chunks:
         rows = [values(row) + constants for row in chunk]
-        connection.exec_driver_sql(compiled.string, rows)
+        connection.exec_driver_sql(sql, rows)
+
+
+def prepared(connection: Connection, table: Table, statement: Insert) -> tuple[str, Values]:
+    """``statement`` compiled once for the driver: its SQL, taking the values of
+    :func:`bulk_columns` in order, then the statement's own constants (an upsert's WHERE)."""
+    names = bulk_columns(table)
+    compiled = statement.compile(dialect=connection.dialect, column_keys=names)
+    order = list(compiled.positiontup or ())
+    if order[: len(names)] != names:
+        raise AssertionError(f"unexpected parameter order for {table.name}: {order}")
+    return compiled.string, tuple(compiled.params[name] for name in order[len(names) :])
 
 
 def _copy_chunks(
@@ -144,9 +150,9 @@ def _row_values(
 def _sqlite_converter(column: Column[Any]) -> Convert | None:
     """What SQLAlchemy's bind processing does to the column's value on SQLite."""
     if isinstance(column.type, UtcDateTime):
-        return _utc_text
+        return utc_text
     if _is_json_type(column):
-        return _json_text
+        return json_text
     return None
 
 
@@ -155,7 +161,7 @@ def _postgres_converter(column: Column[Any]) -> Convert | None:
     if isinstance(column.type, UtcDateTime):
         return _utc
     if _is_json_type(column):
-        return _json_text
+        return json_text
     return None
 
 
@@ -169,13 +175,13 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _utc_text(value: datetime | None) -> str | None:
+def utc_text(value: datetime | None) -> str | None:
     """:class:`UtcDateTime`'s text on SQLite."""
     utc = _utc(value)
     return None if utc is None else utc.isoformat(timespec="microseconds")
 
 
-def _json_text(value: Any) -> str | None:
+def json_text(value: Any) -> str | None:
     """A JSON column's text (Python None is SQL NULL, as ``none_as_null`` says)."""
     if value is None:
         return None

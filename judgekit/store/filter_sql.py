@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import String, Table, cast, exists, func, literal, or_, select
+from sqlalchemy import String, Subquery, Table, cast, exists, func, literal, or_, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
@@ -49,8 +49,9 @@ def _postgresql_entries(element: _TagEntries, compiler: SQLCompiler, **kw: Any) 
     return f"jsonb_each_text({compiler.process(element.clauses, **kw)})"
 
 
-def row_conditions(table: Table, only: RunFilter) -> list[ColumnElement[bool]]:
-    """Conditions on a table with ``batch_id`` and ``run_id`` (grades, runs, verdicts)."""
+def row_conditions(table: Table | Subquery, only: RunFilter) -> list[ColumnElement[bool]]:
+    """Conditions on a table with ``batch_id`` and ``run_id`` (grades, runs, verdicts), or
+    with ``batch_id`` alone (the verdicts' daily totals) when ``only`` names no suite."""
     conditions: list[ColumnElement[bool]] = []
     if only.filters_batches:
         # Not correlated: a query grouping by batch joins batches itself, and this subquery
@@ -68,7 +69,7 @@ def row_conditions(table: Table, only: RunFilter) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _in_suite(table: Table, suite: str) -> ColumnElement[bool]:
+def _in_suite(table: Table | Subquery, suite: str) -> ColumnElement[bool]:
     """The run id starts with ``SUITE/TASK/``, or the task id with ``SUITE/`` (prefixes
     compared whole, not as LIKE patterns: task ids hold underscores, LIKE's wildcard)."""
     task = table.c.task_id

@@ -46,6 +46,7 @@ from judgekit.errors import StoreError
 from judgekit.store import schema
 from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.migration_confidence import add_verdicts_confidence
+from judgekit.store.migration_day_totals import add_verdict_day_totals
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
@@ -286,6 +287,7 @@ MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0002_runs_grades_calibrations_promotions", _runs_grades_calibrations_promotions),
     ("0003_grades_answer_passed", add_grades_answer_passed),
     ("0004_verdicts_confidence", add_verdicts_confidence),
+    ("0005_verdict_day_totals", add_verdict_day_totals),
 )
 
 

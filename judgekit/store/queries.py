@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Float, Integer, Select, Table, case, cast, func, select
+from sqlalchemy import Float, Integer, Select, Subquery, Table, case, cast, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from judgekit.store import schema
@@ -22,6 +22,7 @@ from judgekit.store.filter_sql import row_conditions
 from judgekit.store.reads import IDS_PER_QUERY
 from judgekit.store.run_filter import EVERYTHING, RunFilter
 from judgekit.store.store import Store
+from judgekit.store.totals_queries import reads_totals, verdict_totals
 
 Grouping = Literal["day", "batch"]
 
@@ -73,16 +74,54 @@ def verdict_score_sums(
 ) -> list[WindowSums]:
     """Per window, oldest first: the count, sum and sum of squares of a rubric's numeric
     scores (optionally of one rubric version and judge model)."""
+    if reads_totals(only, by=by, since=since):
+        source = verdict_totals(store.engine.dialect.name)
+        scores = func.sum(source.c.scores)
+        sums: list[ColumnElement[Any]] = [
+            scores,
+            func.sum(source.c.score_sum),
+            func.sum(source.c.score_squares),
+        ]
+        conditions = _rubric_scope(source, rubric_id, rubric_version, model)
+        found = _exact(
+            _grouped(
+                store,
+                source,
+                [*sums, func.sum(source.c.inexact)],
+                since=since,
+                by=by,
+                where=conditions + row_conditions(source, only),
+                having=scores > 0,
+            )
+        )
+        if found is not None:
+            return found
     table = schema.verdicts
     value = table.c.score_value
-    conditions = [table.c.rubric_id == rubric_id, value.is_not(None)]
-    if rubric_version is not None:
-        conditions.append(table.c.rubric_version == rubric_version)
-    if model is not None:
-        conditions.append(table.c.model == model)
+    conditions = [*_rubric_scope(table, rubric_id, rubric_version, model), value.is_not(None)]
     conditions += row_conditions(table, only)
     columns = [func.count(value), func.sum(value), func.sum(value * value)]
     return _grouped(store, table, columns, since=since, by=by, where=conditions)
+
+
+def _rubric_scope(
+    source: Table | Subquery, rubric_id: str, rubric_version: str | None, model: str | None
+) -> list[ColumnElement[bool]]:
+    """A rubric's rows, of one version and judge model when given."""
+    conditions = [source.c.rubric_id == rubric_id]
+    if rubric_version is not None:
+        conditions.append(source.c.rubric_version == rubric_version)
+    if model is not None:
+        conditions.append(source.c.model == model)
+    return conditions
+
+
+def _exact(windows: list[WindowSums]) -> list[WindowSums] | None:
+    """The windows without their last value, the count of inexact scores; None when some
+    window counted one (its sums may differ from the verdicts' in the last digit)."""
+    if any(window.values[-1] for window in windows):
+        return None
+    return [window._replace(values=window.values[:-1]) for window in windows]
 
 
 def verdict_coverage_counts(
@@ -97,13 +136,22 @@ def verdict_coverage_counts(
 ) -> list[WindowSums]:
     """Per window, oldest first: how many of a rubric's verdicts hold a score (scored or
     abstained) and how many of them were kept (scored), for the coverage of a selective judge."""
+    if reads_totals(only, by=by, since=since):
+        source = verdict_totals(store.engine.dialect.name)
+        judged = func.sum(source.c.judged)
+        return _grouped(
+            store,
+            source,
+            [judged, func.sum(source.c.kept)],
+            since=since,
+            by=by,
+            where=_rubric_scope(source, rubric_id, rubric_version, model)
+            + row_conditions(source, only),
+            having=judged > 0,
+        )
     table = schema.verdicts
-    conditions = [table.c.rubric_id == rubric_id, table.c.status.in_(("scored", "abstained"))]
-    if rubric_version is not None:
-        conditions.append(table.c.rubric_version == rubric_version)
-    if model is not None:
-        conditions.append(table.c.model == model)
-    conditions += row_conditions(table, only)
+    conditions = _rubric_scope(table, rubric_id, rubric_version, model)
+    conditions += [table.c.status.in_(("scored", "abstained")), *row_conditions(table, only)]
     kept = func.sum(case((table.c.status == "scored", 1), else_=0))
     return _grouped(
         store, table, [func.count(table.c.id), kept], since=since, by=by, where=conditions
@@ -142,13 +190,22 @@ def stored_rubric_ids(
 ) -> list[str]:
     """Every rubric with verdicts in the store (since ``since``'s day; of the runs ``only``
     lets through), sorted."""
-    table = schema.verdicts
-    query = select(table.c.rubric_id).distinct().order_by(table.c.rubric_id)
-    query = query.where(*row_conditions(table, only))
+    totals = reads_totals(only)
+    source = verdict_totals(store.engine.dialect.name) if totals else schema.verdicts
+    conditions = row_conditions(source, only)
     if since is not None:
-        query = query.where(table.c.day >= since.astimezone(UTC).date().isoformat())
+        conditions.append(source.c.day >= _day(since))
+    query = select(source.c.rubric_id).where(*conditions).order_by(source.c.rubric_id)
+    if totals:  # a key whose verdicts all moved to another day or rubric keeps a row of 0
+        query = query.group_by(source.c.rubric_id).having(func.sum(source.c.verdicts) > 0)
+    else:
+        query = query.distinct()
     with reading(store.engine) as connection:
         return [row[0] for row in connection.execute(query)]
+
+
+def _day(moment: datetime) -> str:
+    return moment.astimezone(UTC).date().isoformat()
 
 
 def matching_counts(store: Store, only: RunFilter) -> tuple[int, int]:
@@ -173,18 +230,38 @@ def scored_verdict_sums(
     """How many verdicts of one rubric version and model in one batch (of the runs ``only``
     lets through) are scored with a number, and the sum of those numbers (for a binary
     rubric: its passes)."""
+    if reads_totals(only):
+        found = _scored_totals(store, batch_id, rubric_id, rubric_version, model, only)
+        if found is not None:
+            return found
     table = schema.verdicts
     query = select(func.count(table.c.score_value), func.sum(table.c.score_value)).where(
         table.c.batch_id == batch_id,
-        table.c.rubric_id == rubric_id,
-        table.c.rubric_version == rubric_version,
-        table.c.model == model,
+        *_rubric_scope(table, rubric_id, rubric_version, model),
         table.c.score_value.is_not(None),
         *row_conditions(table, only),
     )
     with reading(store.engine) as connection:
         n, total = connection.execute(query).one()
     return int(n or 0), float(total or 0)
+
+
+def _scored_totals(
+    store: Store, batch_id: int, rubric_id: str, rubric_version: str, model: str, only: RunFilter
+) -> tuple[int, float] | None:
+    """:func:`scored_verdict_sums` from the daily totals; None when they counted an inexact
+    score."""
+    source = verdict_totals(store.engine.dialect.name)
+    query = select(
+        func.sum(source.c.scores), func.sum(source.c.score_sum), func.sum(source.c.inexact)
+    ).where(
+        source.c.batch_id == batch_id,
+        *_rubric_scope(source, rubric_id, rubric_version, model),
+        *row_conditions(source, only),
+    )
+    with reading(store.engine) as connection:
+        n, total, inexact = connection.execute(query).one()
+    return None if inexact else (int(n or 0), float(total or 0))
 
 
 def latest_calibrations(store: Store, rubric_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -237,21 +314,23 @@ def verdict_identities_elsewhere(
 
 def _grouped(
     store: Store,
-    table: Table,
+    table: Table | Subquery,
     aggregates: Sequence[ColumnElement[Any]],
     *,
     since: datetime | None,
     by: Grouping,
     where: Sequence[ColumnElement[bool]] = (),
+    having: ColumnElement[bool] | None = None,
 ) -> list[WindowSums]:
-    """The ``aggregates`` of ``table`` per window, oldest first."""
+    """The ``aggregates`` of ``table`` per window, oldest first (only the windows where
+    ``having`` holds, when given)."""
     query: Select[Any]
     if by == "day":
         day = table.c.day
         query = select(day, *aggregates).group_by(day).order_by(day)
         if since is not None:
             # Whole days: a window is a day, so the first one shown is complete.
-            query = query.where(day >= since.astimezone(UTC).date().isoformat())
+            query = query.where(day >= _day(since))
     else:
         batches = schema.batches
         query = (
@@ -264,6 +343,8 @@ def _grouped(
             query = query.where(table.c.at >= since)
     for condition in where:
         query = query.where(condition)
+    if having is not None:
+        query = query.having(having)
     with reading(store.engine) as connection:
         result = connection.execute(query).all()
     windows = []

@@ -160,8 +160,36 @@ verdicts = Table(
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),
     # Reports read one rubric's verdicts over time.
     Index("ix_verdicts_rubric", "rubric_id", "rubric_version", "model", "at"),
-    Index("ix_verdicts_rubric_day", "rubric_id", "rubric_version", "model", "day", "score_value"),
 )
+
+# The verdicts' totals per rubric, version, model, UTC day and batch (migration 0005): what
+# the monitor and the gate aggregate, kept current by every write (see
+# :mod:`judgekit.store.migration_day_totals`), so they read a row a day, not every verdict.
+verdict_day_totals = Table(
+    "verdict_day_totals",
+    metadata,
+    Column("rubric_id", String, primary_key=True),
+    Column("rubric_version", String, primary_key=True),
+    Column("model", String, primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("batch_id", Integer, primary_key=True, autoincrement=False),
+    Column("verdicts", Integer, nullable=False),
+    Column("scores", Integer, nullable=False),  # verdicts with a numeric score_value
+    Column("score_sum", Float, nullable=False),
+    Column("score_squares", Float, nullable=False),
+    # Scores whose sums a double may not hold exactly: while any, read the verdicts instead.
+    Column("inexact", Integer, nullable=False),
+    Column("judged", Integer, nullable=False),  # scored or abstained
+    Column("kept", Integer, nullable=False),  # scored
+    sqlite_with_rowid=False,
+)
+
+# SQLite only (empty on PostgreSQL, whose triggers count every verdict as it is written): the
+# newest verdict id folded into verdict_day_totals; queries read the verdicts past it.
+verdict_day_totals_mark = Table(
+    "verdict_day_totals_mark", metadata, Column("verdict_id", Integer, nullable=False)
+)
+
 
 runs = Table(
     "runs",

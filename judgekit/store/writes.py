@@ -30,6 +30,7 @@ from judgekit.store.rows import (
     storable,
     verdict_row,
 )
+from judgekit.store.sqlite_verdicts import record_sqlite_verdicts
 from judgekit.store.statements import insert_ignoring, upsert, verdict_upsert
 
 # Rows are written this many per statement: a million-row iterable is streamed, not held in
@@ -49,6 +50,9 @@ class StoreWrites(StoreBatches):
         the verdicts go to the store's one "unbatched" batch.
         """
         batch = self._unbatched() if batch_id is None else batch_id
+        if self._dialect == "sqlite":
+            with writing(self._engine) as connection:
+                return record_sqlite_verdicts(connection, verdicts, batch)
         return self._upsert(
             schema.verdicts,
             schema.VERDICT_KEY,

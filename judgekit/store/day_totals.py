@@ -1,0 +1,44 @@
+"""Folding new verdicts into ``verdict_day_totals`` on SQLite, through the sqlite3 driver
+alone (no SQLAlchemy: any SQLite writer of verdicts can call it, in its own transaction).
+
+PostgreSQL's triggers count every verdict as it is written; SQLite has no statement
+triggers, and a row trigger on INSERT would cost a third of the recording speed, so a
+writer folds in the verdicts past the mark after each chunk it inserts: one aggregate over
+the rows just written, read by their ids. See :mod:`judgekit.store.migration_day_totals`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+_KEY: Final = "rubric_id, rubric_version, model, day, batch_id"
+_COLUMNS: Final = ("verdicts", "scores", "score_sum", "score_squares", "inexact", "judged", "kept")
+_FOLDED: Final = "(SELECT verdict_id FROM verdict_day_totals_mark)"
+# Whole numbers this small keep every sum of squares exact in a double.
+_EXACT: Final = "(score_value = round(score_value) AND abs(score_value) <= 1000)"
+
+FOLD: Final = (
+    f"INSERT INTO verdict_day_totals ({_KEY}, {', '.join(_COLUMNS)}) "
+    f"SELECT {_KEY}, count(*), count(score_value), coalesce(sum(score_value), 0), "
+    "coalesce(sum(score_value * score_value), 0), "
+    f"sum(CASE WHEN score_value IS NOT NULL AND NOT {_EXACT} THEN 1 ELSE 0 END), "
+    "sum(CASE WHEN status IN ('scored', 'abstained') THEN 1 ELSE 0 END), "
+    "sum(CASE WHEN status = 'scored' THEN 1 ELSE 0 END) "
+    # NOT INDEXED: read by id, where the planner would rather walk a rubric index.
+    f"FROM verdicts NOT INDEXED WHERE id > {_FOLDED} GROUP BY {_KEY} "
+    f"ON CONFLICT ({_KEY}) DO UPDATE SET "
+    + ", ".join(f"{c} = verdict_day_totals.{c} + excluded.{c}" for c in _COLUMNS)
+)
+"""Add the verdicts past the mark to their totals."""
+
+MOVE_MARK: Final = (
+    "UPDATE verdict_day_totals_mark SET verdict_id = coalesce((SELECT max(id) FROM verdicts), 0)"
+)
+"""Then move the mark to the newest verdict."""
+
+
+def fold_new_verdicts(cursor: Any) -> None:
+    """Fold the verdicts no writer has counted yet into their daily totals, in the
+    transaction ``cursor`` (a sqlite3 cursor) is in."""
+    cursor.execute(FOLD)
+    cursor.execute(MOVE_MARK)
