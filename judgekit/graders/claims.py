@@ -15,6 +15,9 @@ _NOT_DONE = re.compile(
     r"not possible|no longer|refuse|declin|not (?:been )?(?:processed|completed|booked|issued))",
     re.IGNORECASE,
 )
+# The same words, for ASCII text already lowered: on ASCII, IGNORECASE folds only A-Z, as
+# str.lower() does, and about three times slower.
+_NOT_DONE_ASCII = re.compile(_NOT_DONE.pattern)
 
 
 def claims_success(final_answer: str | None) -> bool | None:
@@ -27,4 +30,6 @@ def claims_success(final_answer: str | None) -> bool | None:
     """
     if final_answer is None or not final_answer.strip():
         return None
+    if final_answer.isascii():  # the usual case: lowered once, searched without IGNORECASE
+        return _NOT_DONE_ASCII.search(final_answer.lower()) is None
     return _NOT_DONE.search(final_answer) is None

@@ -16,7 +16,6 @@ job would; nothing is written before that.
 from __future__ import annotations
 
 import csv
-import io
 import multiprocessing
 from collections import deque
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from judgekit.formats.run import Run, RunIdLines
 from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
 from judgekit.formats.task import TaskSet
 from judgekit.graders.grade import grade_run
-from judgekit.graders.results_files import CSV_COLUMNS, csv_row
+from judgekit.graders.results_files import CSV_COLUMNS, csv_line
 from judgekit.graders.summary import GradeFacts, GradeSummary, grade_facts
 
 CHUNK_BYTES = 1 << 20  # about 400 runs of 2.5 KB: few round trips, little held at once
@@ -103,8 +102,7 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
         if text.endswith("\n"):
             pieces.pop()
         jsonl: list[str] = []
-        rows = io.StringIO()
-        table = csv.writer(rows)
+        rows: list[str] = []
         facts: list[GradeFacts] = []
         run_ids: list[str] = []
         lines: list[int] = []
@@ -124,11 +122,11 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
                 return None
             grade = grade_run(run, task)
             jsonl.append(grade.model_dump_json() + "\n")
-            table.writerow(csv_row(grade))
+            rows.append(csv_line(grade))
             facts.append(grade_facts(grade))
     except Exception:  # anything at all: one process does this file and says what is wrong
         return None
-    return GradedChunk("".join(jsonl), rows.getvalue(), facts, run_ids, lines)
+    return GradedChunk("".join(jsonl), "".join(rows), facts, run_ids, lines)
 
 
 def grade_in_parallel(

@@ -25,3 +25,22 @@ from judgekit.graders.claims import claims_success
 )
 def test_claims_success(answer: str | None, claims: bool | None) -> None:
     assert claims_success(answer) is claims
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("SORRY, REFUND DECLINED.", False),
+        ("We CANNOT do that.", False),
+        ("NOT BEEN PROCESSED yet", False),
+        ("Apologies.", False),
+        ("Refund DONE.", True),
+        ("unsorryable", True),  # a word boundary, not a substring
+        ("Ich kann nicht: SORRY — Entschuldigung.", False),  # not ASCII: the IGNORECASE path
+        ("Erledigt — REFUNDED.", True),
+        ("ſorry", False),  # long s folds to s under IGNORECASE, as before
+        ("Kannot", True),
+    ],
+)
+def test_claims_success_ignores_case_in_ascii_and_other_text(answer: str, claims: bool) -> None:
+    assert claims_success(answer) is claims
