@@ -351,24 +351,23 @@ class Judge:
             verdict.confidence = self._confidence(orders, verdict.score)
             # Below the promoted threshold: abstained, score and reason kept for reading.
             verdict = decide_abstention(verdict, self.tally.abstain_below)
-        tally = self.tally
-        tally.input_tokens += verdict.input_tokens
-        tally.output_tokens += verdict.output_tokens
         if verdict.cached and not (verdict.input_tokens or verdict.output_tokens):
-            verdict.cost_usd = 0.0  # answered from the cache: nothing spent, no price to look up
+            verdict.cost_usd = 0.0  # answered from the cache: no tokens spent, no price looked up
         else:
             self._price(verdict)
         self._count(verdict)
         return verdict
 
     def _price(self, verdict: Verdict) -> None:
+        tally = self.tally
+        tally.input_tokens += verdict.input_tokens
+        tally.output_tokens += verdict.output_tokens
         quote = self.prices.quote(self.model, verdict.input_tokens, verdict.output_tokens)
         verdict.cost_usd = None if quote is None else quote.usd
-        if quote is None:
-            self.tally.unknown_cost = self.tally.unknown_cost or not verdict.cached
-        else:
-            self.tally.cost_usd += quote.usd
-            self.tally.price_source = quote.source
+        if quote is not None:
+            tally.cost_usd += quote.usd
+            tally.price_source = quote.source
+        tally.unknown_cost = tally.unknown_cost or (quote is None and not verdict.cached)
 
     def _count(self, verdict: Verdict) -> None:
         tally = self.tally

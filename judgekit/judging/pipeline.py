@@ -36,8 +36,10 @@ from judgekit.providers.registry import make_provider, parse_model_name
 
 if TYPE_CHECKING:
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
-    from judgekit.store.recording import Recorded
+    from judgekit.store.run_recording import Recorded
+    from judgekit.store.sqlite_recorder import SqliteRecorder
     from judgekit.store.verdict_sink import VerdictSink
 
 __all__ = [
@@ -234,11 +236,23 @@ def judging_session(
 
 
 def _open_sink(runs: Path, provenance: Provenance, stack: ExitStack) -> VerdictSink:
-    # SQLAlchemy loads only when judging records.
-    from judgekit.store import open_store
-    from judgekit.store.recording import record_runs_file
+    from judgekit.store.run_recording import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
-    store = stack.enter_context(open_store())
+    store = _open_recorder()
+    stack.enter_context(store)
     recorded = record_runs_file(store, runs, source="judge", provenance=provenance)
     return VerdictSink(store, recorded)
+
+
+def _open_recorder() -> SqliteRecorder | Store:
+    """A migrated SQLite store is written without SQLAlchemy, whose import would cost a
+    judging answered from the cache more than the judging; any other store opens in full."""
+    from judgekit.store.sqlite_recorder import open_sqlite_recorder
+
+    recorder = open_sqlite_recorder()
+    if recorder is not None:
+        return recorder
+    from judgekit.store import open_store
+
+    return open_store()

@@ -10,10 +10,7 @@ over a row of the same call any differently than chunk by chunk.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
-from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 from typing import Any, Final
 
@@ -21,6 +18,7 @@ from sqlalchemy import JSON, Column, Connection, MetaData, Table, select
 from sqlalchemy.sql.dml import Insert
 
 from judgekit.store.schema import UtcDateTime
+from judgekit.store.sqlite_values import json_text, utc, utc_text
 
 Values = tuple[Any, ...]
 Convert = Callable[[Any], Any]
@@ -159,7 +157,7 @@ def _sqlite_converter(column: Column[Any]) -> Convert | None:
 def _postgres_converter(column: Column[Any]) -> Convert | None:
     """The column's value as COPY's text format takes it on PostgreSQL."""
     if isinstance(column.type, UtcDateTime):
-        return _utc
+        return utc
     if _is_json_type(column):
         return json_text
     return None
@@ -167,24 +165,3 @@ def _postgres_converter(column: Column[Any]) -> Convert | None:
 
 def _is_json_type(column: Column[Any]) -> bool:
     return isinstance(column.type, JSON)
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None or value.tzinfo is UTC:
-        return value
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def utc_text(value: datetime | None) -> str | None:
-    """:class:`UtcDateTime`'s text on SQLite."""
-    utc = _utc(value)
-    return None if utc is None else utc.isoformat(timespec="microseconds")
-
-
-def json_text(value: Any) -> str | None:
-    """A JSON column's text (Python None is SQL NULL, as ``none_as_null`` says)."""
-    if value is None:
-        return None
-    if type(value) is str:
-        return encode_basestring_ascii(value)  # what json.dumps does for a str, sooner
-    return json.dumps(value)

@@ -28,6 +28,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import DateTime, TypeEngine
 
+from judgekit.store.score_value import score_value as score_value
+
 # One verdict per batch, run, rubric version and judge model: recording it again replaces it.
 VERDICT_KEY: Final = ("batch_id", "run_id", "rubric_id", "rubric_version", "model")
 RUN_KEY: Final = ("batch_id", "run_id")
@@ -68,21 +70,6 @@ class UtcDateTime(TypeDecorator[datetime]):
 def json_column() -> JSON:
     """JSON text on SQLite, JSONB on PostgreSQL (indexable); Python None is SQL NULL."""
     return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
-
-
-def score_value(score: Any) -> float | None:
-    """A verdict's score as a number: pass 1 and fail 0, a number as itself, else None.
-
-    >>> [score_value(s) for s in ("pass", "fail", 4, True, "A", None)]
-    [1.0, 0.0, 4.0, 1.0, None, None]
-    """
-    if score == "pass":
-        return 1.0
-    if score == "fail":
-        return 0.0
-    if isinstance(score, bool | int | float):
-        return float(score)
-    return None
 
 
 metadata = MetaData()
@@ -189,7 +176,6 @@ verdict_day_totals = Table(
 verdict_day_totals_mark = Table(
     "verdict_day_totals_mark", metadata, Column("verdict_id", Integer, nullable=False)
 )
-
 
 runs = Table(
     "runs",

@@ -20,9 +20,10 @@ from sqlalchemy import Connection
 
 from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
-from judgekit.store.bulk import bulk_columns, json_text, prepared, utc_text
+from judgekit.store.bulk import bulk_columns, prepared
 from judgekit.store.day_totals import FOLD, MOVE_MARK
 from judgekit.store.score_value import score_value
+from judgekit.store.sqlite_values import json_text, utc_text
 from judgekit.store.statements import verdict_upsert
 
 Values = tuple[Any, ...]
