@@ -28,8 +28,12 @@ def grade_run(run: RunView, task: Task) -> Grade:
     passed = (
         run.completed
         and not run.violations
-        and all(r.passed for r in (truth, path, state, answer) if r is not None)
+        and (truth is None or truth.passed)
+        and (path is None or path.passed)
+        and (state is None or state.passed)
+        and (answer is None or answer.passed)
     )
+    calls = run.tool_calls
     return Grade(
         run_id=run.run_id,
         task_id=run.task_id,
@@ -44,8 +48,8 @@ def grade_run(run: RunView, task: Task) -> Grade:
         turns=run.turns,
         cost_usd=run.cost_usd,
         stop_reason=run.stop_reason,
-        tool_calls=len(run.tool_calls),
-        tool_errors=sum(1 for call in run.tool_calls if call.error is not None),
+        tool_calls=len(calls),
+        tool_errors=len(calls) - [call.error for call in calls].count(None),
     )
 
 

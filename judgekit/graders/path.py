@@ -8,7 +8,6 @@ is a retry, not a duplicate (the loop check still catches endless retries).
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Hashable, Sequence
 
 from judgekit._util.number_format import percent, setting
@@ -33,7 +32,12 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
     if not task.has_path:
         return None
     calls = run.tool_calls
-    counts = Counter(call.name for call in calls)
+    counts: dict[str, int] = {}
+    errors = 0
+    for call in calls:
+        counts[call.name] = counts.get(call.name, 0) + 1
+        if call.error is not None:
+            errors += 1
     # With no tool called twice there is no duplicate and no loop (min_repeats is >= 2).
     repeated = len(counts) < len(calls)
     keys = _call_keys(calls, counts) if repeated else []
@@ -49,7 +53,6 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
         failures.append(f"{len(calls)} tool calls, step budget is {budget[0]} ({budget[1]})")
     if task.max_turns is not None and run.turns is not None and run.turns > task.max_turns:
         failures.append(f"{run.turns} turns, max_turns is {task.max_turns}")
-    errors = sum(1 for call in calls if call.error is not None)
     if task.max_tool_error_rate is not None and calls:
         rate = errors / len(calls)
         if rate > task.max_tool_error_rate:
@@ -66,7 +69,7 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
     )
 
 
-def _call_keys(calls: Sequence[CallView], counts: Counter[str]) -> list[Hashable]:
+def _call_keys(calls: Sequence[CallView], counts: dict[str, int]) -> list[Hashable]:
     """Each call's identity for duplicate and loop checks.
 
     Only a call whose tool is called more than once can repeat another, so only those pay
@@ -78,13 +81,13 @@ def _call_keys(calls: Sequence[CallView], counts: Counter[str]) -> list[Hashable
     ]
 
 
-def _over_caps(counts: Counter[str], task: Task) -> list[str]:
+def _over_caps(counts: dict[str, int], task: Task) -> list[str]:
     if not task.max_calls:
         return []
     return [
-        f"{tool} called {counts[tool]} times, max_calls is {cap}"
+        f"{tool} called {counts.get(tool, 0)} times, max_calls is {cap}"
         for tool, cap in task.max_calls.items()
-        if counts[tool] > cap
+        if counts.get(tool, 0) > cap
     ]
 
 

@@ -132,6 +132,19 @@ def _describe_change(path: StatePath, before: Any, after: Any) -> str:
     return f"{dotted} changed from {render_value(before)} to {render_value(after)}"
 
 
+_SKIPS: dict[int, tuple[list[StatePath], frozenset[StatePath]]] = {}
+
+
+def _skipped(allowed: list[StatePath]) -> frozenset[StatePath]:
+    """``frozenset(allowed)``, made once per task's list rather than once per run."""
+    kept = _SKIPS.get(id(allowed))
+    if kept is None or kept[0] is not allowed:  # a new list, or another one at that address
+        if len(_SKIPS) >= 1024:
+            _SKIPS.clear()
+        kept = _SKIPS[id(allowed)] = (allowed, frozenset(allowed))
+    return kept[1]
+
+
 def grade_state(run: RunView, task: Task) -> GraderResult | None:
     """Grade the end state of ``run``; ``None`` when the task configures no State check."""
     if not task.has_state:
@@ -141,17 +154,16 @@ def grade_state(run: RunView, task: Task) -> GraderResult | None:
         return GraderResult(passed=False, reason="the run has no final_state to check")
     failures: list[str] = []
     for path, matcher in task.state_matchers:
-        dotted = ".".join(path)
         value = resolve(final, path)
         if value is _MISSING:
             if not (matcher.optional or matcher.absent):
                 failures.append(
-                    f"{dotted}: missing from final_state (expected {matcher.describe()})"
+                    f"{'.'.join(path)}: missing from final_state (expected {matcher.describe()})"
                 )
             continue
         mismatch = matcher.check(value)
         if mismatch is not None:
-            failures.append(f"{mismatch.dotted(dotted)}: {mismatch.message}")
+            failures.append(f"{mismatch.dotted('.'.join(path))}: {mismatch.message}")
     if task.only_changes is not None:
         initial = run.initial_state if run.initial_state is not None else task.initial_state
         if initial is None:
@@ -160,7 +172,7 @@ def grade_state(run: RunView, task: Task) -> GraderResult | None:
                 "and the task none"
             )
         else:
-            skip = frozenset(task.allowed_changes)
+            skip = _skipped(task.allowed_changes)
             json_values = getattr(run, "json_values", False)
             outside = [
                 _describe_change(path, before, after)
