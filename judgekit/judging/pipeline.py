@@ -255,4 +255,9 @@ def _open_recorder() -> SqliteRecorder | Store:
         return recorder
     from judgekit.store import open_store
 
-    return open_store()
+    store = open_store()  # creates or migrates the store, or refuses it saying why
+    recorder = open_sqlite_recorder()  # a new SQLite store is written as an existing one
+    if recorder is None:
+        return store
+    store.close()
+    return recorder

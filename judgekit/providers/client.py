@@ -25,12 +25,13 @@ never more than ``max_wait_s``. The last error is raised as it is.
 from __future__ import annotations
 
 import asyncio
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_random_exponential
+from typing import TYPE_CHECKING, Any
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.chat import ChatProvider, ChatRequest, ChatResponse
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState  # tenacity loads at the first retry
 
 __all__ = ["ChatClient"]
 
@@ -67,19 +68,40 @@ class ChatClient:
         # Held only while a call is in flight, not while backing off, so one request waiting
         # out a Retry-After does not idle a slot the others could use.
         self._slots = asyncio.Semaphore(concurrency)
-        self._backoff = wait_random_exponential(multiplier=backoff_s, max=max_wait_s)
+        self._backoff_s = backoff_s
+        self._backoff: Any = None  # tenacity's wait_random_exponential, made at the first wait
         self._runner: asyncio.Runner | None = None
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Ask the provider, retrying retryable failures; raise the last ``ProviderError``."""
         self.requests += 1
+        try:
+            return await self._attempt(request)
+        except ProviderError as error:
+            if not error.retryable or self.max_attempts < 2:
+                raise
+            return await self._retry(request, error)
+
+    async def _retry(self, request: ChatRequest, first: ProviderError) -> ChatResponse:
+        """The attempts after a retryable first failure, which tenacity is handed as its own
+        first attempt (so its waits and attempt count are as if it had made it): the retry
+        machinery is set up only for the few requests that need it."""
+        from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+        failures: list[ProviderError] = [first]
+
+        async def attempt(request: ChatRequest) -> ChatResponse:
+            if failures:
+                raise failures.pop()
+            return await self._attempt(request)
+
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
             wait=self._wait,
             retry=retry_if_exception(_is_retryable),
             reraise=True,
         )
-        response: ChatResponse = await retrying(self._attempt, request)
+        response: ChatResponse = await retrying(attempt, request)
         return response
 
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
@@ -91,6 +113,10 @@ class ChatClient:
         error = state.outcome.exception() if state.outcome is not None else None
         if isinstance(error, ProviderError) and error.retry_after_s is not None:
             return min(error.retry_after_s, self.max_wait_s)
+        if self._backoff is None:
+            from tenacity.wait import wait_random_exponential
+
+            self._backoff = wait_random_exponential(multiplier=self._backoff_s, max=self.max_wait_s)
         return float(self._backoff(state))
 
     def complete_sync(self, request: ChatRequest) -> ChatResponse:

@@ -95,6 +95,14 @@ def test_attempts_are_bounded_and_the_last_error_is_raised() -> None:
     assert raised.value.retryable
 
 
+def test_one_attempt_allowed_is_one_call_and_its_error() -> None:
+    with FakeLLMServer(faults=FaultPlan(http_500_rate=1.0)) as server:
+        client = client_for(server, max_attempts=1)
+        with pytest.raises(ProviderError, match="HTTP 500"):
+            run(client, complete_one)
+        assert server.calls == client.attempts == 1
+
+
 def test_concurrency_is_bounded() -> None:
     with FakeLLMServer(latency_s=0.1) as server:
         client = client_for(server, concurrency=4)
