@@ -74,8 +74,8 @@ def verdict_score_sums(
 ) -> list[WindowSums]:
     """Per window, oldest first: the count, sum and sum of squares of a rubric's numeric
     scores (optionally of one rubric version and judge model)."""
-    if reads_totals(only, by=by, since=since):
-        source = verdict_totals(store.engine.dialect.name)
+    if reads_totals(only):
+        source = _totals_since(store, since, by)
         scores = func.sum(source.c.scores)
         sums: list[ColumnElement[Any]] = [
             scores,
@@ -88,7 +88,7 @@ def verdict_score_sums(
                 store,
                 source,
                 [*sums, func.sum(source.c.inexact)],
-                since=since,
+                since=since if by == "day" else None,
                 by=by,
                 where=conditions + row_conditions(source, only),
                 having=scores > 0,
@@ -102,6 +102,12 @@ def verdict_score_sums(
     conditions += row_conditions(table, only)
     columns = [func.count(value), func.sum(value), func.sum(value * value)]
     return _grouped(store, table, columns, since=since, by=by, where=conditions)
+
+
+def _totals_since(store: Store, since: datetime | None, by: Grouping) -> Subquery:
+    """The verdicts' totals; per batch, only of the verdicts since ``since`` (per day the
+    windows are whole days, which :func:`_grouped` picks)."""
+    return verdict_totals(store.engine.dialect.name, since=since if by == "batch" else None)
 
 
 def _rubric_scope(
@@ -136,14 +142,14 @@ def verdict_coverage_counts(
 ) -> list[WindowSums]:
     """Per window, oldest first: how many of a rubric's verdicts hold a score (scored or
     abstained) and how many of them were kept (scored), for the coverage of a selective judge."""
-    if reads_totals(only, by=by, since=since):
-        source = verdict_totals(store.engine.dialect.name)
+    if reads_totals(only):
+        source = _totals_since(store, since, by)
         judged = func.sum(source.c.judged)
         return _grouped(
             store,
             source,
             [judged, func.sum(source.c.kept)],
-            since=since,
+            since=since if by == "day" else None,
             by=by,
             where=_rubric_scope(source, rubric_id, rubric_version, model)
             + row_conditions(source, only),
@@ -331,6 +337,9 @@ def _grouped(
         if since is not None:
             # Whole days: a window is a day, so the first one shown is complete.
             query = query.where(day >= _day(since))
+            if table is schema.verdicts:  # the same rows, in a range of its rubric index
+                midnight = datetime.fromisoformat(_day(since)).replace(tzinfo=UTC)
+                query = query.where(table.c.at >= midnight)
     else:
         batches = schema.batches
         query = (

@@ -3,17 +3,19 @@
 as its own one-verdict totals (see :mod:`judgekit.store.migration_day_totals`).
 
 A query reads the totals only where they give exactly what the verdicts give: not for a
-``--suite`` filter (a suite is a property of each run, not of a day), not per batch since a
-moment (the totals know a verdict's day, not its time), and not when a total counted an
-inexact score (the caller sees ``inexact`` and asks the verdicts instead).
+``--suite`` filter (a suite is a property of each run, not of a day), and not when a total
+counted an inexact score (the caller sees ``inexact`` and asks the verdicts instead). Per
+batch since a moment, the totals know a verdict's day but not its time: the days after the
+moment's come from the totals, the moment's own day from its verdicts.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Subquery, and_, case, func, literal, not_, select, union_all
+from sqlalchemy import Select, Subquery, and_, case, func, literal, not_, select, union_all
+from sqlalchemy.sql.elements import ColumnElement
 
 from judgekit.store import schema
 from judgekit.store.run_filter import RunFilter
@@ -22,27 +24,44 @@ from judgekit.store.run_filter import RunFilter
 _EXACT_LIMIT = 1000
 
 
-def reads_totals(only: RunFilter, *, by: str = "day", since: datetime | None = None) -> bool:
-    """Whether a query of these scope and windows can read the totals."""
-    return only.suite is None and (by == "day" or since is None)
+def reads_totals(only: RunFilter) -> bool:
+    """Whether a query of this scope can read the totals."""
+    return only.suite is None
 
 
-def verdict_totals(dialect_name: str) -> Subquery:
-    """Rows of the totals' columns whose sums per key are the verdicts' figures."""
+def verdict_totals(dialect_name: str, *, since: datetime | None = None) -> Subquery:
+    """Rows of the totals' columns whose sums per key are the verdicts' figures (with
+    ``since``, of the verdicts given at or after it: the totals of the days after its day,
+    and the verdicts of its day themselves)."""
     totals = schema.verdict_day_totals
+    verdicts = schema.verdicts
     stored = select(*totals.c)
-    if dialect_name == "postgresql":  # its triggers count every verdict as it is written
-        return stored.subquery("verdict_totals")
+    parts = []
+    unfolded: list[ColumnElement[bool]] = []
+    if since is not None:
+        day = since.astimezone(UTC).date().isoformat()
+        stored = stored.where(totals.c.day > day)
+        parts.append(_one_verdict_each([verdicts.c.day == day, verdicts.c.at >= since]))
+        unfolded.append(verdicts.c.day > day)
+    parts.insert(0, stored)
+    if dialect_name != "postgresql":  # PostgreSQL's triggers count every verdict as written
+        mark = select(schema.verdict_day_totals_mark.c.verdict_id).scalar_subquery()
+        parts.append(_one_verdict_each([verdicts.c.id > mark, *unfolded]))
+    return union_all(*parts).subquery("verdict_totals")
+
+
+def _one_verdict_each(where: list[ColumnElement[bool]]) -> Select[Any]:
+    """The verdicts ``where`` holds, each as the totals of one verdict."""
     verdicts = schema.verdicts
     value, status = verdicts.c.score_value, verdicts.c.status
-    mark = select(schema.verdict_day_totals_mark.c.verdict_id).scalar_subquery()
     exact = and_(value == func.round(value), func.abs(value) <= _EXACT_LIMIT)
 
     def flag(condition: Any) -> Any:
         return case((condition, 1), else_=0)
 
-    # Materialized: read by id alone, where the planner would rather walk a rubric index.
-    unfolded = (
+    # Materialized: read by id or time alone, where the planner would rather walk a rubric
+    # index for the conditions the caller adds outside.
+    rows = (
         select(
             verdicts.c.rubric_id,
             verdicts.c.rubric_version,
@@ -57,8 +76,8 @@ def verdict_totals(dialect_name: str) -> Subquery:
             flag(status.in_(("scored", "abstained"))).label("judged"),
             flag(status == "scored").label("kept"),
         )
-        .where(verdicts.c.id > mark)
-        .cte("unfolded_verdicts")
+        .where(*where)
+        .cte()
         .prefix_with("MATERIALIZED")
     )
-    return union_all(stored, select(*unfolded.c)).subquery("verdict_totals")
+    return select(*rows.c)

@@ -130,11 +130,11 @@ def test_the_monitor_and_gate_queries_read_from_the_totals_what_the_verdicts_giv
     store.record_verdicts([judged(i) for i in range(900)], main)
     store.record_verdicts([judged(i) for i in range(300)], other)
     store.record_verdicts([rejudged(i) for i in range(0, 900, 3)], main)
-    since = START + timedelta(days=1, hours=5)
+    since = START + timedelta(days=1, minutes=7)  # inside the second day's verdicts
     cases: list[Any] = []
     for rubric in ("goal_completion", "helpfulness"):
         for only in (EVERYTHING, RunFilter(branch="main")):
-            for by, when in (("day", None), ("day", since), ("batch", None)):
+            for by, when in (("day", None), ("day", since), ("batch", None), ("batch", since)):
                 for version, model in ((None, None), ("3f2a9c", "m/a")):
                     scope = {"rubric_version": version, "model": model}
                     cases.append(
