@@ -7,7 +7,6 @@ of runs leaves no partial output behind.
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -72,20 +71,55 @@ def csv_row(grade: Grade) -> list[object]:
     ]
 
 
-_QUOTED = re.compile(r'[,"\r\n]')  # what makes csv's default dialect quote a field
+def _quoted(text: str) -> str:
+    """A text cell as csv's default dialect writes it: quoted only when it holds a comma, a
+    quote (doubled) or a line end."""
+    if '"' in text:
+        return '"' + text.replace('"', '""') + '"'
+    if "," in text or "\n" in text or "\r" in text:
+        return '"' + text + '"'
+    return text
 
 
-def _csv_field(value: object) -> str:
-    text = value if isinstance(value, str) else str(value)
-    if _QUOTED.search(text) is None:
-        return text
-    return '"' + text.replace('"', '""') + '"'
+def _bool_cell(value: bool | None) -> str:
+    return "" if value is None else "true" if value else "false"
+
+
+def _number_cell(value: float | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _grader_cells(result: GraderResult | None) -> str:
+    if result is None:
+        return ","
+    return ("true," if result.passed else "false,") + _quoted(result.reason)
 
 
 def csv_line(grade: Grade) -> str:
     """The results.csv line of one grade, as ``csv.writer(...).writerow(csv_row(grade))``
-    writes it (the default dialect: quotes only where needed, CRLF), twice as fast."""
-    return ",".join(map(_csv_field, csv_row(grade))) + "\r\n"
+    writes it (the default dialect: quotes only where needed, CRLF), a few times faster."""
+    return (
+        ",".join(
+            [
+                _quoted(grade.run_id),
+                _quoted(grade.task_id),
+                _number_cell(grade.trial),
+                _bool_cell(grade.passed),
+                _grader_cells(grade.truth),
+                _grader_cells(grade.path),
+                _grader_cells(grade.state),
+                _grader_cells(grade.answer),
+                _bool_cell(grade.claimed_success),
+                _quoted("; ".join(grade.violations)),
+                _number_cell(grade.turns),
+                _number_cell(grade.cost_usd),
+                _quoted(grade.stop_reason or ""),
+                str(grade.tool_calls),
+                str(grade.tool_errors),
+            ]
+        )
+        + "\r\n"
+    )
 
 
 def write_results(
