@@ -69,7 +69,7 @@ from judgekit.graders.claims import claims_success
 from judgekit.graders.grade import grade_run
 from judgekit.graders.grade_file import grade_file
 from judgekit.graders.path import grade_path
-from judgekit.graders.results_files import CSV_COLUMNS, csv_row
+from judgekit.graders.results_files import CSV_COLUMNS, csv_line, csv_row
 from judgekit.graders.state import grade_state
 from judgekit.graders.summary import GradeSummary
 from judgekit.graders.truth import grade_truth
@@ -652,7 +652,6 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
         open(os.devnull, "w", encoding="utf-8") as jsonl,
         open(os.devnull, "w", encoding="utf-8", newline="") as raw_csv,
     ):
-        table = csv.writer(raw_csv)
         lines = iter_lines(runs)
         states: StateCache = {}
         t0 = clock()
@@ -666,9 +665,8 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
             t3 = clock()
             summary.add(grade)
             t4 = clock()
-            jsonl.write(grade.model_dump_json())
-            jsonl.write("\n")
-            table.writerow(csv_row(grade))
+            jsonl.write(grade.model_dump_json() + "\n")  # as write_results renders a grade
+            raw_csv.write(csv_line(grade))
             t5 = clock()
             spent["read line"] += t1 - t0
             spent["parse (lean_run: msgspec)"] += t2 - t1
