@@ -3,12 +3,14 @@
 :func:`judgekit._util.yamlcompose.read_yaml` composes a node for every value, checks the
 graph, then has PyYAML's constructor walk it again: three passes, half a million Python
 objects for a suite of 20,000 tasks. Most files judgekit reads use none of what needs that
-care (anchors, aliases, ``<<`` merges, explicit tags), so :func:`read_plain_yaml` builds
-the lists, mappings and scalars in one pass over libyaml's events, with the same line of
-every key and item (:class:`~judgekit._util.yamlcompose.LineNode`).
+care (``<<`` merges, explicit tags), so :func:`read_plain_yaml` builds the lists, mappings
+and scalars in one pass over libyaml's events, anchors and aliases included (an alias is
+its anchor's very value, within the composer's bounds), with the same line of every key and
+item (:class:`~judgekit._util.yamlcompose.LineNode`) when asked for them.
 
-It never words an error. Whatever it does not read exactly as the composer would — an
-anchor, an alias, a merge key, a tag, a key said twice, nesting past
+It never words an error. Whatever it does not read exactly as the composer would — a merge
+key, a tag, a key said twice, an anchor defined twice, an alias to no anchor or to the
+list it is in, aliases beyond the bounds, nesting past
 :data:`~judgekit._util.yamlcompose.MAX_DEPTH`, a scalar its tag cannot read, a second
 document — raises :class:`NotPlainYaml`, and the caller reads the file again the careful
 way, whose data, lines and errors are then the ones given. A syntax error is libyaml's
@@ -23,6 +25,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.events import (
+    AliasEvent,
     DocumentEndEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -104,7 +107,7 @@ class _Lines:
         self.node = LineNode(mapping=mapping)
         self.line = line
         self.key_line = 0
-        self.key_text = ""
+        self.key_text: Any = ""  # the waiting key's text (a scalar's, never None here)
 
 
 _IN_LIST = object()  # what an open list has in place of a waiting key
@@ -133,49 +136,104 @@ def read_plain_yaml(text: str, *, lines: bool = True) -> tuple[Any, LineNode | N
         parser.dispose()
 
 
+class _Anchors:
+    """Anchors defined so far and aliases used, within the composer's bounds
+    (:data:`~judgekit._util.yamlcompose.MAX_ALIASES`,
+    :data:`~judgekit._util.yamlcompose.MAX_ALIAS_VALUES`): an alias gives the very value
+    of its anchor, as PyYAML's constructor does, and its lines."""
+
+    def __init__(self) -> None:
+        # name -> (value, values counted as the composer counts them, lines, a scalar's
+        # text or None for a list or mapping); None while its list or mapping is open.
+        self.defined: dict[str, tuple[Any, int, LineNode | None, str | None] | None] = {}
+        self.aliases = 0
+        self.repeated = 0
+
+    def open(self, name: str) -> None:
+        if name in self.defined:
+            raise NotPlainYaml("an anchor defined twice")
+        self.defined[name] = None
+
+    def close(
+        self, name: str, value: Any, size: int, lines: LineNode | None, text: str | None
+    ) -> None:
+        self.defined[name] = (value, size, lines, text)
+
+    def alias(self, name: str) -> tuple[Any, int, LineNode | None, str | None]:
+        self.aliases += 1
+        found = self.defined.get(name)
+        if found is None or self.aliases > yamlcompose.MAX_ALIASES:
+            raise NotPlainYaml("an alias to no anchor, to an open one, or one too many")
+        self.repeated += found[1]
+        if self.repeated > yamlcompose.MAX_ALIAS_VALUES:
+            raise NotPlainYaml("aliases repeating too many values")
+        return found
+
+
 def _document(
     parser: Any, scalars: _Scalars, max_depth: int, track: bool
 ) -> tuple[Any, LineNode | None, int | None]:
     # long: one flat loop, run once per event (half a million for a large suite)
     get_event = parser.get_event
     plain = scalars.value
+    anchors = _Anchors()
     values: list[Any] = []  # the open lists and mappings, innermost last
     keys: list[Any] = []  # for each: _IN_LIST, _NO_KEY or the key waiting for its value
+    sizes: list[int] = []  # for each, the values in it so far, as the composer counts them
+    names: list[str | None] = []  # for each, its anchor
     opened: list[_Lines] = []  # for each, when tracking lines
     child: LineNode | None = None  # the lines of the value just read, when tracking
     line = 0
+    text: str | None = None  # a scalar's text, as written; None for a list or mapping
     while True:
         event = get_event()
         kind = type(event)
         if kind is ScalarEvent:
-            if event.anchor is not None or event.tag is not None:
-                raise NotPlainYaml("an anchor or a tag")
-            value = plain(event.value) if event.implicit[0] else event.value
-            closed = False
+            if event.tag is not None:
+                raise NotPlainYaml("a tag")
+            text = event.value
+            value = plain(text) if event.implicit[0] else text
+            size, closed = 1, False
             if track:
                 child, line = None, event.start_mark.line + 1
+            if event.anchor is not None:
+                anchors.open(event.anchor)
+                anchors.close(event.anchor, value, 1, None, text)
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
-            if event.anchor is not None or event.tag is not None:
-                raise NotPlainYaml("an anchor or a tag")
+            if event.tag is not None:
+                raise NotPlainYaml("a tag")
             if len(values) >= max_depth:
                 raise NotPlainYaml("nested too deep")
             mapping = kind is MappingStartEvent
             values.append({} if mapping else [])
             keys.append(_NO_KEY if mapping else _IN_LIST)
+            sizes.append(1)
+            names.append(event.anchor)
+            if event.anchor is not None:
+                anchors.open(event.anchor)
             if track:
                 opened.append(_Lines(mapping, event.start_mark.line + 1))
             continue
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
             value = values.pop()
             keys.pop()
-            closed = True
+            size, closed = sizes.pop(), True
             if track:
                 entry = opened.pop()
                 child, line = entry.node, entry.line
-        else:  # an alias, or what the parser would not give inside a document
+            name = names.pop()
+            if name is not None:
+                anchors.close(name, value, size, child, None)
+        elif kind is AliasEvent:
+            value, size, child, text = anchors.alias(event.anchor)
+            closed = text is None
+            if track:
+                line = event.start_mark.line + 1
+        else:  # what the parser would not give inside a document
             raise NotPlainYaml(kind.__name__)
         if not values:
             return (value, child, line) if track else (value, None, None)
+        sizes[-1] += size
         key = keys[-1]
         if key is _IN_LIST:
             values[-1].append(value)
@@ -192,7 +250,7 @@ def _document(
                 raise NotPlainYaml("a key said twice")
             keys[-1] = value
             if track:
-                opened[-1].key_line, opened[-1].key_text = line, event.value
+                opened[-1].key_line, opened[-1].key_text = line, text
         else:
             values[-1][key] = value
             keys[-1] = _NO_KEY

@@ -9,6 +9,7 @@ and hold :func:`load_yaml` to what it said before the fast reader existed.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgekit._util import yamlfile
+from judgekit._util import yamlcompose, yamlfile
 from judgekit._util.yamlbuild import NotPlainYaml, read_plain_yaml
 from judgekit._util.yamlcompose import MAX_DEPTH, LineNode, read_yaml
 from judgekit.errors import DataError
@@ -120,9 +121,11 @@ def test_empty_and_scalar_documents_read_as_composed(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "a: &x 1\nb: 2\n",  # an anchor
-        "a: &x [1]\nb: *x\n",  # an alias
         "base: &b {x: 1}\nc:\n  <<: *b\n",  # a merge key
+        "a: &x 1\nb: &x 2\n",  # an anchor defined twice
+        "a: *x\n",  # an alias to no anchor
+        "a: &x [1, *x]\n",  # an alias inside the list it names
+        "a: &x [1]\n? *x\n: 2\n",  # a list as a key, through an alias
         "a: !!str 1\n",  # a tag
         "a: ! 1\n",  # the non-specific tag
         "a: !!set {x}\n",
@@ -143,6 +146,38 @@ def test_what_only_the_composer_reads_is_handed_back(text: str) -> None:
         read_plain_yaml(text)
 
 
+@pytest.mark.parametrize(
+    ("bound", "text", "used"),
+    [
+        ("MAX_ALIASES", "a: &x 1\nb: [*x, *x, *x]\n", 3),
+        # *x repeats 4 values: the list, 1, the inner list and 2 (the composer's count)
+        ("MAX_ALIAS_VALUES", "a: &x [1, [2]]\nb: [*x]\n", 4),
+    ],
+)
+def test_aliases_beyond_the_bounds_are_handed_back(
+    monkeypatch: pytest.MonkeyPatch, bound: str, text: str, used: int
+) -> None:
+    monkeypatch.setattr(yamlcompose, bound, used - 1)
+    with pytest.raises(NotPlainYaml):
+        read_plain_yaml(text)
+    with pytest.raises(DataError):
+        read_yaml(text, PATH, loader_class=yamlfile._LibyamlLoader)
+    monkeypatch.setattr(yamlcompose, bound, used)
+    assert _built(text) == _composed(text)
+
+
+def test_an_alias_gives_its_anchors_very_value_and_lines() -> None:
+    text = "a: &x {k: [1, 2]}\nb: [*x, &y 3, *y]\n*y : *x\n"
+    data, lines, _ = read_plain_yaml(text)
+    composed, composed_lines, _ = read_yaml(text, PATH, loader_class=yamlfile._LibyamlLoader)
+    assert data == composed == {"a": {"k": [1, 2]}, "b": [{"k": [1, 2]}, 3, 3], 3: {"k": [1, 2]}}
+    assert data["b"][0] is data["a"] is data[3]  # one object, as PyYAML constructs it
+    assert composed["b"][0] is composed["a"] is composed[3]
+    assert _tree(lines) == _tree(composed_lines)
+    assert lines is not None and lines.keys is not None
+    assert lines.keys["3"][0] == 3
+
+
 def test_nesting_up_to_the_limit_is_read() -> None:
     text = "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n"
     assert _built(text) == _composed(text)
@@ -154,9 +189,9 @@ TOKENS = [
     "1_000", "1:30", "1.5", "1.", ".5", "1.5e+3", "1e3", ".inf", "-.Inf", ".NaN", "true",
     "False", "yes", "No", "on", "OFF", "y", "~", "null", "Null", "2024-05-20", "<<", "=",
     '"quoted"', "'1'", '"true"', "''", "'it''s'", "&anchor x", "*anchor", "!!str 5",
-    "!!int x", "12345678901234567890",
+    "!!int x", "12345678901234567890", "&a x", "&b 1", "*a", "*b",
 ]  # fmt: skip
-CAREFUL = {"<<", "=", "&anchor x", "*anchor", "!!str 5", "!!int x"}  # the composer's to read
+CAREFUL = {"<<", "=", "!!str 5", "!!int x"}  # the composer's to read
 
 # Mostly what the fast reader reads, so most documents are read both ways; keys also from
 # a wider set, so mappings of several keys are seldom refused for a repeated key.
@@ -164,10 +199,22 @@ _scalars = st.sampled_from([t for t in TOKENS if t not in CAREFUL]) | st.sampled
 _keys = _scalars | st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True)
 
 
+@dataclass(frozen=True)
+class Anchored:
+    """A list or mapping with an anchor (``&a``) in a generated document."""
+
+    name: str
+    inner: list[Any]
+
+
 def _block(value: Any, indent: int) -> list[str]:
     pad = " " * indent
     if isinstance(value, str):
         return [pad + value]
+    if isinstance(value, Anchored):
+        if not value.inner:
+            return [f"{pad}{value.name} []"]
+        return [pad + value.name, *_block(value.inner, indent)]
     lines: list[str] = []
     for entry in value:
         if isinstance(value, list) and not isinstance(entry, tuple):
@@ -177,6 +224,12 @@ def _block(value: Any, indent: int) -> list[str]:
             head = f"{pad}{key}: "
         if isinstance(child, str):
             lines.append(head + child)
+        elif isinstance(child, Anchored):
+            if not child.inner:
+                lines.append(f"{head}{child.name} []")
+            else:
+                lines.append(head + child.name)
+                lines.extend(_block(child.inner, indent + 2))
         elif not child:
             lines.append(head + ("[]" if isinstance(child, list) else "{}"))
         else:
@@ -188,18 +241,45 @@ def _block(value: Any, indent: int) -> list[str]:
 def _flow(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, Anchored):
+        return f"{value.name} {_flow(value.inner)}"
     if value and isinstance(value[0], tuple):
         return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value) + "}"
     return "[" + ", ".join(_flow(v) for v in value) + "]"
 
 
-_documents = st.recursive(
-    _scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.lists(st.tuples(_keys, inner), min_size=1, max_size=4)
-    ),
-    max_leaves=20,
+def _collections(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    plain = st.lists(inner, max_size=4) | st.lists(st.tuples(_keys, inner), min_size=1, max_size=4)
+    return plain | st.builds(Anchored, st.sampled_from(["&a", "&b", "&c"]), plain)
+
+
+_random_documents = st.recursive(_scalars, _collections, max_leaves=20)
+
+# Documents whose aliases name anchors defined (and closed) before them, so that most are
+# read by the fast reader: {defs: [&a A, &b B], body: ... *a ... *b ...}.
+_unanchored = st.sampled_from([t for t in TOKENS if t not in CAREFUL and t[0] not in "&*"])
+
+
+def _anchored(name: str, value: Any) -> Any:
+    return f"{name} {value}" if isinstance(value, str) else Anchored(name, value)
+
+
+def _plain_collections(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    keys = _unanchored | st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True)
+    return st.lists(inner, max_size=4) | st.lists(st.tuples(keys, inner), min_size=1, max_size=4)
+
+
+_definitions = st.recursive(_unanchored, _plain_collections, max_leaves=8)
+_bodies = st.recursive(
+    _unanchored | st.sampled_from(["*a", "*b"]), _plain_collections, max_leaves=12
 )
+_aliased_documents = st.builds(
+    lambda a, b, body: [("defs", [_anchored("&a", a), _anchored("&b", b)]), ("body", body)],
+    _definitions,
+    _definitions,
+    _bodies,
+)
+_documents = _random_documents | _aliased_documents
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -94,9 +94,9 @@ def test_load_yaml_reads_with_libyaml_when_present(
     assert lines.line_of(("a",)) == 1  # its lines read again when asked for
     assert used == ["plain", "plain"]
     used.clear()
-    path.write_text("a: &one 1\nb: *one\n", encoding="utf-8")
-    assert yamlfile.load_yaml(path)[0] == {"a": 1, "b": 1}
-    assert used == ["plain", yamlfile._LibyamlLoader]  # an alias: composed, still with libyaml
+    path.write_text("a: &one {x: 1}\nb: {<<: *one}\n", encoding="utf-8")
+    assert yamlfile.load_yaml(path)[0] == {"a": {"x": 1}, "b": {"x": 1}}
+    assert used == ["plain", yamlfile._LibyamlLoader]  # a merge: composed, still with libyaml
 
 
 @pytest.mark.parametrize(
