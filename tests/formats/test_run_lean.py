@@ -190,3 +190,20 @@ def test_lines_left_to_the_model_are_read_by_it(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     got = [(line, type(run).__name__, run.trial) for line, run in iter_unique_lean_runs(path)]
     assert got == [(1, "Run", 3), (3, "LeanRun", 4)]
+
+
+def test_a_repeated_key_counts_last_as_in_the_model() -> None:
+    line = (
+        '{"run_id": "a", "task_id": "t", "tool_calls": [{"name": "x", "name": "y"}], '
+        '"run_id": "b", "initial_state": {"x": 1}, "initial_state": {"y": 2}, '
+        '"metadata": [1], "metadata": {}, "turns": 1, "turns": 2}'
+    )
+    lean, model = lean_run(line), Run.model_validate_json(line)
+    assert lean is not None
+    assert fields(lean) == fields(model)
+    assert (lean.run_id, lean.tool_calls[0].name, lean.initial_state, lean.turns) == (
+        "b",
+        "y",
+        {"y": 2},
+        2,
+    )
