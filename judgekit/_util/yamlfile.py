@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from judgekit._util.gc_pause import gc_paused
-from judgekit._util.yamlbuild import NotPlainYaml, read_plain_yaml
+from judgekit._util.yamlbuild import read_plain_yaml
 from judgekit._util.yamlcompose import LineNode, PlainLoader, read_yaml
 from judgekit.errors import DataError, ErrorTable, map_exceptions
 
@@ -108,14 +108,12 @@ def _read(text: str, path: Path) -> tuple[Any, LineMap]:
     if _CParser is not None:
         try:
             data = read_plain_yaml(text, lines=False)[0]
-            return data, LineMap(read=partial(_plain_lines, text))
-        except NotPlainYaml:  # anchors, tags, a repeated key...: composed, as below
+            return data, LineMap(read=partial(_plain_lines, text, path))
+        except Exception:  # NotPlainYaml (a merge, a tag, a key said twice...) or worse
             pass
-        except Exception:  # libyaml refused it: the pure parser says what is wrong, and where
-            return _with_lines(read_yaml(text, path))
         try:
             return _with_lines(read_yaml(text, path, loader_class=_LibyamlLoader))
-        except Exception:
+        except Exception:  # libyaml refused it: the pure parser says what is wrong, and where
             pass
     return _with_lines(read_yaml(text, path))
 
@@ -125,8 +123,12 @@ def _with_lines(read: tuple[Any, LineNode | None, int | None]) -> tuple[Any, Lin
     return data, LineMap(root, root_line)
 
 
-def _plain_lines(text: str) -> tuple[LineNode | None, int | None]:
-    """The lines of a document :func:`read_plain_yaml` has read once without them."""
+def _plain_lines(text: str, path: Path) -> tuple[LineNode | None, int | None]:
+    """The lines of a document :func:`read_plain_yaml` has read once without them (composed
+    should it fail this time, which reading the same events again should never do)."""
     with gc_paused():
-        _, root, root_line = read_plain_yaml(text)
+        try:
+            _, root, root_line = read_plain_yaml(text)
+        except Exception:
+            _, root, root_line = read_yaml(text, path, loader_class=_LibyamlLoader)
     return root, root_line

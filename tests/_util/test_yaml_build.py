@@ -332,3 +332,29 @@ def test_load_yaml_says_what_it_said_without_the_fast_reader(
             except DataError as exc:
                 outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
+
+
+def test_any_failure_of_the_fast_reader_is_read_the_careful_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_text(PLAIN, encoding="utf-8")
+    want_data, want_lines = yamlfile.load_yaml(path)
+    where = _locations(want_data)
+    want = [want_lines.line_of(loc) for loc in where]
+    calls: list[bool] = []
+
+    def failing(text: str, *, lines: bool = True) -> Any:
+        calls.append(lines)
+        if len(calls) > 1:  # the data read, its lines not
+            raise RuntimeError("a bug")
+        return read_plain_yaml(text, lines=lines)
+
+    monkeypatch.setattr(yamlfile, "read_plain_yaml", failing)
+    data, lines = yamlfile.load_yaml(path)
+    assert [lines.line_of(loc) for loc in where] == want
+    assert calls == [False, True]
+    calls.append(True)  # every read fails from here on
+    data, lines = yamlfile.load_yaml(path)
+    assert _typed(data) == _typed(want_data)
+    assert [lines.line_of(loc) for loc in where] == want
