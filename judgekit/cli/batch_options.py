@@ -39,6 +39,9 @@ def batch_options(func: F) -> F:
     def command(*args: Any, batch_flag: bool, poll_interval: float, **kwargs: Any) -> Any:
         batch: BatchOptions | None = None
         if batch_flag:
+            # terminal_text (and rich) too, before any batch is sent: the line saying one was
+            # submitted must not wait on an import.
+            import judgekit._util.terminal_text  # noqa: F401
             from judgekit.judging.batch.options import BatchOptions
 
             batch = BatchOptions(poll_interval_s=poll_interval)
@@ -49,6 +52,6 @@ def batch_options(func: F) -> F:
 
 def print_batch_event(line: str) -> None:
     """A batch submitted, resumed or ended, on stderr; its id comes from the server."""
-    from judgekit._util.terminal_text import visible  # rich: loaded only for batch judging
+    from judgekit._util.terminal_text import visible  # loaded with --batch (see above)
 
     click.echo(visible(line, one_line=True), err=True)

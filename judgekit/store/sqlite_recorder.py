@@ -4,10 +4,10 @@ Judging records its runs and verdicts as it goes; through the full store that me
 SQLAlchemy, which costs a command wholly answered from the cache more than the judging itself.
 This recorder writes the same rows with the same SQL (rendered from the store's SQLAlchemy
 statements into :mod:`judgekit.store.sqlite_sql`), in the same transactions, on a connection
-set up as the store sets up each of its own. It opens only a store file that exists and has
-exactly the migrations this judgekit knows; anything else (a new file, one to migrate, one
-from a newer judgekit, PostgreSQL) goes to :func:`judgekit.store.open_store`, which creates,
-migrates or refuses it.
+set up as the store sets up each of its own. It opens a store file that has exactly the
+migrations this judgekit knows, and makes a new one as the migrations would; anything else (a
+file to migrate, one from a newer judgekit, PostgreSQL) goes to
+:func:`judgekit.store.open_store`, which migrates or refuses it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.store import sqlite_sql
 from judgekit.store.day_totals import fold_new_verdicts
 from judgekit.store.rows import grade_row, run_row, verdict_row
-from judgekit.store.sqlite_values import Statement
+from judgekit.store.sqlite_values import Statement, utc_text
 from judgekit.store.sqlite_wal import configure_sqlite_connection
 
 if TYPE_CHECKING:
@@ -54,18 +54,24 @@ _ERRORS: Final[ErrorTable[str]] = {
 
 
 def open_sqlite_recorder() -> SqliteRecorder | None:
-    """A recorder for the store ``$JUDGEKIT_DB`` (else the home store) names, or None when
-    the full store must open it: not a plain SQLite file path, no such file yet, or its
-    migrations not exactly this judgekit's."""
+    """A recorder for the store ``$JUDGEKIT_DB`` (else the home store) names, made as the
+    migrations make it when there is no file yet; or None when the full store must open it:
+    not a plain SQLite file path in a folder that exists, or a file whose migrations are not
+    exactly this judgekit's."""
     path = _sqlite_path(os.environ.get(DB_ENV))
-    if path is None or not path.is_file():
+    if path is None:
         return None
+    new = not os.path.lexists(path)
+    if not path.parent.is_dir() if new else not path.is_file():
+        return None  # the full store makes the folder, or says what is wrong with the path
     try:
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except (sqlite3.Error, OSError):
         return None  # the full store says why
     try:
         configure_sqlite_connection(connection)
+        if new:
+            _create_store(connection)
         names = connection.execute(f"SELECT name FROM {sqlite_sql.MIGRATIONS_TABLE}").fetchall()
     except sqlite3.Error:
         names = []
@@ -73,6 +79,33 @@ def open_sqlite_recorder() -> SqliteRecorder | None:
         connection.close()
         return None
     return SqliteRecorder(connection, _SQLITE_PREFIX + str(path))
+
+
+def _create_store(connection: sqlite3.Connection) -> None:
+    """Make a new store as the migrations would (their result, rendered into
+    :mod:`judgekit.store.sqlite_sql`), in one transaction, unless another process has begun
+    making it meanwhile: then the migrations table says what it holds."""
+    connection.execute("BEGIN IMMEDIATE")  # the write lock first, as the migrations take it
+    try:
+        (objects,) = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        if not objects:
+            for sql in sqlite_sql.NEW_STORE_SCHEMA:
+                connection.execute(sql)
+            for table, columns, rows in sqlite_sql.NEW_STORE_ROWS:
+                marks = ", ".join("?" * len(columns))
+                connection.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+                )
+            now = utc_text(datetime.now(UTC))
+            connection.executemany(
+                f"INSERT INTO {sqlite_sql.MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)",
+                [(name, now) for name in sqlite_sql.MIGRATIONS],
+            )
+        connection.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
+        raise
 
 
 def _sqlite_path(url: str | None) -> Path | None:

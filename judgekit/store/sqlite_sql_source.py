@@ -7,7 +7,10 @@ tables, the migrations or the upserts; a test fails while the file's values diff
 
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Final
 
@@ -51,6 +54,7 @@ def rendered_values() -> dict[str, object]:
         "VERDICT_KEY": schema.VERDICT_KEY,
         "BATCH_INSERT": _statement(schema.batches, batches),
         "RUN_UPSERT": _statement(schema.runs, upsert(schema.runs, schema.RUN_KEY, "sqlite")),
+        **_new_store(),
         "GRADE_UPSERT": _statement(
             schema.grades, upsert(schema.grades, schema.GRADE_KEY, "sqlite")
         ),
@@ -62,6 +66,33 @@ def render() -> str:
     """The text of :mod:`judgekit.store.sqlite_sql` (before ``ruff format``)."""
     lines = [f"{name}: Final = {value!r}" for name, value in rendered_values().items()]
     return _HEADER + "\n" + "\n".join(lines) + "\n"
+
+
+def _new_store() -> dict[str, object]:
+    """What the migrations leave in a new SQLite store: its schema (tables, then indexes, then
+    triggers, each in the order made) and the rows of every table but ``migrations``."""
+    from judgekit.store import open_store
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "new.sqlite"
+        open_store(f"sqlite:///{path}").close()
+        with closing(sqlite3.connect(path)) as connection:
+            schema_sql = connection.execute(
+                "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' "
+                "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid"
+            ).fetchall()
+            tables = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' "
+                "ORDER BY rowid"
+            ).fetchall()
+            rows = []
+            for (table,) in tables:
+                found = connection.execute(f'SELECT * FROM "{table}"')
+                columns = tuple(column[0] for column in found.description)
+                values = tuple(found.fetchall())
+                if values and table != schema.migrations.name:
+                    rows.append((table, columns, values))
+    return {"NEW_STORE_SCHEMA": tuple(sql for (sql,) in schema_sql), "NEW_STORE_ROWS": tuple(rows)}
 
 
 def _statement(table: Table, statement: Insert) -> Statement:

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from judgekit.errors import StoreError
 from judgekit.store import Store, open_store, schema, sqlite_sql
 from judgekit.store.run_recording import RunRecorder
-from judgekit.store.sqlite_recorder import SqliteRecorder, open_sqlite_recorder
+from judgekit.store.sqlite_recorder import SqliteRecorder, _create_store, open_sqlite_recorder
 from judgekit.store.sqlite_sql_source import rendered_values
 from judgekit.testing import FakeLLMServer
 from tests.store.factories import make_grade, make_run, make_verdict
@@ -102,14 +103,54 @@ def _batch_details(store: Store) -> list[tuple[Any, ...]]:
     return [(b.batch_key, b.source, b.branch, b.tags) for b in store.batches()]
 
 
-def test_a_store_to_create_or_migrate_is_left_to_the_full_store(
+def test_a_new_store_is_made_as_the_migrations_make_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUDGEKIT_HOME", str(tmp_path / "lean"))
+    monkeypatch.delenv("JUDGEKIT_DB", raising=False)
+    (tmp_path / "lean").mkdir()
+    recorder = open_sqlite_recorder()
+    assert recorder is not None
+    recorder.close()
+    with open_store(f"sqlite:///{tmp_path / 'full.sqlite'}"):
+        pass
+    lean, full = (_contents(tmp_path / name) for name in ("lean/judgekit.sqlite", "full.sqlite"))
+    assert lean == full
+    assert [name for name, _ in lean["migrations"]] == list(sqlite_sql.MIGRATIONS)
+    with open_store() as store:  # the full store finds nothing to do
+        assert store.batches() == []
+
+
+def _contents(path: Path) -> dict[str, Any]:
+    """Every object's SQL, every table's rows (migrations: names, and whether timed), the
+    journal mode."""
+    with closing(sqlite3.connect(path)) as connection:
+        found: dict[str, Any] = {
+            "objects": sorted(
+                connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master")
+            ),
+            "journal": connection.execute("PRAGMA journal_mode").fetchone(),
+        }
+        for (table,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            found[table] = connection.execute(f'SELECT * FROM "{table}" ORDER BY 1').fetchall()
+    found["migrations"] = [(name, len(at) == 32) for name, at in found["migrations"]]
+    return found
+
+
+def test_a_store_made_meanwhile_by_another_process_is_left_as_it_is(home: Path) -> None:
+    before = _contents(home)
+    with closing(sqlite3.connect(home, isolation_level=None)) as connection:
+        _create_store(connection)
+    assert _contents(home) == before
+
+
+def test_a_store_to_migrate_or_from_a_newer_judgekit_is_left_to_the_full_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUDGEKIT_HOME", str(tmp_path))
     monkeypatch.delenv("JUDGEKIT_DB", raising=False)
-    assert open_sqlite_recorder() is None  # no file yet
     path = tmp_path / "judgekit.sqlite"
-    sqlite3.connect(path).close()  # a file without the migrations table
+    sqlite3.connect(path).close()  # an empty file: the full store migrates it
     assert open_sqlite_recorder() is None
     with open_store():
         pass
@@ -118,10 +159,12 @@ def test_a_store_to_create_or_migrate_is_left_to_the_full_store(
     assert open_sqlite_recorder() is None  # one to migrate
     with sqlite3.connect(path) as connection:
         connection.execute(
-            "INSERT INTO migrations VALUES ('0004_verdicts_confidence', '2026-12-01T00:00:00.000000+00:00')"
+            "INSERT INTO migrations VALUES "
+            "('0004_verdicts_confidence', '2026-12-01T00:00:00.000000+00:00')"
         )
         connection.execute(
-            "INSERT INTO migrations VALUES ('9999_from_a_newer_judgekit', '2026-12-01T00:00:00.000000+00:00')"
+            "INSERT INTO migrations VALUES "
+            "('9999_from_a_newer_judgekit', '2026-12-01T00:00:00.000000+00:00')"
         )
     assert open_sqlite_recorder() is None  # the full store refuses it, saying why
     with pytest.raises(StoreError, match="9999_from_a_newer_judgekit"):
@@ -136,6 +179,7 @@ def test_a_store_to_create_or_migrate_is_left_to_the_full_store(
         "sqlite:///relative.sqlite",
         "sqlite:////tmp/store.sqlite?mode=ro",
         "sqlite:////tmp/a%20b.sqlite",
+        "sqlite:////tmp/no/such/folder/judgekit.sqlite",
     ],
 )
 def test_only_a_plain_sqlite_file_path_is_opened_without_sqlalchemy(
@@ -195,9 +239,13 @@ def test_judging_again_from_the_cache_loads_no_sqlalchemy_sdk_or_price_table(
         judge = [sys.executable, "-X", "importtime", "-m", "judgekit", "judge", str(runs)]
         judge += ["--rubric", str(rubric), "--base-url", server.openai_base_url]
         first = subprocess.run(
-            [*judge, "--out", str(tmp_path / "a")], env=env, cwd=REPO, capture_output=True
+            [*judge, "--out", str(tmp_path / "a")],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
         )
-        assert first.returncode == 0
+        assert first.returncode == 0, first.stderr
         again = subprocess.run(
             [*judge, "--out", str(tmp_path / "b")],
             env=env,
@@ -213,6 +261,11 @@ def test_judging_again_from_the_cache_loads_no_sqlalchemy_sdk_or_price_table(
     assert (
         f"in the store sqlite:///{tmp_path / 'home' / 'judgekit.sqlite'} (batch 1)" in again.stdout
     )
-    imported = {line.rpartition("|")[2].strip().split(".")[0] for line in again.stderr.splitlines()}
-    assert "click" in imported
-    assert imported & {"sqlalchemy", "openai", "genai_prices"} == set()
+    imported = [_top_modules(run.stderr) for run in (first, again)]
+    assert {"click", "openai", "genai_prices"} <= imported[0]  # it asked, and priced
+    assert "sqlalchemy" not in imported[0]  # the new store made without it
+    assert imported[1] & {"sqlalchemy", "openai", "genai_prices"} == set()
+
+
+def _top_modules(importtime: str) -> set[str]:
+    return {line.rpartition("|")[2].strip().split(".")[0] for line in importtime.splitlines()}
