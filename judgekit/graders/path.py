@@ -49,8 +49,8 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
         rule = task.loops if isinstance(task.loops, LoopRule) else DEFAULT_LOOP_RULE
         failures.extend(_loops(calls, keys, rule))
     budget = _budget(task)
-    if budget is not None and len(calls) > budget[0]:
-        failures.append(f"{len(calls)} tool calls, step budget is {budget[0]} ({budget[1]})")
+    if budget is not None and len(calls) > budget:
+        failures.append(f"{len(calls)} tool calls, step budget is {budget} ({_budget_label(task)})")
     if task.max_turns is not None and run.turns is not None and run.turns > task.max_turns:
         failures.append(f"{run.turns} turns, max_turns is {task.max_turns}")
     if task.max_tool_error_rate is not None and calls:
@@ -62,7 +62,7 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
             )
     if failures:
         return GraderResult(passed=False, reason="; ".join(failures))
-    within = f", within budget {budget[0]}" if budget is not None else ""
+    within = f", within budget {budget}" if budget is not None else ""
     return GraderResult(
         passed=True,
         reason=f"{len(calls)} calls, {errors} tool errors, no duplicates or loops{within}",
@@ -128,13 +128,21 @@ def _is_repetition(unit: Sequence[Hashable]) -> bool:
     return any(size % p == 0 and list(unit) == list(unit[:p]) * (size // p) for p in range(1, size))
 
 
-def _budget(task: Task) -> tuple[int, str] | None:
+def _budget(task: Task) -> int | None:
     budget = task.step_budget
     if budget is None:
         return None
     if budget.max_tool_calls is not None:
-        return budget.max_tool_calls, "max_tool_calls"
+        return budget.max_tool_calls
     assert budget.multiplier is not None and task.expect_tools is not None
-    expected = len(task.expect_tools)
-    label = f"{setting(budget.multiplier)} × {expected} expected"
-    return math.ceil(budget.multiplier * expected), label
+    return math.ceil(budget.multiplier * len(task.expect_tools))
+
+
+def _budget_label(task: Task) -> str:
+    """Where the step budget comes from, for a failing reason (written only then)."""
+    budget = task.step_budget
+    assert budget is not None
+    if budget.max_tool_calls is not None:
+        return "max_tool_calls"
+    assert budget.multiplier is not None and task.expect_tools is not None
+    return f"{setting(budget.multiplier)} × {len(task.expect_tools)} expected"

@@ -187,10 +187,14 @@ def grade_state(run: RunView, task: Task) -> GraderResult | None:
                 failures.append(f"{', '.join(shown)}{more}: outside only_changes [{listed}]")
     if failures:
         return GraderResult(passed=False, reason="; ".join(failures))
+    return GraderResult(passed=True, reason=_passing_reason(task))
+
+
+def _passing_reason(task: Task) -> str:
     checked = []
     if task.state_matchers:
         count = len(task.state_matchers)
         checked.append(f"{count} state check{'s' if count != 1 else ''} passed")
     if task.only_changes is not None:
         checked.append(f"no change outside [{', '.join(task.only_changes)}]")
-    return GraderResult(passed=True, reason="; ".join(checked))
+    return "; ".join(checked)
