@@ -10,7 +10,6 @@ the calibration layer's convention, ``promotion_record_path``; judging sits belo
 
 from __future__ import annotations
 
-from judgekit.formats.promotion import load_promotion_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
@@ -27,6 +26,8 @@ def promoted_threshold(rubric: Rubric) -> float | None:
     path = rubric.source.parent / f"{rubric.id}.promotion.json"
     if not path.is_file():
         return None
+    from judgekit.formats.promotion import load_promotion_record  # only where one is kept
+
     record = load_promotion_record(path)
     if (
         not record.promotable

@@ -5,16 +5,14 @@ For each run the rubric's prompt is filled (agent text neutralised), the model i
 samples), every answer is parsed against the scale with one repair retry on a bad answer,
 and the samples' majority becomes the verdict with their agreement. A pairwise rubric is
 asked in both orders; a verdict that flips with the order is flagged as position bias.
-Nothing is ever scored from an answer that does not fit the scale: such a verdict is
-*unscored*, with the reason, and counted apart. Each scored verdict carries the judge's
-confidence (:mod:`judgekit.judging.confidence`); under a selective promotion
-(``abstain_below``) a verdict less confident than the promoted threshold is *abstained*.
+Nothing is scored from an answer that does not fit the scale: that verdict is *unscored*,
+with the reason. A scored verdict carries the judge's confidence (:mod:`.confidence`); under
+a selective promotion one less confident than the promoted threshold is *abstained*.
 
-A provider failure is not a verdict. When no answer came back (the server unreachable, the key
-rejected, the model unknown, retries exhausted) the run gets no verdict at all: it is counted
-as *not judged*, with the reason, so a rerun asks for it again. A failure that no retry can fix
-(a non-retryable error, or an endpoint that could not be reached at the first request) stops
-the whole session with :class:`JudgingStopped`: every later run would fail the same way.
+A provider failure is not a verdict: a run with no answer (server unreachable, key rejected,
+model unknown, retries exhausted) is counted *not judged*, with the reason, and a rerun asks
+again. A failure no retry can fix (not retryable, or an endpoint not reached at the first
+request) stops the session with :class:`JudgingStopped`: every later run would fail too.
 """
 
 from __future__ import annotations
@@ -23,14 +21,13 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgekit._util.redaction import redact
 from judgekit.errors import DataError, JudgeOutputError, ProviderError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
-from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget, OverBudget
@@ -42,6 +39,9 @@ from judgekit.judging.tally import Answer, JudgeTally
 from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
+
+if TYPE_CHECKING:
+    from judgekit.formats.task import TaskSet
 
 __all__ = ["Judge", "JudgeTally", "JudgingStopped"]
 

@@ -13,11 +13,11 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run, load_runs
-from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
@@ -27,6 +27,9 @@ from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.client import ChatClient
+
+if TYPE_CHECKING:
+    from judgekit.formats.task import TaskSet
 
 __all__ = ["JudgeSettings", "judge_runs_file"]
 

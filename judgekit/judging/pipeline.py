@@ -20,8 +20,6 @@ from judgekit._util.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.formats.run import runs_file_ids
-from judgekit.formats.task import TaskSet
-from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
@@ -35,6 +33,7 @@ from judgekit.providers.chat import ChatProvider
 from judgekit.providers.registry import make_provider, parse_model_name
 
 if TYPE_CHECKING:
+    from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
     from judgekit.store import Store
     from judgekit.store.provenance import Provenance
@@ -90,7 +89,11 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
     parse_model_name(rubric.judge.model)  # a malformed model name is reported before the files
     # Judging reads a suite for its references: as data, importing nothing.
-    tasks = load_task_files(request.tasks_path, resolve_code=False) if request.tasks_path else None
+    tasks = None
+    if request.tasks_path:
+        from judgekit.formats.task_files import load_task_files
+
+        tasks = load_task_files(request.tasks_path, resolve_code=False)
     prices = (
         PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
     )

@@ -34,12 +34,11 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, RubricExample, likert_bounds, scale_values
 from judgekit.formats.run import Run
-from judgekit.formats.task import Task
 from judgekit.formats.template import fill_template
 from judgekit.formats.transcript import (
     FOLD_AT,
@@ -49,6 +48,9 @@ from judgekit.formats.transcript import (
 )
 from judgekit.judging.verdict_parsing import answer_format
 from judgekit.providers.chat import ChatMessage
+
+if TYPE_CHECKING:
+    from judgekit.formats.task import Task
 
 __all__ = [
     "MAX_CHARS",

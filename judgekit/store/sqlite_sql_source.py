@@ -70,7 +70,8 @@ def render() -> str:
 
 def _new_store() -> dict[str, object]:
     """What the migrations leave in a new SQLite store: its schema (tables, then indexes, then
-    triggers, each in the order made) and the rows of every table but ``migrations``."""
+    triggers, each by name: SQLAlchemy makes a table's indexes in no fixed order) and the
+    rows of every table but ``migrations``."""
     from judgekit.store import open_store
 
     with tempfile.TemporaryDirectory() as folder:
@@ -79,7 +80,7 @@ def _new_store() -> dict[str, object]:
         with closing(sqlite3.connect(path)) as connection:
             schema_sql = connection.execute(
                 "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' "
-                "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid"
+                "ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name"
             ).fetchall()
             tables = connection.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' "
