@@ -37,7 +37,7 @@ def test_a_file_where_a_folder_is_expected_is_one_line(tmp_path: Path) -> None:
 def test_unknown_options_commands_and_missing_arguments_are_one_line() -> None:
     assert run("grade", "--bogus", "x") == (
         2,
-        "judgekit: error: No such option '--bogus'. Did you mean '--out'? "
+        "judgekit: error: No such option '--bogus'. (Did you mean one of: '--jobs', '--out'?) "
         "(see judgekit grade --help)\n",
     )
     assert run("nosuch") == (
