@@ -56,10 +56,14 @@ def detect_provenance(
     """
     sha = _first_variable(SHA_VARIABLES)
     chosen_branch = branch or _first_variable(BRANCH_VARIABLES)
+    # One git process answers both questions, a line each, in the order asked.
+    want_sha, want_branch = sha is None, chosen_branch is None
+    asked = ["HEAD"] * want_sha + ["--abbrev-ref", "HEAD"] * want_branch
+    answers = iter(_git(["rev-parse", *asked], cwd, lines=want_sha + want_branch))
     if sha is None:
-        sha = _git(["rev-parse", "HEAD"], cwd)
+        sha = next(answers)
     if chosen_branch is None:
-        name = _git(["rev-parse", "--abbrev-ref", "HEAD"], cwd)
+        name = next(answers)
         chosen_branch = None if name == "HEAD" else name  # "HEAD": a detached head
     return Provenance(
         git_sha=sha,
@@ -77,8 +81,12 @@ def _first_variable(names: tuple[str, ...]) -> str | None:
     return None
 
 
-def _git(args: list[str], cwd: str | Path | None) -> str | None:
-    """``git ARGS`` output, or None when git is missing, fails, hangs or says nothing."""
+def _git(args: list[str], cwd: str | Path | None, *, lines: int) -> list[str | None]:
+    """The ``lines`` lines ``git ARGS`` prints, each None when git is missing, fails, hangs
+    or does not say it."""
+    if lines == 0:
+        return []
+    unknown: list[str | None] = [None] * lines
     try:
         done = subprocess.run(
             ["git", *args],
@@ -90,6 +98,8 @@ def _git(args: list[str], cwd: str | Path | None) -> str | None:
             check=False,
         )
     except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    output = done.stdout.strip()
-    return output if done.returncode == 0 and output else None
+        return unknown
+    said = done.stdout.splitlines()
+    if done.returncode != 0 or len(said) != lines:
+        return unknown
+    return [line.strip() or None for line in said]

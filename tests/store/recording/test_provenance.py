@@ -109,6 +109,13 @@ def test_git_repository(repo: Path) -> None:
     assert detect_provenance(cwd=repo) == Provenance(git_sha=sha, branch="feature")
 
 
+def test_a_commit_from_a_variable_still_takes_the_branch_from_git(
+    monkeypatch: pytest.MonkeyPatch, repo: Path
+) -> None:
+    monkeypatch.setenv("JUDGEKIT_GIT_SHA", "abc123")
+    assert detect_provenance(cwd=repo) == Provenance(git_sha="abc123", branch="feature")
+
+
 def test_detached_head_has_no_branch(repo: Path) -> None:
     sha = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "--detach")
