@@ -131,15 +131,12 @@ def record_sqlite_verdicts(
     journal for every statement, which for a statement a row (``executemany``) costs a
     fifth of the recording speed.
     """
-    names = bulk_columns(schema.verdicts)
-    if names != list(COLUMNS):
-        raise AssertionError(f"the verdicts table's columns moved: {names}")
-    sql, constants = prepared(connection, schema.verdicts, verdict_upsert("sqlite"))
+    statements = _upsert(connection)
+    constants = statements.constants
     driver = connection.connection.driver_connection
     assert isinstance(driver, sqlite3.Connection)
     limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    per_statement = max(1, min(_CHUNK, (limit - len(constants)) // len(names)))
-    statements = _MultiRow(sql, len(names))
+    per_statement = max(1, min(_CHUNK, (limit - len(constants)) // len(COLUMNS)))
     written = 0
     iterator = iter(verdicts)
     while chunk := list(islice(iterator, _CHUNK)):
@@ -157,18 +154,36 @@ def record_sqlite_verdicts(
     return written
 
 
-class _MultiRow:
-    """The upsert's SQL with n rows of placeholders, made once for each n."""
+def _upsert(connection: Connection) -> _MultiRow:
+    """The verdicts' upsert, compiled once a process (a compilation takes a millisecond:
+    a judge records its verdicts fifty a call)."""
+    global _COMPILED
+    if _COMPILED is None:
+        names = bulk_columns(schema.verdicts)
+        if names != list(COLUMNS):
+            raise AssertionError(f"the verdicts table's columns moved: {names}")
+        sql, constants = prepared(connection, schema.verdicts, verdict_upsert("sqlite"))
+        _COMPILED = _MultiRow(sql, len(names), constants)
+    return _COMPILED
 
-    def __init__(self, sql: str, width: int) -> None:
+
+class _MultiRow:
+    """The upsert's SQL with n rows of placeholders, made once for each n, and the
+    statement's own constants (its WHERE's), which follow the rows' values."""
+
+    def __init__(self, sql: str, width: int, constants: Values) -> None:
         row = f"({', '.join('?' * width)})"
         head, found, tail = sql.partition(f" VALUES {row}")
         if not found or row in tail:
             raise AssertionError(f"unexpected upsert: {sql}")
         self._head, self._row, self._tail = head, row, tail
         self._made: dict[int, str] = {}
+        self.constants = constants
 
     def of(self, rows: int) -> str:
         if rows not in self._made:
             self._made[rows] = f"{self._head} VALUES {', '.join([self._row] * rows)}{self._tail}"
         return self._made[rows]
+
+
+_COMPILED: _MultiRow | None = None
