@@ -39,7 +39,9 @@ def verdict_totals(dialect_name: str, *, since: datetime | None = None) -> Subqu
     parts = []
     unfolded: list[ColumnElement[bool]] = []
     if since is not None:
-        day = since.astimezone(UTC).date().isoformat()
+        # Its UTC day, a naive time taken as UTC (as the `at >= since` below takes it).
+        moment = since.replace(tzinfo=UTC) if since.tzinfo is None else since.astimezone(UTC)
+        day = moment.date().isoformat()
         stored = stored.where(totals.c.day > day)
         parts.append(_one_verdict_each([verdicts.c.day == day, verdicts.c.at >= since]))
         unfolded.append(verdicts.c.day > day)
