@@ -113,6 +113,18 @@ def test_totals_equal_the_verdicts_after_inserts_rejudging_and_deletes(store: St
     assert sum(row[5] for row in totals) == deleted
 
 
+def test_a_verdict_taking_the_id_of_a_deleted_newest_one_is_counted(store: Store) -> None:
+    batch = store.new_batch()
+    store.record_verdicts([judged(i) for i in range(10)], batch)
+    with store.engine.begin() as connection:
+        connection.execute(text("DELETE FROM verdicts WHERE id = (SELECT max(id) FROM verdicts)"))
+    # SQLite gives the next verdict the deleted one's id: it must still be folded in.
+    store.record_verdicts([judged(100)], batch)
+    totals, verdicts = totals_and_verdicts(store)
+    assert totals == verdicts
+    assert sum(row[5] for row in totals) == 10
+
+
 def both_ways(monkeypatch: pytest.MonkeyPatch, query: Any) -> tuple[Any, Any]:
     """``query()`` answered from the daily totals, then from the verdicts alone."""
     from_totals = query()
