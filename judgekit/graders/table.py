@@ -32,6 +32,7 @@ from judgekit.graders.summary import (
     mean_over_tasks,
     reliability,
 )
+from judgekit.graders.table_render import QuickTable
 
 # The tasks left out of the suite's mean are named up to this many; the JSON lists them all.
 MAX_NAMED_LEFT_OUT = 10
@@ -47,19 +48,31 @@ def _fraction(tally: GraderTally) -> str:
 Cells = list[str | Text]
 
 
-def _table(title: str, columns: list[str], rows: list[tuple[str, Cells]], width: int) -> Table:
+def _table(title: str, columns: list[str], rows: list[tuple[str, Cells]], width: int) -> QuickTable:
     """A table of one row per task: the figures keep their width and never fold; a task id
-    too long for what is left wraps after its ``-``, ``_`` or ``.``."""
+    too long for what is left wraps after its ``-``, ``_`` or ``.``. Drawn by
+    :class:`QuickTable`: rich's output, in time linear in the rows."""
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("task", overflow="fold")
     for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
-    figures = [[name, *cells] for name, *cells in zip(columns, *(c for _, c in rows), strict=True)]
+    figures = [
+        [name, *_distinct(cells)]
+        for name, *cells in zip(columns, *(c for _, c in rows), strict=True)
+    ]
     # Two edge spaces, and three between columns (padding, rule, padding).
     room = first_column_room(width - 2, figures, gap=3)
     for task_id, cells in rows:
         table.add_row(visible_name(task_id, room), *cells)
-    return table
+    return QuickTable(table)
+
+
+def _distinct(cells: list[str | Text]) -> list[str | Text]:
+    """Each different cell once (the widest is the same): figures repeat down a column."""
+    seen: dict[object, str | Text] = {}
+    for cell in cells:
+        seen.setdefault(cell if isinstance(cell, str) else (cell.plain, str(cell.style)), cell)
+    return list(seen.values())
 
 
 def print_grade_table(
@@ -79,7 +92,7 @@ def print_grade_table(
         _print_failures(tasks, console)
 
 
-def _task_tables(tasks: list[TaskSummary], chosen: int, width: int) -> tuple[Table, ...]:
+def _task_tables(tasks: list[TaskSummary], chosen: int, width: int) -> tuple[QuickTable, ...]:
     """The three tables, one row per task: reliability, what failed, cost per run. The
     Answer column appears only when some run was graded on it."""
     shown = ["truth", "path", "state"]
