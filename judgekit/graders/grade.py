@@ -9,6 +9,7 @@ from judgekit.formats.grade import Grade
 from judgekit.formats.task import Task, TaskSet
 from judgekit.graders.answer import grade_answer
 from judgekit.graders.claims import claims_success
+from judgekit.graders.grade_rows import GradeRow
 from judgekit.graders.path import grade_path
 from judgekit.graders.run_view import RunView
 from judgekit.graders.state import grade_state
@@ -21,6 +22,12 @@ def grade_run(run: RunView, task: Task) -> Grade:
     ``passed`` is true only when every configured grader passed, the run completed and it
     broke no rule.
     """
+    return grade_row(run, task).grade()
+
+
+def grade_row(run: RunView, task: Task) -> GradeRow:
+    """:func:`grade_run`'s grade as a light row (no pydantic validation): what grade_file
+    tallies and writes (:mod:`judgekit.graders.grade_rows`)."""
     truth = grade_truth(run, task)
     path = grade_path(run, task)
     state = grade_state(run, task)
@@ -34,22 +41,22 @@ def grade_run(run: RunView, task: Task) -> Grade:
         and (answer is None or answer.passed)
     )
     calls = run.tool_calls
-    return Grade(
-        run_id=run.run_id,
-        task_id=run.task_id,
-        trial=run.trial,
-        passed=passed,
-        truth=truth,
-        path=path,
-        state=state,
-        answer=answer,
-        claimed_success=claims_success(run.final_answer),
-        violations=list(run.violations),
-        turns=run.turns,
-        cost_usd=run.cost_usd,
-        stop_reason=run.stop_reason,
-        tool_calls=len(calls),
-        tool_errors=len(calls) - [call.error for call in calls].count(None),
+    return GradeRow(
+        run.run_id,
+        run.task_id,
+        run.trial,
+        passed,
+        truth,
+        path,
+        state,
+        answer,
+        claims_success(run.final_answer),
+        list(run.violations),
+        run.turns,
+        run.cost_usd,
+        run.stop_reason,
+        len(calls),
+        len(calls) - [call.error for call in calls].count(None),
     )
 
 
@@ -65,6 +72,18 @@ def grade_runs(
     A run whose task id is not in ``tasks`` raises :class:`DataError` unless
     ``skip_unknown`` is set, in which case it is passed over.
     """
+    for row in grade_rows(runs, tasks, skip_unknown=skip_unknown, source=source):
+        yield row.grade()
+
+
+def grade_rows(
+    runs: Iterable[RunView] | Iterable[tuple[int, RunView]],
+    tasks: TaskSet,
+    *,
+    skip_unknown: bool = False,
+    source: str | None = None,
+) -> Iterator[GradeRow]:
+    """:func:`grade_runs`, each grade as a :class:`GradeRow`."""
     for item in runs:
         line, run = item if isinstance(item, tuple) else (None, item)
         task = tasks.get(run.task_id)
@@ -78,4 +97,4 @@ def grade_runs(
                 line=line,
                 field="task_id",
             )
-        yield grade_run(run, task)
+        yield grade_row(run, task)

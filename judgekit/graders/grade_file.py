@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgekit._util.input_paths import is_dir
-from judgekit.formats.grade import Grade
 from judgekit.formats.run_lean import iter_unique_lean_runs
 from judgekit.formats.shard_runs import iter_shard_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
-from judgekit.graders.grade import grade_runs
+from judgekit.graders.grade import grade_rows
+from judgekit.graders.grade_rows import GradeRow
 from judgekit.graders.results_files import write_results
 from judgekit.graders.run_view import RunView
 from judgekit.graders.summary import GradeSummary
@@ -63,7 +63,7 @@ def grade_file(
     if sharded:
         grades = _grade_shards(runs_path, task_set, skip_unknown)
     else:
-        grades = grade_runs(
+        grades = grade_rows(
             iter_unique_lean_runs(runs_path),
             task_set,
             skip_unknown=skip_unknown,
@@ -77,7 +77,7 @@ def grade_file(
     return summary
 
 
-def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[Grade]:
+def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[GradeRow]:
     """The grades of a folder of shard folders, in the order of the unsharded run's file:
     by the suites' order of tasks, then by trial (each shard holds its runs in that order)."""
     position = {task.id: index for index, task in enumerate(tasks)}
@@ -86,4 +86,4 @@ def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Ite
         return position.get(run.task_id, len(position)), run.trial or 0
 
     for file, line, run in iter_shard_runs(folder, order=order):
-        yield from grade_runs([(line, run)], tasks, skip_unknown=skip_unknown, source=str(file))
+        yield from grade_rows([(line, run)], tasks, skip_unknown=skip_unknown, source=str(file))

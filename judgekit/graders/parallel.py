@@ -28,7 +28,8 @@ from judgekit.errors import DataError
 from judgekit.formats.run import Run, RunIdLines
 from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
 from judgekit.formats.task import TaskSet
-from judgekit.graders.grade import grade_run
+from judgekit.graders.grade import grade_row
+from judgekit.graders.grade_rows import grade_json
 from judgekit.graders.results_files import CSV_COLUMNS, csv_line
 from judgekit.graders.summary import GradeFacts, GradeSummary, grade_facts
 
@@ -120,8 +121,8 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
                 if skip_unknown:
                     continue
                 return None
-            grade = grade_run(run, task)
-            jsonl.append(grade.model_dump_json() + "\n")
+            grade = grade_row(run, task)
+            jsonl.append(grade_json(grade) + "\n")
             rows.append(csv_line(grade))
             facts.append(grade_facts(grade))
     except Exception:  # anything at all: one process does this file and says what is wrong

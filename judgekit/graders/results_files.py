@@ -9,10 +9,13 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from judgekit._util.atomic_files import atomic_files
 from judgekit.formats.grade import Grade, GraderResult
+from judgekit.graders.grade_rows import GradeRow, grade_json
+
+GradeT = TypeVar("GradeT", Grade, GradeRow)
 
 CSV_COLUMNS = [
     "run_id",
@@ -49,7 +52,7 @@ def _grader(result: GraderResult | None) -> list[object]:
     return ["", ""] if result is None else [_cell(result.passed), result.reason]
 
 
-def csv_row(grade: Grade) -> list[object]:
+def csv_row(grade: Grade | GradeRow) -> list[object]:
     """The CSV cells of one grade; a grader the task does not configure is empty."""
     grader = _grader
     return [
@@ -95,7 +98,7 @@ def _grader_cells(result: GraderResult | None) -> str:
     return ("true," if result.passed else "false,") + _quoted(result.reason)
 
 
-def csv_line(grade: Grade) -> str:
+def csv_line(grade: Grade | GradeRow) -> str:
     """The results.csv line of one grade, as ``csv.writer(...).writerow(csv_row(grade))``
     writes it (the default dialect: quotes only where needed, CRLF), a few times faster."""
     return (
@@ -123,8 +126,8 @@ def csv_line(grade: Grade) -> str:
 
 
 def write_results(
-    grades: Iterable[Grade], out_dir: str | Path, *, baseline: str | Path | None = None
-) -> Iterator[Grade]:
+    grades: Iterable[GradeT], out_dir: str | Path, *, baseline: str | Path | None = None
+) -> Iterator[GradeT]:
     """Write each grade to ``out_dir/results.jsonl`` and ``results.csv`` (and the same
     lines as results.jsonl to ``baseline``, when given) as it passes through.
 
@@ -142,7 +145,10 @@ def write_results(
         lines: list[str] = []
         rows: list[str] = []
         for grade in grades:
-            lines.append(grade.model_dump_json() + "\n")
+            if isinstance(grade, GradeRow):
+                lines.append(grade_json(grade) + "\n")  # the same text, without pydantic
+            else:
+                lines.append(grade.model_dump_json() + "\n")
             rows.append(csv_line(grade))
             if len(lines) == _WRITE_EVERY:
                 _write(lines, rows, jsonl, copy, table)

@@ -6,10 +6,13 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from judgekit.formats.grade import Grade, GraderResult
+from judgekit.graders.grade_rows import GradeRow
 from judgekit.stats.proportions import pass_at_k, pass_hat_k, wilson_interval
+
+GradeT = TypeVar("GradeT", Grade, GradeRow)
 
 GRADERS = ("truth", "path", "state", "answer")
 # Answer is new and set by few suites: reports show it only where some run was graded on it.
@@ -167,7 +170,7 @@ def _passed(result: GraderResult | None) -> bool | None:
     return None if result is None else result.passed
 
 
-def grade_facts(grade: Grade) -> GradeFacts:
+def grade_facts(grade: Grade | GradeRow) -> GradeFacts:
     return GradeFacts(
         grade.run_id,
         grade.task_id,
@@ -191,7 +194,7 @@ class GradeSummary:
         self.keep_failures = keep_failures
         self.tasks: dict[str, TaskSummary] = {}
 
-    def add(self, grade: Grade) -> None:
+    def add(self, grade: Grade | GradeRow) -> None:
         # add_facts's twin, reading the grade itself: building its facts first would double
         # the cost of tallying, which grading pays once per run.
         summary = self.tasks.get(grade.task_id)
@@ -239,7 +242,7 @@ class GradeSummary:
             else:
                 summary.failures_not_kept += 1
 
-    def consume(self, grades: Iterable[Grade]) -> Iterator[Grade]:
+    def consume(self, grades: Iterable[GradeT]) -> Iterator[GradeT]:
         """Tally each grade as it passes through."""
         for grade in grades:
             self.add(grade)
