@@ -17,11 +17,14 @@ a fresh child process pinned to one core:
   write the same results), at N and at N/10;
 * ``phases``: where the streaming time goes: grade_file's per-run loop with a clock around
   each stage (read a line, parse, grade, tally, write), at N;
-* ``grading``: grading alone, ``grade_run`` in a loop over N/10 pre-parsed runs, then each
+* ``grading``: grading alone, ``grade_row`` (what grade_file grades with) in a loop over N/10
+  pre-parsed runs, then each
   grader (Truth, Path, State, the success-claim check) alone;
 * ``json_loads``: the baseline: reading the file and ``json.loads`` of every line, at N;
 * ``jobs``: ``grade_file(jobs=2)`` (``judgekit grade --jobs 2``), not pinned, at N: wall
   time, cpu time of the parent and its workers, and the speed-up over one job;
+* ``table``: grade's per-task tables for N/10 tasks (each run of the small file made a task
+  of its own), as grade draws them and by rich's own table layout, checked identical;
 * ``idle``: the interpreter with judgekit imported and the tasks loaded: the memory floor.
 
 Peak memory is the child's own ``ru_maxrss``. Both approaches must write byte-identical
@@ -66,8 +69,9 @@ from judgekit.formats.run import Run
 from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
 from judgekit.formats.task import Task, TaskSet, load_tasks
 from judgekit.graders.claims import claims_success
-from judgekit.graders.grade import grade_run
+from judgekit.graders.grade import grade_row, grade_run
 from judgekit.graders.grade_file import grade_file
+from judgekit.graders.grade_rows import grade_json
 from judgekit.graders.path import grade_path
 from judgekit.graders.results_files import CSV_COLUMNS, csv_line, csv_row
 from judgekit.graders.state import grade_state
@@ -634,7 +638,7 @@ def _child_naive(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     return _timed_result(summary, time.perf_counter() - start, time.process_time() - start_cpu)
 
 
-STAGES = ("read line", "parse (lean_run: msgspec)", "grade (grade_run)", "tally", "write")
+STAGES = ("read line", "parse (lean_run: msgspec)", "grade (grade_row)", "tally", "write")
 
 
 def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
@@ -661,16 +665,16 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
             t2 = clock()
             task = tasks.get(run.task_id)
             assert task is not None, run.task_id
-            grade = grade_run(run, task)
+            grade = grade_row(run, task)
             t3 = clock()
             summary.add(grade)
             t4 = clock()
-            jsonl.write(grade.model_dump_json() + "\n")  # as write_results renders a grade
+            jsonl.write(grade_json(grade) + "\n")  # as write_results renders a grade
             raw_csv.write(csv_line(grade))
             t5 = clock()
             spent["read line"] += t1 - t0
             spent["parse (lean_run: msgspec)"] += t2 - t1
-            spent["grade (grade_run)"] += t3 - t2
+            spent["grade (grade_row)"] += t3 - t2
             spent["tally"] += t4 - t3
             spent["write"] += t5 - t4
             grading[grade.passed] += t3 - t2
@@ -711,7 +715,7 @@ def _child_jobs(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
 
 
 def _child_grading(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
-    """Grading alone: pre-parsed runs, ``grade_run`` in a loop, then each grader alone.
+    """Grading alone: pre-parsed runs, ``grade_row`` in a loop, then each grader alone.
 
     One warm-up pass, then the best of three interleaved timed passes per function.
 
@@ -728,14 +732,14 @@ def _child_grading(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     gc.freeze()
     clock = time.perf_counter
     loops: dict[str, Callable[[LeanRun | Run, Task], Any]] = {
-        "grade_run (all of it)": grade_run,
+        "grade_row (all of it)": grade_row,
         "grade_truth": grade_truth,
         "grade_path": grade_path,
         "grade_state": grade_state,
         "claims_success": lambda run, task: claims_success(run.final_answer),
     }
     for run, task in pairs:  # warm up: regex caches, lazily built objects
-        grade_run(run, task)
+        grade_row(run, task)
     seconds = dict.fromkeys(loops, math.inf)
     for _ in range(3):  # interleaved, best of three: shared machines drift and stall
         for name, grader in loops.items():
@@ -758,6 +762,43 @@ def _child_profile(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     return {"profile": text.getvalue()}
 
 
+def _child_table(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
+    """grade's per-task tables for as many tasks as runs (each run made a task of its own):
+    drawn as grade draws them, and by rich's own table layout, best of three each."""
+    from rich.console import Console
+
+    from judgekit.graders import table_render
+    from judgekit.graders.table import print_grade_table
+
+    summary = GradeSummary()
+    states: StateCache = {}
+    for index, (_, text) in enumerate(iter_lines(runs)):
+        run = _read(text, states)
+        task = tasks.get(run.task_id)
+        assert task is not None, run.task_id
+        summary.add(grade_row(run, task)._replace(task_id=f"{run.task_id}-{index:05d}"))
+
+    def draw() -> tuple[float, str]:
+        console = Console(file=io.StringIO(), width=80, emoji=False)
+        start = time.perf_counter()
+        print_grade_table(summary, console, show_reasons=False)
+        assert isinstance(console.file, io.StringIO)
+        return time.perf_counter() - start, console.file.getvalue()
+
+    quick = min(draw() for _ in range(3))
+    quick_segments = table_render._quick_segments
+    table_render._quick_segments = lambda *args: None  # type: ignore[assignment]
+    rich_layout = min(draw() for _ in range(3))
+    table_render._quick_segments = quick_segments
+    return {
+        "runs": 0,
+        "tasks": len(summary.tasks),
+        "quick_s": quick[0],
+        "rich_s": rich_layout[0],
+        "identical": quick[1] == rich_layout[1],
+    }
+
+
 CHILDREN: dict[str, Callable[[Path, TaskSet, Path], dict[str, Any]]] = {
     "streaming": _child_streaming,
     "naive": _child_naive,
@@ -766,6 +807,7 @@ CHILDREN: dict[str, Callable[[Path, TaskSet, Path], dict[str, Any]]] = {
     "profile": _child_profile,
     "json_loads": _child_json_loads,
     "jobs": _child_jobs,
+    "table": _child_table,
     "idle": lambda runs, tasks, out: {},
 }
 JOBS = 2
@@ -853,6 +895,7 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     jobs = run_child("jobs", suite, big, work / "out_jobs")
     phases = run_child("phases", suite, big, work / "out_phases")
     grading = run_child("grading", suite, small, work / "out_grading")
+    table = run_child("table", suite, small, work / "out_table")
 
     identical = stream_big["results_sha256"] == naive_big["results_sha256"]
     if jobs["results_sha256"] != stream_big["results_sha256"]:
@@ -920,15 +963,15 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     )
     _print_table(["stage", "s", "µs/run", "runs/s alone", "share"], rows)
     print(
-        f"   grade_run: {phases['grade_us_pass']:.1f} µs per passing run, "
+        f"   grade_row: {phases['grade_us_pass']:.1f} µs per passing run, "
         f"{phases['grade_us_fail']:.1f} µs per failing run"
     )
     print()
 
     n_grading = grading["runs"]
     seconds = grading["seconds"]
-    whole = seconds["grade_run (all of it)"]
-    parts = sum(v for k, v in seconds.items() if k != "grade_run (all of it)")
+    whole = seconds["grade_row (all of it)"]
+    parts = sum(v for k, v in seconds.items() if k != "grade_row (all of it)")
     print(f"3. Grading alone: {small_label} pre-parsed runs, each function in a loop")
     rows = [
         [name, f"{1e6 * s / n_grading:.1f}", f"{n_grading / s:,.0f}", f"{s / whole:.0%}"]
@@ -937,13 +980,13 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     rest = whole - parts
     rows.append(
         [
-            "rest: Grade(...) and call overhead",
+            "rest: GradeRow(...) and call overhead",
             f"{1e6 * rest / n_grading:.1f}",
             "",
             f"{rest / whole:.0%}",
         ]
     )
-    _print_table(["function", "µs/run", "runs/s", "of grade_run"], rows)
+    _print_table(["function", "µs/run", "runs/s", "of grade_row"], rows)
     print()
 
     stream_rate, naive_rate = _rate(stream_big), _rate(naive_big)
@@ -978,6 +1021,13 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         f"{jobs['wall_s']:.2f} wall s, {jobs['cpu_s']:.2f} cpu s (parent + workers), "
         f"{jobs_rate / stream_rate:.2f}x one job; peak {jobs['peak_mb']:.0f} MB parent, "
         f"{jobs['workers_peak_mb']:.0f} MB a worker; results identical to one job: yes"
+    )
+    if not table["identical"]:
+        raise SystemExit("the per-task tables differ from rich's own layout")
+    print(
+        f"per-task tables of {table['tasks']:,} tasks (grade's terminal report): "
+        f"{table['quick_s']:.2f} s; with rich's own table layout {table['rich_s']:.2f} s "
+        f"({table['rich_s'] / table['quick_s']:.1f}x); output identical: yes"
     )
     if profile:
         print()
