@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
+import pytest
+
 from judgekit import Run, Task, grade_state
+from judgekit.graders.state import changes
 
 INITIAL = {
     "orders": {
@@ -124,3 +128,16 @@ def test_no_final_state() -> None:
         False,
         "the run has no final_state to check",
     )
+
+
+@pytest.mark.parametrize("json_values", [False, True])
+def test_a_bool_where_a_number_was_is_a_change_however_deep(json_values: bool) -> None:
+    """Python's == holds True == 1 and 1 == 1.0: an equal-looking subtree is still walked
+    where a bool may meet a number, and equal numbers of two types are no change."""
+    before = {"a": {"x": 1, "y": [0, {"z": 2}]}, "b": 1, "c": "s", "d": -0.0}
+    now = {"a": {"x": True, "y": [0, {"z": 2.0}]}, "b": 1.0, "c": "s", "d": 0.0}
+    assert changes(before, now, json_values=json_values) == [(("a", "x"), 1, True)]
+    if not json_values:  # a dict subclass is never decoded from JSON
+        inner = OrderedDict(x=0, y=1)  # equal, but a bool inside
+        assert changes({"o": inner}, {"o": OrderedDict(x=False, y=1)}) == [(("o", "x"), 0, False)]
+    assert changes({"n": 5, "m": {"k": 1}}, {"n": 5, "m": {"k": 1}}) == []

@@ -17,7 +17,17 @@ from judgekit.formats.grade import Grade, GraderResult
 from judgekit.graders.summary import GradeSummary
 from judgekit.graders.table import _table, print_grade_table
 
-ID_PARTS = ["refund", "full", "a", "x" * 30, "日本語", "ünï", "tab\tbed", "two words", "[red]m[/red]"]
+ID_PARTS = [
+    "refund",
+    "full",
+    "a",
+    "x" * 30,
+    "日本語",
+    "ünï",
+    "tab\tbed",
+    "two words",
+    "[red]m[/red]",
+]
 ID_PARTS += ["\x1b[2J", "ok", "emoji:smile:", "w" * 90]
 FIGURES = ["1", "12", "1.00", "0.21–1.00", "—", "[green]1/1[/green]", "[red]0/3[/red]", "33%"]
 
