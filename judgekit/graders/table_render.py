@@ -43,6 +43,8 @@ def _plain_name(cell: object) -> str | None:
     printable ASCII without spaces (one cell each, nothing for rich to wrap); else None."""
     if not isinstance(cell, Text) or cell.spans or cell.style or cell.end != "\n":
         return None
+    if cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None:
+        return None  # the Text lays itself out otherwise: rich renders it
     plain = cell.plain
     if not plain or not plain.replace("\n", "").isascii():
         return None

@@ -142,3 +142,14 @@ def test_a_table_wider_than_the_console_is_left_to_rich() -> None:
     assert _printed(lambda: Console(file=io.StringIO(), width=60), quick) == _printed(
         lambda: Console(file=io.StringIO(), width=60), quick.table
     )
+
+
+def test_a_task_cell_that_lays_itself_out_is_rendered_by_rich() -> None:
+    rows: list[tuple[str, list[str | Text]]] = [("plain-id", ["1"]), ("other", ["22"])]
+    quick = _table("T", ["runs"], rows, 40)
+    quick.table.columns[0]._cells[1] = Text("other", justify="right")
+    for make in _consoles(40):
+        console = make()
+        assert list(console.render(quick)) == list(console.render(quick.table))
+    assert table_render._plain_name(Text("other", justify="right")) is None
+    assert table_render._plain_name(Text("plain-id")) == "plain-id"
