@@ -49,6 +49,11 @@ def os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def os_reason_with_file(exc: OSError) -> str:
+    """The file the system names, then its reason (``/x/judgekit.sqlite: Permission denied``)."""
+    return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else os_reason(exc)
+
+
 READ_ERRORS: ErrorTable[str | Path | None] = {
     # An absent file, and a folder where a file should be, keep the plainer wording of
     # judgekit's other readers.

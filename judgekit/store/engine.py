@@ -19,7 +19,7 @@ from typing import Any, Final
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
-from judgekit._util.input_paths import os_reason
+from judgekit._util.input_paths import os_reason, os_reason_with_file
 from judgekit.errors import ErrorTable, StoreError, map_exceptions
 from judgekit.store.sqlite_wal import configure_sqlite_connection
 
@@ -32,10 +32,6 @@ def _driver_reason(exc: SQLAlchemyError) -> str:
     return str(getattr(exc, "orig", None) or exc)
 
 
-def _file_reason(exc: OSError) -> str:
-    return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else os_reason(exc)
-
-
 def _store_error(reason: Callable[[Any], str]) -> Callable[[Any, URL], StoreError]:
     """A row of a store table: the database's name (its password hidden), then ``reason``."""
     return lambda exc, url: StoreError(f"{url.render_as_string(hide_password=True)}: {reason(exc)}")
@@ -43,7 +39,7 @@ def _store_error(reason: Callable[[Any], str]) -> Callable[[Any, URL], StoreErro
 
 STORE_ERRORS: Final[ErrorTable[URL]] = {
     SQLAlchemyError: _store_error(_driver_reason),
-    OSError: _store_error(_file_reason),
+    OSError: _store_error(os_reason_with_file),
 }
 """Any failure of the database, or of its file, while the store uses it."""
 

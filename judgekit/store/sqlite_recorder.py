@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from itertools import islice
@@ -24,15 +24,16 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from judgekit._util.home import judgekit_home
-from judgekit._util.input_paths import os_reason
+from judgekit._util.input_paths import os_reason_with_file
 from judgekit.errors import ErrorTable, StoreError, map_exceptions
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.store import sqlite_sql
 from judgekit.store.day_totals import fold_new_verdicts
-from judgekit.store.rows import grade_row, run_row, verdict_row
-from judgekit.store.sqlite_values import Statement, utc_text
+from judgekit.store.rows import grade_row, run_row
+from judgekit.store.sqlite_values import Statement, Values, utc_text
 from judgekit.store.sqlite_wal import configure_sqlite_connection
+from judgekit.store.verdict_values import COLUMNS, verdict_values
 
 if TYPE_CHECKING:
     from judgekit.formats.grade import Grade  # grades are only passed through here
@@ -41,14 +42,13 @@ DB_ENV: Final = "JUDGEKIT_DB"
 _SQLITE_PREFIX: Final = "sqlite:///"
 _CHUNK: Final = 500  # rows a statement, as the full store writes them
 
-
-def _file_reason(exc: OSError) -> str:
-    return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else os_reason(exc)
+if sqlite_sql.VERDICT_UPSERT.columns != COLUMNS:  # verdict_values builds them in its order
+    raise AssertionError(f"the verdicts' columns moved: {sqlite_sql.VERDICT_UPSERT.columns}")
 
 
 _ERRORS: Final[ErrorTable[str]] = {
     sqlite3.Error: lambda exc, url: StoreError(f"{url}: {exc}"),
-    OSError: lambda exc, url: StoreError(f"{url}: {_file_reason(exc)}"),
+    OSError: lambda exc, url: StoreError(f"{url}: {os_reason_with_file(exc)}"),
 }
 """The full store's messages for the same failures: the database, then the driver's reason."""
 
@@ -164,7 +164,9 @@ class SqliteRecorder(AbstractContextManager["SqliteRecorder"]):
         """Record runs (whole) in a batch."""
         now = datetime.now(UTC)
         rows = (run_row(run, batch_id, now) for run in runs)
-        return self._upsert(sqlite_sql.RUN_UPSERT, sqlite_sql.RUN_KEY, rows)
+        return self._upsert(
+            sqlite_sql.RUN_UPSERT.sql, _keyed(sqlite_sql.RUN_UPSERT, sqlite_sql.RUN_KEY, rows)
+        )
 
     def record_grades(
         self, grades: Iterable[Grade], batch_id: int, *, at: datetime | None = None
@@ -172,15 +174,16 @@ class SqliteRecorder(AbstractContextManager["SqliteRecorder"]):
         """Record grades in a batch, timed ``at`` (default: now)."""
         when = at or datetime.now(UTC)
         rows = (grade_row(grade, batch_id, when) for grade in grades)
-        return self._upsert(sqlite_sql.GRADE_UPSERT, sqlite_sql.GRADE_KEY, rows)
+        return self._upsert(
+            sqlite_sql.GRADE_UPSERT.sql, _keyed(sqlite_sql.GRADE_UPSERT, sqlite_sql.GRADE_KEY, rows)
+        )
 
     def record_verdicts(self, verdicts: Iterable[Verdict], batch_id: int) -> int:
         """Record verdicts in a batch: a later verdict replaces the stored one, except that an
         unscored one never replaces a scored or abstained one (the statement says so)."""
-        rows = (verdict_row(verdict, batch_id) for verdict in verdicts)
-        return self._upsert(
-            sqlite_sql.VERDICT_UPSERT, sqlite_sql.VERDICT_KEY, rows, at_end=fold_new_verdicts
-        )
+        constants = sqlite_sql.VERDICT_UPSERT.constants
+        rows = ((_verdict_key(v), verdict_values(v, batch_id) + constants) for v in verdicts)
+        return self._upsert(sqlite_sql.VERDICT_UPSERT.sql, rows, at_end=fold_new_verdicts)
 
     def close(self) -> None:
         """Close the connection."""
@@ -196,20 +199,18 @@ class SqliteRecorder(AbstractContextManager["SqliteRecorder"]):
 
     def _upsert(
         self,
-        statement: Statement,
-        key: Sequence[str],
-        rows: Iterable[dict[str, Any]],
+        sql: str,
+        rows: Iterable[tuple[Hashable, Values]],
         *,
         at_end: Callable[[sqlite3.Cursor], None] | None = None,
     ) -> int:
-        values = statement.row_values()
-        key_of = itemgetter(*key)
+        """Upsert each row's values; of rows with one key, the later, in the first's place."""
         written = 0
         with self._transaction() as cursor:
             iterator = iter(rows)
             while chunk := list(islice(iterator, _CHUNK)):
-                unique = {key_of(row): row for row in chunk}  # the later of repeats wins
-                cursor.executemany(statement.sql, [values(row) for row in unique.values()])
+                unique = dict(chunk)
+                cursor.executemany(sql, list(unique.values()))
                 written += len(unique)
             if at_end is not None:
                 at_end(cursor)  # in the same transaction, as the full store does
@@ -227,3 +228,17 @@ class SqliteRecorder(AbstractContextManager["SqliteRecorder"]):
                     cursor.execute("ROLLBACK")
                 raise
             cursor.execute("COMMIT")
+
+
+def _keyed(
+    statement: Statement, key: tuple[str, ...], rows: Iterable[dict[str, Any]]
+) -> Iterator[tuple[Hashable, Values]]:
+    """Row dicts as (their ``key`` columns, the statement's parameters)."""
+    values = statement.row_values()
+    key_of = itemgetter(*key)
+    return ((key_of(row), values(row)) for row in rows)
+
+
+def _verdict_key(verdict: Verdict) -> Hashable:
+    """A verdict's key within its batch (the batch is the same for every row of a call)."""
+    return (verdict.run_id, verdict.rubric_id, verdict.rubric_version, verdict.model)

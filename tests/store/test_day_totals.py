@@ -26,7 +26,7 @@ from judgekit.store.queries import (
 )
 from judgekit.store.rows import verdict_row
 from judgekit.store.run_filter import EVERYTHING, RunFilter
-from judgekit.store.sqlite_verdicts import verdict_values
+from judgekit.store.verdict_values import verdict_values
 from tests.store.factories import make_verdict
 
 START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
