@@ -65,8 +65,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgekit._util.jsonl import iter_lines
 from judgekit.formats.grade import Grade
+from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run
-from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
+from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.task import Task, TaskSet, load_tasks
 from judgekit.graders.claims import claims_success
 from judgekit.graders.grade import grade_row, grade_run
@@ -657,11 +658,11 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
         open(os.devnull, "w", encoding="utf-8", newline="") as raw_csv,
     ):
         lines = iter_lines(runs)
-        states: StateCache = {}
+        cache = LeanCache()
         t0 = clock()
         for _, text in lines:
             t1 = clock()
-            run = _read(text, states)
+            run = _read(text, cache)
             t2 = clock()
             task = tasks.get(run.task_id)
             assert task is not None, run.task_id
@@ -689,9 +690,9 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     }
 
 
-def _read(text: str, states: StateCache) -> LeanRun | Run:
+def _read(text: str, cache: LeanCache) -> LeanRun | Run:
     """One line as grade_file reads it: lean when it can, the pydantic model otherwise."""
-    return lean_run(text, states=states) or Run.model_validate_json(text)
+    return lean_run(text, cache=cache) or Run.model_validate_json(text)
 
 
 def _child_json_loads(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
@@ -723,8 +724,8 @@ def _child_grading(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     does not bill the loop for collections the streaming path never makes.
     """
     pairs: list[tuple[LeanRun | Run, Task]] = []
-    states: StateCache = {}
-    for run in (_read(text, states) for _, text in iter_lines(runs)):
+    cache = LeanCache()
+    for run in (_read(text, cache) for _, text in iter_lines(runs)):
         task = tasks.get(run.task_id)
         assert task is not None, run.task_id
         pairs.append((run, task))
@@ -771,9 +772,9 @@ def _child_table(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     from judgekit.graders.table import print_grade_table
 
     summary = GradeSummary()
-    states: StateCache = {}
+    cache = LeanCache()
     for index, (_, text) in enumerate(iter_lines(runs)):
-        run = _read(text, states)
+        run = _read(text, cache)
         task = tasks.get(run.task_id)
         assert task is not None, run.task_id
         summary.add(grade_row(run, task)._replace(task_id=f"{run.task_id}-{index:05d}"))

@@ -20,25 +20,33 @@ import msgspec
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_lines
 from judgekit.errors import map_exceptions
+from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, RunIdLines, StopReason, no_runs_error
 
 _NotNegative = msgspec.Meta(ge=0)
 _NULL = msgspec.Raw(b"null")
 _EMPTY_OBJECT = msgspec.Raw(b"{}")
-_MISSING: Any = object()
+# Per call: name, arguments' JSON text, error, raw_arguments, arguments_error.
+CallsKey = tuple[tuple[str, bytes, str | None, str | None, str | None], ...]
 
 
-class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """The fields of :class:`judgekit.formats.run.ToolCall`."""
+class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """The fields of :class:`judgekit.formats.run.ToolCall`. ``args`` is decoded by
+    :func:`lean_run` through its cache (the same arguments recur from run to run)."""
 
     name: str
-    args: dict[str, Any] = {}
+    args_json: msgspec.Raw = msgspec.field(default=_EMPTY_OBJECT, name="args")
     # What the tool answered: checked as JSON, never decoded (no grader reads it).
     result_json: msgspec.Raw = msgspec.field(default=_NULL, name="result")
     error: str | None = None
     id: str | None = None
     raw_arguments: str | None = None
     arguments_error: str | None = None
+
+    @property
+    def args(self) -> dict[str, Any]:
+        args: dict[str, Any] = self.__dict__["args"]
+        return args
 
 
 class LeanUsage(msgspec.Struct, kw_only=True):
@@ -51,8 +59,12 @@ class LeanUsage(msgspec.Struct, kw_only=True):
 class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
     """The fields of :class:`judgekit.formats.run.Run` that grading reads, with the same
     checks or stricter. ``metadata`` and tool results are checked as JSON, not decoded;
-    ``initial_state``, the same in most runs of a task, is decoded once per distinct text
-    when :func:`lean_run` is given a cache.
+    states and tool arguments, mostly the same from run to run, are decoded once per
+    distinct text when :func:`lean_run` is given a cache.
+
+    ``calls_key`` and ``states_key`` name what the graders read of the run's calls and
+    states (each argument by its JSON text, each state by its cache serial): two runs with
+    equal keys are graded alike by Truth, Path and State (:mod:`judgekit.graders.memo`).
     """
 
     run_id: str
@@ -69,7 +81,7 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
     duration_s: Annotated[float, _NotNegative] | None = None
     stop_reason: StopReason | None = None
     initial_state_json: msgspec.Raw = msgspec.field(default=_NULL, name="initial_state")
-    final_state: dict[str, Any] | None = None
+    final_state_json: msgspec.Raw = msgspec.field(default=_NULL, name="final_state")
     violations: list[str] = []
     metadata_json: msgspec.Raw = msgspec.field(default=_EMPTY_OBJECT, name="metadata")
 
@@ -85,37 +97,51 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
         state: dict[str, Any] | None = self.__dict__["initial_state"]
         return state
 
+    @property
+    def final_state(self) -> dict[str, Any] | None:
+        state: dict[str, Any] | None = self.__dict__["final_state"]
+        return state
+
+    @property
+    def calls_key(self) -> CallsKey:
+        key: CallsKey = self.__dict__["calls_key"]
+        return key
+
+    @property
+    def states_key(self) -> tuple[int, int]:
+        key: tuple[int, int] = self.__dict__["states_key"]
+        return key
+
 
 _DECODER = msgspec.json.Decoder(LeanRun)
-_STATE_DECODER = msgspec.json.Decoder(dict[str, Any] | None)
 _OPEN_BRACE = ord("{")
-StateCache = dict[bytes, dict[str, Any] | None]
-_CACHED_STATES = 64  # distinct initial states kept; past that the cache starts again
 
 
-def lean_run(text: str | bytes, *, states: StateCache | None = None) -> LeanRun | None:
+def lean_run(text: str | bytes, *, cache: LeanCache | None = None) -> LeanRun | None:
     """The run on one line, or ``None`` when the line must be read by ``Run`` instead.
 
-    ``states`` keeps decoded initial states by their JSON text across calls (the runs of
-    one task mostly start from the same world); they are shared, so never change them.
+    ``cache`` keeps decoded states and arguments by their JSON text across calls (give the
+    lines of one file one cache); they are shared, so never change them.
     """
+    cache = LeanCache() if cache is None else cache
     try:
         run = _DECODER.decode(text)
         if memoryview(run.metadata_json)[0] != _OPEN_BRACE:
             return None  # metadata must be an object
-        if states is None:
-            initial = _STATE_DECODER.decode(run.initial_state_json)
-        else:
-            raw = bytes(run.initial_state_json)
-            initial = states.get(raw, _MISSING)
-            if initial is _MISSING:
-                initial = _STATE_DECODER.decode(raw)
-                if len(states) >= _CACHED_STATES:
-                    states.clear()
-                states[raw] = initial
+        initial_serial, initial = cache.state(bytes(run.initial_state_json))
+        final_serial, final = cache.state(bytes(run.final_state_json))
+        keys = []
+        for call in run.tool_calls:
+            args_text = bytes(call.args_json)
+            call.__dict__["args"] = cache.args(args_text)
+            keys.append(
+                (call.name, args_text, call.error, call.raw_arguments, call.arguments_error)
+            )
     except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec.ValidationError is a DecodeError
         return None
-    run.__dict__["initial_state"] = initial
+    fields = run.__dict__
+    fields["initial_state"], fields["final_state"] = initial, final
+    fields["calls_key"], fields["states_key"] = tuple(keys), (initial_serial, final_serial)
     return run
 
 
@@ -126,9 +152,9 @@ def iter_unique_lean_runs(
     when it can be and by ``Run`` otherwise: the same runs, the same errors, faster."""
     seen = seen if seen is not None else RunIdLines(path)
     validate = Run.model_validate_json
-    states: StateCache = {}
+    cache = LeanCache()
     for line, text in iter_lines(path):
-        run: LeanRun | Run | None = lean_run(text, states=states)
+        run: LeanRun | Run | None = lean_run(text, cache=cache)
         if run is None:
             with map_exceptions(LINE_ERRORS, (path, line)):
                 run = validate(text)

@@ -16,8 +16,9 @@ from typing import Any, Final
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_lines
 from judgekit.errors import DataError, map_exceptions
+from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, no_runs_error
-from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
+from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.shard import ShardManifest, shard_folders
 
 SHARD_RUNS: Final = "runs.jsonl"  # the runs file in each shard's folder
@@ -46,8 +47,8 @@ def iter_shard_runs(
             "`judgekit run --shard I/N`",
             path=root,
         )
-    states: StateCache = {}
-    each = [_shard_runs(folder / SHARD_RUNS, manifest, states) for folder, manifest in shards]
+    cache = LeanCache()
+    each = [_shard_runs(folder / SHARD_RUNS, manifest, cache) for folder, manifest in shards]
     merged = chain(*each) if order is None else heapq.merge(*each, key=lambda got: order(got[2]))
     first_seen: dict[str, tuple[Path, int]] = {}
     for file, line, run in merged:
@@ -66,13 +67,13 @@ def iter_shard_runs(
 
 
 def _shard_runs(
-    file: Path, manifest: ShardManifest, states: StateCache
+    file: Path, manifest: ShardManifest, cache: LeanCache
 ) -> Iterator[tuple[Path, int, LeanRun | Run]]:
     """One shard's runs; at its end, a shard holding other than the trials it owes is refused."""
     validate = Run.model_validate_json
     count = 0
     for line, text in iter_lines(file):
-        run: LeanRun | Run | None = lean_run(text, states=states)
+        run: LeanRun | Run | None = lean_run(text, cache=cache)
         if run is None:
             with map_exceptions(LINE_ERRORS, (file, line)):
                 run = validate(text)

@@ -10,6 +10,7 @@ from judgekit.formats.task import Task, TaskSet
 from judgekit.graders.answer import grade_answer
 from judgekit.graders.claims import claims_success
 from judgekit.graders.grade_rows import GradeRow
+from judgekit.graders.memo import GradingMemo
 from judgekit.graders.path import grade_path
 from judgekit.graders.run_view import RunView
 from judgekit.graders.state import grade_state
@@ -25,12 +26,14 @@ def grade_run(run: RunView, task: Task) -> Grade:
     return grade_row(run, task).grade()
 
 
-def grade_row(run: RunView, task: Task) -> GradeRow:
+def grade_row(run: RunView, task: Task, memo: GradingMemo | None = None) -> GradeRow:
     """:func:`grade_run`'s grade as a light row (no pydantic validation): what grade_file
-    tallies and writes (:mod:`judgekit.graders.grade_rows`)."""
-    truth = grade_truth(run, task)
-    path = grade_path(run, task)
-    state = grade_state(run, task)
+    tallies and writes (:mod:`judgekit.graders.grade_rows`). With a ``memo``, Truth, Path and
+    State give a result they gave before for the same content without grading again."""
+    if memo is None:
+        truth, path, state = grade_truth(run, task), grade_path(run, task), grade_state(run, task)
+    else:
+        truth, path, state = memo.grade(run, task)
     answer = grade_answer(run, task)
     passed = (
         run.completed
@@ -82,8 +85,11 @@ def grade_rows(
     *,
     skip_unknown: bool = False,
     source: str | None = None,
+    memo: GradingMemo | None = None,
 ) -> Iterator[GradeRow]:
-    """:func:`grade_runs`, each grade as a :class:`GradeRow`."""
+    """:func:`grade_runs`, each grade as a :class:`GradeRow`; results are remembered in
+    ``memo`` (by default one for this stream) for runs of the same content."""
+    memo = GradingMemo() if memo is None else memo
     for item in runs:
         line, run = item if isinstance(item, tuple) else (None, item)
         task = tasks.get(run.task_id)
@@ -97,4 +103,4 @@ def grade_rows(
                 line=line,
                 field="task_id",
             )
-        yield grade_row(run, task)
+        yield grade_row(run, task, memo)

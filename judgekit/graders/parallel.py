@@ -25,11 +25,13 @@ from typing import IO, NamedTuple
 
 from judgekit._util.atomic_files import atomic_files
 from judgekit.errors import DataError
+from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, RunIdLines
-from judgekit.formats.run_lean import LeanRun, StateCache, lean_run
+from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.task import TaskSet
 from judgekit.graders.grade import grade_row
 from judgekit.graders.grade_rows import grade_json
+from judgekit.graders.memo import GradingMemo
 from judgekit.graders.results_files import CSV_COLUMNS, csv_line
 from judgekit.graders.summary import GradeFacts, GradeSummary, grade_facts
 
@@ -84,6 +86,9 @@ def chunks(path: Path, size: int | None = None) -> Iterator[Chunk]:
 
 
 _TASKS: TaskSet | None = None  # the worker's tasks, inherited from the parent by fork
+# What a worker keeps from chunk to chunk: decoded states and arguments, graders' results.
+_CACHE = LeanCache()
+_MEMO = GradingMemo()
 
 
 def _use_tasks(tasks: TaskSet) -> None:
@@ -107,11 +112,10 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
         facts: list[GradeFacts] = []
         run_ids: list[str] = []
         lines: list[int] = []
-        states: StateCache = {}
         for number, piece in enumerate(pieces, start=chunk.first_line):
             if not piece.strip():
                 continue
-            run: LeanRun | Run | None = lean_run(piece, states=states)
+            run: LeanRun | Run | None = lean_run(piece, cache=_CACHE)
             if run is None:
                 run = Run.model_validate_json(piece)
             run_ids.append(run.run_id)
@@ -121,7 +125,7 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
                 if skip_unknown:
                     continue
                 return None
-            grade = grade_row(run, task)
+            grade = grade_row(run, task, _MEMO)
             jsonl.append(grade_json(grade) + "\n")
             rows.append(csv_line(grade))
             facts.append(grade_facts(grade))
