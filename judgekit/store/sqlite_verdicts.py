@@ -1,14 +1,17 @@
 """Recording verdicts in SQLite at the driver's speed: each verdict goes straight to the
 tuple of its row (:mod:`judgekit.store.verdict_values`), a chunk at a time in one multi-row
 upsert inside the store's transaction, and the new verdicts folded into their daily totals
-once at the end.
+once at the end: from the rows themselves, counted as they go by, when the call only inserted
+(and nothing else was left unfolded), else by :data:`judgekit.store.day_totals.FOLD`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from itertools import chain, islice
+from operator import attrgetter, itemgetter
 from typing import Final
 
 from sqlalchemy import Connection
@@ -16,7 +19,16 @@ from sqlalchemy import Connection
 from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
 from judgekit.store.bulk import bulk_columns, prepared
-from judgekit.store.day_totals import FOLD, MOVE_MARK
+from judgekit.store.day_totals import (
+    ADD,
+    COUNTED,
+    FOLD,
+    MARK_AND_NEWEST,
+    MOVE_MARK,
+    NEWEST,
+    TAKE_MARK,
+    counted_totals,
+)
 from judgekit.store.statements import verdict_upsert
 from judgekit.store.verdict_values import COLUMNS, Values, verdict_values
 
@@ -24,6 +36,9 @@ from judgekit.store.verdict_values import COLUMNS, Values, verdict_values
 # last kept) and across chunks by the upsert (where an unscored verdict never replaces a
 # scored one), so the chunks' bounds decide which verdict stays, and the count returned.
 _CHUNK: Final = 500
+# A verdict's key within its batch (the batch is the same for every row of a call).
+_KEY: Final = attrgetter("run_id", "rubric_id", "rubric_version", "model")
+_COUNTED: Final = itemgetter(*(COLUMNS.index(name) for name in COUNTED))
 
 
 def record_sqlite_verdicts(
@@ -43,19 +58,32 @@ def record_sqlite_verdicts(
     assert isinstance(driver, sqlite3.Connection)
     limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     per_statement = max(1, min(_CHUNK, (limit - len(constants)) // len(COLUMNS)))
+    connection.exec_driver_sql(TAKE_MARK)
+    mark, newest = connection.exec_driver_sql(MARK_AND_NEWEST).one()
+    counts: Counter[tuple[object, ...]] = Counter()
     written = 0
     iterator = iter(verdicts)
     while chunk := list(islice(iterator, _CHUNK)):
         # The last of repeated keys wins, in the place of the first (as the general path).
-        unique = list(
-            {(v.run_id, v.rubric_id, v.rubric_version, v.model): v for v in chunk}.values()
-        )
-        for start in range(0, len(unique), per_statement):
-            rows = [verdict_values(v, batch_id) for v in unique[start : start + per_statement]]
+        unique = dict(zip(map(_KEY, chunk), chunk, strict=True))
+        if len(unique) < len(chunk):
+            chunk = list(unique.values())
+        for start in range(0, len(chunk), per_statement):
+            rows = [verdict_values(v, batch_id) for v in chunk[start : start + per_statement]]
+            counts.update(map(_COUNTED, rows))
             values = (*chain.from_iterable(rows), *constants)
             connection.exec_driver_sql(statements.of(len(rows)), values)
-        written += len(unique)
-    connection.exec_driver_sql(FOLD)
+        written += len(chunk)
+    # Every row inserted (none replaced, no key in two chunks), after the mark: the rows past
+    # the mark are this call's, exactly as counted (ids are given in order, none deleted).
+    only_inserted = mark == newest and connection.exec_driver_sql(NEWEST).scalar() == (
+        newest + written
+    )
+    totals = counted_totals(counts, batch_id) if only_inserted else None
+    if totals is None:
+        connection.exec_driver_sql(FOLD)
+    elif totals:
+        connection.exec_driver_sql(ADD, totals)
     connection.exec_driver_sql(MOVE_MARK)
     return written
 
