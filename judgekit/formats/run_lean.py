@@ -32,7 +32,7 @@ CallsKey = tuple[tuple[str, bytes, str | None, str | None, str | None], ...]
 
 class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
     """The fields of :class:`judgekit.formats.run.ToolCall`. ``args`` is decoded by
-    :func:`lean_run` through its cache (the same arguments recur from run to run)."""
+    :func:`lean_run`, which keeps their JSON text too (for :attr:`LeanRun.calls_key`)."""
 
     name: str
     args_json: msgspec.Raw = msgspec.field(default=_EMPTY_OBJECT, name="args")
@@ -59,8 +59,8 @@ class LeanUsage(msgspec.Struct, kw_only=True):
 class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=True):
     """The fields of :class:`judgekit.formats.run.Run` that grading reads, with the same
     checks or stricter. ``metadata`` and tool results are checked as JSON, not decoded;
-    states and tool arguments, mostly the same from run to run, are decoded once per
-    distinct text when :func:`lean_run` is given a cache.
+    states, mostly the same from run to run, are decoded once per distinct text when
+    :func:`lean_run` is given a cache.
 
     ``calls_key`` and ``states_key`` name what the graders read of the run's calls and
     states (each argument by its JSON text, each state by its cache serial): two runs with
@@ -104,8 +104,12 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
 
     @property
     def calls_key(self) -> CallsKey:
-        key: CallsKey = self.__dict__["calls_key"]
-        return key
+        return tuple(
+            [
+                (c.name, bytes(c.args_json), c.error, c.raw_arguments, c.arguments_error)
+                for c in self.tool_calls
+            ]
+        )
 
     @property
     def states_key(self) -> tuple[int, int]:
@@ -114,34 +118,30 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
 
 
 _DECODER = msgspec.json.Decoder(LeanRun)
+_ARGS_DECODER = msgspec.json.Decoder(dict[str, Any])
 _OPEN_BRACE = ord("{")
 
 
 def lean_run(text: str | bytes, *, cache: LeanCache | None = None) -> LeanRun | None:
     """The run on one line, or ``None`` when the line must be read by ``Run`` instead.
 
-    ``cache`` keeps decoded states and arguments by their JSON text across calls (give the
-    lines of one file one cache); they are shared, so never change them.
+    ``cache`` keeps decoded states by their JSON text across calls (give the lines of one
+    file one cache); they are shared, so never change them.
     """
     cache = LeanCache() if cache is None else cache
     try:
         run = _DECODER.decode(text)
         if memoryview(run.metadata_json)[0] != _OPEN_BRACE:
             return None  # metadata must be an object
-        initial_serial, initial = cache.state(bytes(run.initial_state_json))
-        final_serial, final = cache.state(bytes(run.final_state_json))
-        keys = []
+        initial_serial, initial = cache.initial.read(run.initial_state_json)
+        final_serial, final = cache.final.read(run.final_state_json)
         for call in run.tool_calls:
-            args_text = bytes(call.args_json)
-            call.__dict__["args"] = cache.args(args_text)
-            keys.append(
-                (call.name, args_text, call.error, call.raw_arguments, call.arguments_error)
-            )
+            call.__dict__["args"] = _ARGS_DECODER.decode(call.args_json)
     except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec.ValidationError is a DecodeError
         return None
     fields = run.__dict__
     fields["initial_state"], fields["final_state"] = initial, final
-    fields["calls_key"], fields["states_key"] = tuple(keys), (initial_serial, final_serial)
+    fields["states_key"] = (initial_serial, final_serial)
     return run
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, Final
 
+from judgekit._util.hit_rate import HitRate
 from judgekit.formats.grade import GraderResult
-from judgekit.formats.run_lean import LeanRun
+from judgekit.formats.run_lean import CallsKey, LeanRun
 from judgekit.formats.task import Task
 from judgekit.graders.path import grade_path
 from judgekit.graders.run_view import RunView
@@ -32,12 +33,11 @@ class GradingMemo:
     """The graders' results by task and content, for the runs of one stream."""
 
     def __init__(self, limit: int = _LIMIT) -> None:
-        self._limit = limit
         # Tasks are named by id(); holding each keeps its id from being reused meanwhile.
         self._tasks: dict[int, Task] = {}
-        self._truth: dict[Hashable, GraderResult | None] = {}
-        self._path: dict[Hashable, GraderResult | None] = {}
-        self._state: dict[Hashable, GraderResult | None] = {}
+        self._truth = _Results(grade_truth, limit)
+        self._path = _Results(grade_path, limit)
+        self._state = _Results(grade_state, limit)
 
     def grade(
         self, run: RunView, task: Task
@@ -48,26 +48,44 @@ class GradingMemo:
         task_key = id(task)
         if task_key not in self._tasks:
             self._tasks[task_key] = task
-        calls = run.calls_key
-        turns = run.turns if task.max_turns is not None else None  # Path reads them only then
-        return (
-            self._result(self._truth, (task_key, calls), grade_truth, run, task),
-            self._result(self._path, (task_key, calls, turns), grade_path, run, task),
-            self._result(self._state, (task_key, run.states_key), grade_state, run, task),
-        )
+        calls: CallsKey | None = None
+        if self._truth.worth_a_look():
+            calls = run.calls_key
+            truth = self._truth.result((task_key, calls), run, task)
+        else:
+            truth = grade_truth(run, task)
+        if self._path.worth_a_look():
+            calls = run.calls_key if calls is None else calls
+            turns = run.turns if task.max_turns is not None else None  # read only then
+            path = self._path.result((task_key, calls, turns), run, task)
+        else:
+            path = grade_path(run, task)
+        if self._state.worth_a_look():
+            state = self._state.result((task_key, run.states_key), run, task)
+        else:
+            state = grade_state(run, task)
+        return truth, path, state
 
-    def _result(
-        self,
-        table: dict[Hashable, GraderResult | None],
-        key: Hashable,
-        grader: Grader,
-        run: RunView,
-        task: Task,
-    ) -> GraderResult | None:
-        found = table.get(key, _NOT_YET)
+
+class _Results:
+    """One grader's results by key, consulted while it pays."""
+
+    def __init__(self, grader: Grader, limit: int) -> None:
+        self._grader = grader
+        self._limit = limit
+        self._table: dict[Hashable, GraderResult | None] = {}
+        self._rate = HitRate()
+        self.worth_a_look = self._rate.worth_a_look
+
+    def result(self, key: Hashable, run: RunView, task: Task) -> GraderResult | None:
+        found = self._table.get(key, _NOT_YET)
+        self._rate.looked(found is not _NOT_YET)
         if found is _NOT_YET:
-            found = grader(run, task)
-            if len(table) >= self._limit:
-                table.clear()
-            table[key] = found
+            found = self._grader(run, task)
+            if len(self._table) >= self._limit:
+                self._table.clear()
+            self._table[key] = found
         return found  # type: ignore[no-any-return]
+
+    def __len__(self) -> int:
+        return len(self._table)

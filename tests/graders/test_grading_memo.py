@@ -116,7 +116,7 @@ def test_runs_read_by_the_model_are_graded_every_time() -> None:
     run = Run.model_validate_json(_line({}))
     one, two = grade_row(run, task, memo), grade_row(run, task, memo)
     assert one == two and one.truth is not two.truth
-    assert not memo._truth
+    assert not len(memo._truth)
 
 
 def test_a_full_table_starts_again() -> None:
