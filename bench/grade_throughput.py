@@ -11,7 +11,11 @@ a fresh child process pinned to one core:
 * ``streaming``: ``judgekit.graders.grade_file.grade_file`` end to end (read JSONL, decode
   with msgspec into lean structs, pydantic for any line they are not sure of, grade with
   Truth/Path/State, write results.jsonl + results.csv atomically), at N runs and at N/10
-  runs, so that a peak RSS that does not grow with the file shows;
+  runs, so that a peak RSS that does not grow with the file shows. Like real runs of a
+  task, the generated ones repeat calls and end states (the script prints how often), which
+  grade_file's state tables and remembered results (:mod:`judgekit.graders.memo`) use;
+* ``unrepeated``: the same at N with those tables never consulted: what a file whose states
+  and calls never repeat costs (the results must be identical);
 * ``naive``: the obvious in-memory approach (read the whole file, ``json.loads`` every line
   into a list, validate every record into a list of ``Run``, grade each into a list, then
   write the same results), at N and at N/10;
@@ -63,6 +67,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judgekit._util.hit_rate import HitRate
 from judgekit._util.jsonl import iter_lines
 from judgekit.formats.grade import Grade
 from judgekit.formats.lean_cache import LeanCache
@@ -73,6 +78,7 @@ from judgekit.graders.claims import claims_success
 from judgekit.graders.grade import grade_row, grade_run
 from judgekit.graders.grade_file import grade_file
 from judgekit.graders.grade_rows import grade_json
+from judgekit.graders.memo import GradingMemo
 from judgekit.graders.path import grade_path
 from judgekit.graders.results_files import CSV_COLUMNS, csv_line, csv_row
 from judgekit.graders.state import grade_state
@@ -556,12 +562,17 @@ def generate(
     task_ids = [t["id"] for t in SUITE["tasks"]]
     calls = 0
     outcomes: dict[str, int] = {}
+    sequences: set[str] = set()  # distinct (task, calls' names and arguments)
+    finals: set[str] = set()  # distinct (task, final state)
     with big.open("w", encoding="utf-8") as fh_big, small.open("w", encoding="utf-8") as fh_small:
         for index in range(n_runs):
             run = make_run(index, rng, task_ids)
             calls += len(run["tool_calls"])
             outcome = run["metadata"]["outcome"]
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            named = [(call["name"], call.get("args")) for call in run["tool_calls"]]
+            sequences.add(json.dumps([run["task_id"], named]))
+            finals.add(json.dumps([run["task_id"], run["final_state"]]))
             line = json.dumps(run, ensure_ascii=False) + "\n"
             fh_big.write(line)
             if index < n_small:
@@ -570,6 +581,8 @@ def generate(
         "calls_per_run": calls / n_runs,
         "outcomes": outcomes,
         "bytes": big.stat().st_size,
+        "sequences": len(sequences),
+        "finals": len(finals),
     }
     return suite_path, big, small, stats
 
@@ -612,6 +625,14 @@ def _child_streaming(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
     start_cpu, start = time.process_time(), time.perf_counter()
     summary = grade_file(runs, tasks, out_dir=out)
     return _timed_result(summary, time.perf_counter() - start, time.process_time() - start_cpu)
+
+
+def _child_unrepeated(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
+    """The streaming path as a file whose states and calls never repeat costs it: the state
+    tables and remembered results are never consulted (as when they rest), so every state
+    is decoded and every run graded."""
+    HitRate.worth_a_look = lambda self: False  # type: ignore[method-assign]
+    return _child_streaming(runs, tasks, out)
 
 
 def _child_naive(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
@@ -658,7 +679,7 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
         open(os.devnull, "w", encoding="utf-8", newline="") as raw_csv,
     ):
         lines = iter_lines(runs)
-        cache = LeanCache()
+        cache, memo = LeanCache(), GradingMemo()
         t0 = clock()
         for _, text in lines:
             t1 = clock()
@@ -666,7 +687,7 @@ def _child_phases(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
             t2 = clock()
             task = tasks.get(run.task_id)
             assert task is not None, run.task_id
-            grade = grade_row(run, task)
+            grade = grade_row(run, task, memo)
             t3 = clock()
             summary.add(grade)
             t4 = clock()
@@ -802,6 +823,7 @@ def _child_table(runs: Path, tasks: TaskSet, out: Path) -> dict[str, Any]:
 
 CHILDREN: dict[str, Callable[[Path, TaskSet, Path], dict[str, Any]]] = {
     "streaming": _child_streaming,
+    "unrepeated": _child_unrepeated,
     "naive": _child_naive,
     "phases": _child_phases,
     "grading": _child_grading,
@@ -821,7 +843,7 @@ def child_main(mode: str, suite: Path, runs: Path, out: Path) -> None:
     result = CHILDREN[mode](runs, tasks, out)
     result.update(core=core, startup_mb=startup_mb, peak_mb=_peak_rss_mb())
     jsonl = out / "results.jsonl"
-    if mode in ("streaming", "naive", "jobs") and jsonl.exists():
+    if mode in ("streaming", "unrepeated", "naive", "jobs") and jsonl.exists():
         result["results_sha256"] = _sha256(jsonl)
     print(json.dumps(result))
 
@@ -883,6 +905,10 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         f"in {time.perf_counter() - start:.1f} s"
     )
     print(f"generated outcomes: {mix}")
+    print(
+        f"distinct call sequences (names and arguments) {stats['sequences']:,}, distinct final "
+        f"states {stats['finals']:,}, in {n_runs:,} runs"
+    )
     print()
 
     idle = run_child("idle", suite, small, work / "out_idle")
@@ -890,6 +916,10 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     stream_big = dict(min(streamed, key=lambda r: r["wall_s"]))
     stream_big["peak_mb"] = max(r["peak_mb"] for r in streamed)
     stream_small = run_child("streaming", suite, small, work / "out_stream_small")
+    unrepeated = [
+        run_child("unrepeated", suite, big, work / "out_unrepeated") for _ in range(repeat)
+    ]
+    unrepeated_big = dict(min(unrepeated, key=lambda r: r["wall_s"]))
     naive_big = run_child("naive", suite, big, work / "out_naive_big")
     naive_small = run_child("naive", suite, small, work / "out_naive_small")
     loads = run_child("json_loads", suite, big, work / "out_loads")
@@ -903,6 +933,8 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         raise SystemExit(f"--jobs {JOBS} wrote other results than one job")
     if not identical:
         raise SystemExit("streaming and naive results.jsonl differ: the comparison is not fair")
+    if unrepeated_big["results_sha256"] != stream_big["results_sha256"]:
+        raise SystemExit("grading without the state tables and results memo wrote other results")
     if stream_big["runs"] != n_runs or naive_big["runs"] != n_runs:
         raise SystemExit("not every run was graded")
 
@@ -924,6 +956,7 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         for name, result in [
             (f"streaming grade_file @ {big_label}", stream_big),
             (f"streaming grade_file @ {small_label}", stream_small),
+            (f"streaming, nothing repeats @ {big_label}", unrepeated_big),
             (f"naive in-memory @ {big_label}", naive_big),
             (f"naive in-memory @ {small_label}", naive_small),
         ]
@@ -935,6 +968,10 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
         f"   results.jsonl of streaming and naive identical: {'yes' if identical else 'NO'}; "
         f"streaming: best of {repeat}; over idle = peak minus the child's RSS after imports "
         "and load_tasks."
+    )
+    print(
+        "   nothing repeats: the same file with the state tables and the remembered results "
+        "never consulted, as for runs whose states and calls all differ; results identical: yes"
     )
     print()
 
@@ -997,7 +1034,8 @@ def bench(n_runs: int, work: Path, repeat: int, seed: int, profile: bool) -> Non
     naive_growth = naive_big["peak_mb"] - naive_small["peak_mb"]
     print(
         f"target {TARGET_RUNS_PER_S:,} runs/s on one core: {verdict} "
-        f"(end to end {stream_rate:,.0f} runs/s; grading alone {grade_rate:,.0f} runs/s)"
+        f"(end to end {stream_rate:,.0f} runs/s; {_rate(unrepeated_big):,.0f} runs/s when "
+        f"nothing repeats; grading alone, every run graded, {grade_rate:,.0f} runs/s)"
     )
     print(
         f"memory vs file size ({small_label} -> {big_label} runs): streaming {growth:+.0f} MB, "
