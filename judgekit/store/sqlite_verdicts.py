@@ -38,6 +38,7 @@ from judgekit.store.verdict_values import COLUMNS, Values, verdict_values
 _CHUNK: Final = 500
 # A verdict's key within its batch (the batch is the same for every row of a call).
 _KEY: Final = attrgetter("run_id", "rubric_id", "rubric_version", "model")
+_RUN: Final = attrgetter("run_id")
 _COUNTED: Final = itemgetter(*(COLUMNS.index(name) for name in COUNTED))
 
 
@@ -64,10 +65,10 @@ def record_sqlite_verdicts(
     written = 0
     iterator = iter(verdicts)
     while chunk := list(islice(iterator, _CHUNK)):
-        # The last of repeated keys wins, in the place of the first (as the general path).
-        unique = dict(zip(map(_KEY, chunk), chunk, strict=True))
-        if len(unique) < len(chunk):
-            chunk = list(unique.values())
+        # The last of repeated keys wins, in the place of the first (as the general path);
+        # a key holds the run, so a chunk of distinct runs has none repeated.
+        if len(set(map(_RUN, chunk))) < len(chunk):
+            chunk = list(dict(zip(map(_KEY, chunk), chunk, strict=True)).values())
         for start in range(0, len(chunk), per_statement):
             rows = [verdict_values(v, batch_id) for v in chunk[start : start + per_statement]]
             counts.update(map(_COUNTED, rows))
