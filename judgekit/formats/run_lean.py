@@ -112,6 +112,11 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tru
         )
 
     @property
+    def calls_text_size(self) -> int:
+        """The bytes of argument text :attr:`calls_key` holds."""
+        return sum([len(call.args_json) for call in self.tool_calls])
+
+    @property
     def states_key(self) -> tuple[int, int]:
         key: tuple[int, int] = self.__dict__["states_key"]
         return key

@@ -25,7 +25,8 @@ from judgekit.graders.truth import grade_truth
 
 Grader = Callable[[RunView, Task], GraderResult | None]
 
-_LIMIT: Final = 4096  # results kept per grader; past that its table starts again
+_LIMIT: Final = 4096  # results kept per grader; past that its table starts again ...
+_MAX_KEY_BYTES: Final = 16 * 1024 * 1024  # ... or past this much argument text in its keys
 _NOT_YET: Any = object()
 
 
@@ -49,19 +50,21 @@ class GradingMemo:
         if task_key not in self._tasks:
             self._tasks[task_key] = task
         calls: CallsKey | None = None
+        size = 0
         if self._truth.worth_a_look():
-            calls = run.calls_key
-            truth = self._truth.result((task_key, calls), run, task)
+            calls, size = run.calls_key, run.calls_text_size
+            truth = self._truth.result((task_key, calls), run, task, size)
         else:
             truth = grade_truth(run, task)
         if self._path.worth_a_look():
-            calls = run.calls_key if calls is None else calls
+            if calls is None:
+                calls, size = run.calls_key, run.calls_text_size
             turns = run.turns if task.max_turns is not None else None  # read only then
-            path = self._path.result((task_key, calls, turns), run, task)
+            path = self._path.result((task_key, calls, turns), run, task, size)
         else:
             path = grade_path(run, task)
         if self._state.worth_a_look():
-            state = self._state.result((task_key, run.states_key), run, task)
+            state = self._state.result((task_key, run.states_key), run, task, 0)
         else:
             state = grade_state(run, task)
         return truth, path, state
@@ -74,17 +77,23 @@ class _Results:
         self._grader = grader
         self._limit = limit
         self._table: dict[Hashable, GraderResult | None] = {}
+        self._key_bytes = 0
         self._rate = HitRate()
         self.worth_a_look = self._rate.worth_a_look
 
-    def result(self, key: Hashable, run: RunView, task: Task) -> GraderResult | None:
+    def result(
+        self, key: Hashable, run: RunView, task: Task, key_bytes: int
+    ) -> GraderResult | None:
+        """The result for ``key`` (whose texts hold ``key_bytes``), graded if not kept."""
         found = self._table.get(key, _NOT_YET)
         self._rate.looked(found is not _NOT_YET)
         if found is _NOT_YET:
             found = self._grader(run, task)
-            if len(self._table) >= self._limit:
+            if len(self._table) >= self._limit or self._key_bytes > _MAX_KEY_BYTES:
                 self._table.clear()
+                self._key_bytes = 0
             self._table[key] = found
+            self._key_bytes += key_bytes
         return found  # type: ignore[no-any-return]
 
     def __len__(self) -> int:

@@ -6,11 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judgekit.formats.grade import Grade
 from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run
 from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.task import Task, TaskSet, load_tasks
+from judgekit.graders import memo as memo_module
 from judgekit.graders.grade import grade_row, grade_run
 from judgekit.graders.grade_file import grade_file
 from judgekit.graders.memo import GradingMemo
@@ -153,3 +156,16 @@ def _alone(line: str, suite: TaskSet) -> Grade:
     task = suite.get(run.task_id)
     assert task is not None
     return grade_run(run, task)
+
+
+def test_a_table_holding_too_much_argument_text_starts_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(memo_module, "_MAX_KEY_BYTES", 100)
+    task, memo = _task(), GradingMemo()
+    for order in ("A" * 40, "B" * 40, "C" * 40):
+        calls = [{"name": "issue_refund", "args": {"order_id": order}}]
+        lean = lean_run(_line({"tool_calls": calls}))
+        assert lean is not None and lean.calls_text_size == 56
+        grade_row(lean, task, memo)
+    assert len(memo._truth) == 1 and len(memo._path) == 1
