@@ -100,9 +100,11 @@ def _collect(
         return
     if isinstance(before, dict) and isinstance(after, dict):
         for key in before.keys() | after.keys():
+            old, new = before.get(key, _MISSING), after.get(key, _MISSING)
+            if old == new and unchanged(old, new):
+                continue  # the check _collect starts with, without the call
             child = (*path, str(key))
             if child not in skip:
-                old, new = before.get(key, _MISSING), after.get(key, _MISSING)
                 _collect(old, new, child, skip, found, unchanged)
     elif isinstance(before, list) and isinstance(after, list):
         for index in range(max(len(before), len(after))):
@@ -187,14 +189,29 @@ def grade_state(run: RunView, task: Task) -> GraderResult | None:
                 failures.append(f"{', '.join(shown)}{more}: outside only_changes [{listed}]")
     if failures:
         return GraderResult(passed=False, reason="; ".join(failures))
-    return GraderResult(passed=True, reason=_passing_reason(task))
+    return _passing_result(task)
 
 
-def _passing_reason(task: Task) -> str:
-    checked = []
-    if task.state_matchers:
-        count = len(task.state_matchers)
-        checked.append(f"{count} state check{'s' if count != 1 else ''} passed")
-    if task.only_changes is not None:
-        checked.append(f"no change outside [{', '.join(task.only_changes)}]")
-    return "; ".join(checked)
+# The passing result of each task's checks, made once: by the identity of the lists it tells
+# of (held, so no other list takes their address meanwhile).
+_PASSES: dict[tuple[int, int], tuple[object, object, GraderResult]] = {}
+
+
+def _passing_result(task: Task) -> GraderResult:
+    matchers, listed = task.state_matchers, task.only_changes
+    key = (id(matchers), id(listed))
+    kept = _PASSES.get(key)
+    if kept is None or kept[0] is not matchers or kept[1] is not listed:
+        if len(_PASSES) >= 1024:
+            _PASSES.clear()
+        checked = []
+        if matchers:
+            checked.append(f"{len(matchers)} state check{'s' if len(matchers) != 1 else ''} passed")
+        if listed is not None:
+            checked.append(f"no change outside [{', '.join(listed)}]")
+        kept = _PASSES[key] = (
+            matchers,
+            listed,
+            GraderResult(passed=True, reason="; ".join(checked)),
+        )
+    return kept[2]
