@@ -141,3 +141,14 @@ def test_a_bool_where_a_number_was_is_a_change_however_deep(json_values: bool) -
         inner = OrderedDict(x=0, y=1)  # equal, but a bool inside
         assert changes({"o": inner}, {"o": OrderedDict(x=False, y=1)}) == [(("o", "x"), 0, False)]
     assert changes({"n": 5, "m": {"k": 1}}, {"n": 5, "m": {"k": 1}}) == []
+
+
+def test_each_task_tells_its_own_passing_checks_and_a_task_given_new_ones_tells_those() -> None:
+    one = Task(id="t", expect_state={"orders.A100.refunded": 0}, only_changes=["emails"])
+    two = Task(id="t", only_changes=["orders.A100", "emails"])
+    unchanged = after()
+    for _ in range(2):
+        assert verdict(one, unchanged) == (True, "1 state check passed; no change outside [emails]")
+        assert verdict(two, unchanged) == (True, "no change outside [orders.A100, emails]")
+    two.only_changes = ["emails"]
+    assert verdict(two, unchanged) == (True, "no change outside [emails]")
