@@ -1,15 +1,19 @@
 """Recording verdicts in SQLite at the driver's speed: each verdict goes straight to the
 tuple of its row (:mod:`judgekit.store.verdict_values`), a chunk at a time in one multi-row
-upsert inside the store's transaction, and the new verdicts folded into their daily totals
-once at the end: from the rows themselves, counted as they go by, when the call only inserted
-(and nothing else was left unfolded), else by :data:`judgekit.store.day_totals.FOLD`.
+upsert inside the store's transaction (a thread making the next chunk's rows while SQLite
+writes one), and the new verdicts folded into their daily totals once at the end: from the
+rows themselves, counted as they go by, when the call only inserted (and nothing else was
+left unfolded), else by :data:`judgekit.store.day_totals.FOLD`.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from itertools import chain, islice
 from operator import attrgetter, itemgetter
 from typing import Final
@@ -63,18 +67,12 @@ def record_sqlite_verdicts(
     mark, newest = connection.exec_driver_sql(MARK_AND_NEWEST).one()
     counts: Counter[tuple[object, ...]] = Counter()
     written = 0
-    iterator = iter(verdicts)
-    while chunk := list(islice(iterator, _CHUNK)):
-        # The last of repeated keys wins, in the place of the first (as the general path);
-        # a key holds the run, so a chunk of distinct runs has none repeated.
-        if len(set(map(_RUN, chunk))) < len(chunk):
-            chunk = list(dict(zip(map(_KEY, chunk), chunk, strict=True)).values())
-        for start in range(0, len(chunk), per_statement):
-            rows = [verdict_values(v, batch_id) for v in chunk[start : start + per_statement]]
-            counts.update(map(_COUNTED, rows))
-            values = (*chain.from_iterable(rows), *constants)
-            connection.exec_driver_sql(statements.of(len(rows)), values)
-        written += len(chunk)
+    rows = _Rows(batch_id, per_statement, constants, counts)
+    with closing(_row_chunks(verdicts, rows)) as chunks:  # ends the thread if a write fails
+        for chunk in chunks:
+            for count, values in chunk:
+                connection.exec_driver_sql(statements.of(count), values)
+                written += count
     # Every row inserted (none replaced, no key in two chunks), after the mark: the rows past
     # the mark are this call's, exactly as counted (ids are given in order, none deleted).
     only_inserted = mark == newest and connection.exec_driver_sql(NEWEST).scalar() == (
@@ -87,6 +85,67 @@ def record_sqlite_verdicts(
         connection.exec_driver_sql(ADD, totals)
     connection.exec_driver_sql(MOVE_MARK)
     return written
+
+
+_Chunk = list[tuple[int, Values]]  # a chunk's statements: how many rows, their parameters
+
+
+class _Rows:
+    """A chunk of verdicts as its statements' parameters, the verdicts counted as they go."""
+
+    def __init__(
+        self,
+        batch_id: int,
+        per_statement: int,
+        constants: Values,
+        counts: Counter[tuple[object, ...]],
+    ) -> None:
+        self._batch_id, self._per_statement = batch_id, per_statement
+        self._constants, self._counts = constants, counts
+
+    def __call__(self, chunk: list[Verdict]) -> _Chunk:
+        """Each statement's rows: how many, and its parameters."""
+        # The last of repeated keys wins, in the place of the first (as the general path);
+        # a key holds the run, so a chunk of distinct runs has none repeated.
+        if len(set(map(_RUN, chunk))) < len(chunk):
+            chunk = list(dict(zip(map(_KEY, chunk), chunk, strict=True)).values())
+        batch_id, per_statement = self._batch_id, self._per_statement
+        statements = []
+        for start in range(0, len(chunk), per_statement):
+            rows = [verdict_values(v, batch_id) for v in chunk[start : start + per_statement]]
+            self._counts.update(map(_COUNTED, rows))
+            statements.append((len(rows), (*chain.from_iterable(rows), *self._constants)))
+        return statements
+
+
+def _row_chunks(
+    verdicts: Iterable[Verdict], rows: Callable[[list[Verdict]], _Chunk]
+) -> Generator[_Chunk, None, None]:
+    """``rows`` of each chunk of ``verdicts``, in order. With more than one chunk and a
+    second core, a thread makes the next chunk's while the caller writes one: SQLite leaves
+    Python free while it runs a statement, so the rows cost no time. The verdicts are read
+    here, in the caller's thread, one chunk ahead."""
+    iterator = iter(verdicts)
+    chunk = list(islice(iterator, _CHUNK))
+    if len(chunk) < _CHUNK or _cores() < 2:
+        while chunk:
+            yield rows(chunk)
+            chunk = list(islice(iterator, _CHUNK))
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="judgekit-verdict-rows") as worker:
+        pending = worker.submit(rows, chunk)
+        while chunk := list(islice(iterator, _CHUNK)):
+            following = worker.submit(rows, chunk)
+            yield pending.result()
+            pending = following
+        yield pending.result()
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _upsert(connection: Connection) -> _MultiRow:
