@@ -68,17 +68,7 @@ def verdict_values(verdict: Verdict, batch_id: int) -> Values:
         at,
         confidence,
     ) = _FIELDS(verdict.__dict__)
-    # UtcDateTime's text, isoformat(timespec="microseconds") of the instant in UTC, written
-    # out here (three times sooner) whenever the fields are already UTC's: an aware time at
-    # offset 0 or a naive one (taken as UTC). Its first ten characters are the UTC day.
-    if type(at) is datetime and (at.tzinfo is UTC or at.utcoffset() in _UTC_OFFSETS):
-        two = _TWO_DIGITS
-        at_text = (
-            f"{at.year:04d}-{two[at.month]}-{two[at.day]}T{two[at.hour]}:{two[at.minute]}:"
-            f"{two[at.second]}.{at.microsecond:06d}+00:00"
-        )
-    else:
-        at_text = _utc_text(at)
+    at_text = _utc_text(at)  # its first ten characters are the UTC day
     score_text: str | None
     value: float | None
     if type(score) is str:  # most scores: "pass", "fail", a label
@@ -129,6 +119,15 @@ _STRING_SCORES: Final = {
 
 
 def _utc_text(at: datetime) -> str:
+    """UtcDateTime's text, isoformat(timespec="microseconds") of the instant in UTC, written
+    out here (three times sooner) whenever the fields are already UTC's: an aware time at
+    offset 0 or a naive one (taken as UTC)."""
+    if type(at) is datetime and (at.tzinfo is UTC or at.utcoffset() in _UTC_OFFSETS):
+        two = _TWO_DIGITS
+        return (
+            f"{at.year:04d}-{two[at.month]}-{two[at.day]}T{two[at.hour]}:{two[at.minute]}:"
+            f"{two[at.second]}.{at.microsecond:06d}+00:00"
+        )
     text = utc_text(at)
     assert text is not None
     return text
