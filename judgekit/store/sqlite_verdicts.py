@@ -1,9 +1,9 @@
 """Recording verdicts in SQLite at the driver's speed: each verdict goes straight to the
 tuple of its row (:mod:`judgekit.store.verdict_values`), a chunk at a time in one multi-row
-upsert inside the store's transaction (a thread making the next chunk's rows while SQLite
-writes one), and the new verdicts folded into their daily totals once at the end: from the
-rows themselves, counted as they go by, when the call only inserted (and nothing else was
-left unfolded), else by :data:`judgekit.store.day_totals.FOLD`.
+upsert inside one transaction (its statement journals in memory; a thread making the next
+chunk's rows while SQLite writes one), and the new verdicts folded into their daily totals
+once at the end: from the rows themselves, counted as they go by, when the call only
+inserted (and nothing else was left unfolded), else by :data:`judgekit.store.day_totals.FOLD`.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing
+from contextlib import closing, contextmanager, suppress
 from itertools import chain, islice
 from operator import attrgetter, itemgetter
 from typing import Final
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
@@ -33,6 +33,7 @@ from judgekit.store.day_totals import (
     TAKE_MARK,
     counted_totals,
 )
+from judgekit.store.engine import store_errors
 from judgekit.store.statements import verdict_upsert
 from judgekit.store.verdict_values import COLUMNS, Values, verdict_values
 
@@ -46,28 +47,28 @@ _RUN: Final = attrgetter("run_id")
 _COUNTED: Final = itemgetter(*(COLUMNS.index(name) for name in COUNTED))
 
 
-def record_sqlite_verdicts(
-    connection: Connection, verdicts: Iterable[Verdict], batch_id: int
-) -> int:
-    """Upsert ``verdicts`` into the batch in the transaction ``connection`` is in, the later
-    of repeated keys kept; return how many rows were written.
+def record_sqlite_verdicts(engine: Engine, verdicts: Iterable[Verdict], batch_id: int) -> int:
+    """Upsert ``verdicts`` into the batch in one transaction, the later of repeated keys
+    kept; return how many rows were written.
 
     A chunk is one statement, its rows one multi-row ``VALUES`` of the upsert: a row
     trigger on the table (the daily totals' trigger on UPDATE) makes SQLite open a statement
     journal for every statement, which for a statement a row (``executemany``) costs a
     fifth of the recording speed.
     """
+    with _transaction(engine) as connection:
+        return _record(connection, verdicts, batch_id)
+
+
+def _record(connection: Connection, verdicts: Iterable[Verdict], batch_id: int) -> int:
     statements = _upsert(connection)
     constants = statements.constants
-    driver = connection.connection.driver_connection
-    assert isinstance(driver, sqlite3.Connection)
-    limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    limit = _driver(connection).getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     per_statement = max(1, min(_CHUNK, (limit - len(constants)) // len(COLUMNS)))
-    connection.exec_driver_sql(TAKE_MARK)
-    mark, newest = connection.exec_driver_sql(MARK_AND_NEWEST).one()
     counts: Counter[tuple[object, ...]] = Counter()
     written = 0
     rows = _Rows(batch_id, per_statement, constants, counts)
+    mark, newest = connection.exec_driver_sql(MARK_AND_NEWEST).one()
     with closing(_row_chunks(verdicts, rows)) as chunks:  # ends the thread if a write fails
         for chunk in chunks:
             for count, values in chunk:
@@ -139,6 +140,39 @@ def _row_chunks(
             yield pending.result()
             pending = following
         yield pending.result()
+
+
+@contextmanager
+def _transaction(engine: Engine) -> Iterator[Connection]:
+    """:func:`judgekit.store.engine.writing`, its statement journals kept in memory: each
+    multi-row upsert journals the pages it changes (a few hundred KiB), which SQLite would
+    otherwise spill to a temporary file, in system calls that cost more than the rows' own.
+
+    SQLite reads ``temp_store`` once, as the write transaction starts (its first statement,
+    which takes the write lock as the upsert would), so the setting is back before anything
+    else runs (sorts, temporary tables). A connection changes ``temp_store`` only outside a
+    transaction, where a change drops its temporary tables: the store keeps none on SQLite.
+    """
+    with store_errors(engine.url), engine.connect() as connection:
+        driver = _driver(connection)
+        (previous,) = driver.execute("PRAGMA temp_store").fetchone()
+        back = f"PRAGMA temp_store = {int(previous)}"
+        driver.execute("PRAGMA temp_store = MEMORY")
+        try:
+            with connection.begin():
+                connection.exec_driver_sql(TAKE_MARK)
+                with suppress(sqlite3.OperationalError):  # else set back after the commit
+                    driver.execute(back)
+                yield connection
+        finally:
+            with suppress(sqlite3.Error):
+                driver.execute(back)
+
+
+def _driver(connection: Connection) -> sqlite3.Connection:
+    driver = connection.connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    return driver
 
 
 def _cores() -> int:

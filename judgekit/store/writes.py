@@ -51,8 +51,7 @@ class StoreWrites(StoreBatches):
         """
         batch = self._unbatched() if batch_id is None else batch_id
         if self._dialect == "sqlite":
-            with writing(self._engine) as connection:
-                return record_sqlite_verdicts(connection, verdicts, batch)
+            return record_sqlite_verdicts(self._engine, verdicts, batch)
         return self._upsert(
             schema.verdicts,
             schema.VERDICT_KEY,

@@ -1,6 +1,8 @@
 """A long call on SQLite makes each chunk's rows in a thread while the previous chunk is
 written: the verdicts are still read in the caller's thread, in order, the rows written in
-order, and a failure on either side ends the call with nothing written and no thread left."""
+order, and a failure on either side ends the call with nothing written and no thread left.
+The transaction's statement journals are kept in memory, the connection's ``temp_store`` set
+back as soon as the transaction began."""
 
 from __future__ import annotations
 
@@ -62,3 +64,26 @@ def test_a_statement_failing_while_rows_are_made_writes_nothing(store: Store) ->
         store.record_verdicts([make_verdict(f"run/{i}") for i in range(3_000)], batch_id=99)
     assert threading.active_count() == before
     assert store.count("verdicts") == 0
+
+
+@pytest.mark.parametrize("setting", [0, 1])
+def test_the_connections_temp_store_is_set_back_once_the_transaction_began(
+    store: Store, monkeypatch: pytest.MonkeyPatch, setting: int
+) -> None:
+    with store.engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        driver.execute(f"PRAGMA temp_store = {setting}")
+    record = sqlite_verdicts._record
+    during: list[int] = []
+
+    def spied(connection: Any, verdicts: Any, batch_id: int) -> int:
+        driver = connection.connection.driver_connection
+        during.append(driver.execute("PRAGMA temp_store").fetchone()[0])
+        return record(connection, verdicts, batch_id)
+
+    monkeypatch.setattr(sqlite_verdicts, "_record", spied)
+    assert store.record_verdicts([make_verdict(f"run/{i}") for i in range(700)]) == 700
+    with store.engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        assert driver.execute("PRAGMA temp_store").fetchone()[0] == setting
+    assert during == [setting]
