@@ -61,6 +61,8 @@ def record_sqlite_verdicts(engine: Engine, verdicts: Iterable[Verdict], batch_id
 
 
 def _record(connection: Connection, verdicts: Iterable[Verdict], batch_id: int) -> int:
+    """The upserts and the fold, in the transaction :func:`_transaction` began: its write
+    lock already held, the mark and the newest verdict stay as read here to the commit."""
     statements = _upsert(connection)
     constants = statements.constants
     limit = _driver(connection).getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
