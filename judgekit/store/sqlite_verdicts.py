@@ -130,18 +130,22 @@ def _row_chunks(
     here, in the caller's thread, one chunk ahead."""
     iterator = iter(verdicts)
     chunk = list(islice(iterator, _CHUNK))
-    if len(chunk) < _CHUNK or _cores() < 2:
-        while chunk:
-            yield rows(chunk)
-            chunk = list(islice(iterator, _CHUNK))
-        return
-    with ThreadPoolExecutor(1, thread_name_prefix="judgekit-verdict-rows") as worker:
-        pending = worker.submit(rows, chunk)
-        while chunk := list(islice(iterator, _CHUNK)):
-            following = worker.submit(rows, chunk)
-            yield pending.result()
-            pending = following
-        yield pending.result()
+    if len(chunk) == _CHUNK and _cores() > 1:
+        with ThreadPoolExecutor(1, thread_name_prefix="judgekit-verdict-rows") as worker:
+            try:
+                pending = worker.submit(rows, chunk)
+            except RuntimeError:  # the interpreter is exiting: no new thread, rows made here
+                pass
+            else:
+                while chunk := list(islice(iterator, _CHUNK)):
+                    following = worker.submit(rows, chunk)
+                    yield pending.result()
+                    pending = following
+                yield pending.result()
+                return
+    while chunk:
+        yield rows(chunk)
+        chunk = list(islice(iterator, _CHUNK))
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +88,14 @@ def test_the_connections_temp_store_is_set_back_once_the_transaction_began(
         driver = connection.connection.driver_connection
         assert driver.execute("PRAGMA temp_store").fetchone()[0] == setting
     assert during == [setting]
+
+
+def test_a_long_call_while_the_interpreter_exits_makes_its_rows_in_the_callers_thread(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", refused)
+    assert store.record_verdicts([make_verdict(f"run/{i}") for i in range(1_200)]) == 1_200
+    assert store.count("verdicts") == 1_200
