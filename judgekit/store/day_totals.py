@@ -5,6 +5,8 @@ PostgreSQL's triggers count every verdict as it is written; SQLite has no statem
 triggers, and a row trigger on INSERT would cost a third of the recording speed, so a
 writer folds in the verdicts past the mark after each chunk it inserts: one aggregate over
 the rows just written, read by their ids. See :mod:`judgekit.store.migration_day_totals`.
+A writer that only inserted, right after the mark, may instead add what it counted while
+writing (:func:`counted_totals`), where that is exactly what the fold would add.
 """
 
 from __future__ import annotations
