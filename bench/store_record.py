@@ -121,17 +121,18 @@ def main() -> None:
     verdicts = make_verdicts(args.verdicts)
     calls = [verdicts[i : i + args.per_call] for i in range(0, len(verdicts), args.per_call)]
     rows = driver_rows(calls, batch=1)
-    folder = Path(tempfile.mkdtemp(prefix="judgekit-bench-"))
-    print(f"{args.verdicts:,} verdicts, {len(calls)} calls, SQLite in {folder}")
     timings: dict[str, list[Timing]] = {"store": [], "indexed": [], "bare": []}
     runs: dict[str, Callable[[Path], Timing]] = {
         "store": lambda path: time_store(path, calls),
         "indexed": lambda path: time_driver(path, rows, indexed=True),
         "bare": lambda path: time_driver(path, rows, indexed=False),
     }
-    for repeat in range(args.repeat):
-        for name, run in runs.items():  # interleaved: a busy moment hits all three
-            timings[name].append(run(folder / f"{name}{repeat}.sqlite"))
+    with tempfile.TemporaryDirectory(prefix="judgekit-bench-") as name:
+        folder = Path(name)  # each repeat's stores are about 0.5 GB: removed at the end
+        print(f"{args.verdicts:,} verdicts, {len(calls)} calls, SQLite in {folder}")
+        for repeat in range(args.repeat):
+            for kind, run in runs.items():  # interleaved: a busy moment hits all three
+                timings[kind].append(run(folder / f"{kind}{repeat}.sqlite"))
     store = summary("judgekit Store.record_verdicts", args.verdicts, timings["store"])
     indexed = summary("sqlite3 executemany, the store's table", args.verdicts, timings["indexed"])
     bare = summary("sqlite3 executemany, no indexes", args.verdicts, timings["bare"])
