@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.input_paths import is_dir
@@ -22,9 +21,6 @@ from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.errors import ConfigError
-from judgekit.formats.task_files import load_task_files
-from judgekit.graders.grade_file import grade_file
-from judgekit.graders.table import print_grade_table
 
 
 @click.command("grade")
@@ -86,6 +82,10 @@ def grade_command(
             "a folder of shards is graded with --no-store: each shard recorded its runs "
             "in the store as it ran"
         )
+    # The suites' models and the graders load when the command runs, not for its --help.
+    from judgekit.formats.task_files import load_task_files
+    from judgekit.graders.grade_file import grade_file
+
     tasks = load_task_files(tasks_path)
     results = out_dir / "results.jsonl"
     with output_folder_lock(out_dir):
@@ -116,6 +116,10 @@ def grade_command(
         report["store"] = store_json(recorded)
         click.echo(json.dumps(report, ensure_ascii=False))
         return
+    from rich.console import Console
+
+    from judgekit.graders.table import print_grade_table
+
     print_grade_table(summary, Console(emoji=False), show_reasons=reasons, k=k)
     click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")
     if recorded is not None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from judgekit.cli.batch_options import batch_options, print_batch_event
-from judgekit.cli.judge_output import judging_progress, print_dry_run
 from judgekit.cli.options import (
     concurrency_option,
     json_instead_of,
@@ -19,16 +19,11 @@ from judgekit.cli.options import (
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.judging.batch.options import BatchOptions
-from judgekit.judging.judge import JudgeTally
-from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
-from judgekit.judging.pipeline import (
-    JudgeRequest,
-    JudgingSession,
-    PreparedJudging,
-    judging_session,
-    prepare_judging,
-)
+
+if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
+    from judgekit.judging.batch.options import BatchOptions
+    from judgekit.judging.judge import JudgeTally
+    from judgekit.judging.pipeline import JudgingSession, PreparedJudging
 
 EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finish
 
@@ -127,6 +122,9 @@ def judge_command(
     Example:
       OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
+    from judgekit.cli.judge_output import judging_progress, print_dry_run
+    from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
+
     request = JudgeRequest(
         runs=runs,
         rubric_ref=rubric_ref,
@@ -171,6 +169,8 @@ def _print_outcome(
     tally: JudgeTally, prepared: PreparedJudging, session: JudgingSession, *, as_json: bool
 ) -> None:
     """The summary (or the --json object), then the runs not judged, exit 1 if any."""
+    from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
+
     rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
     endpoint = prepared.provider.endpoint
     if as_json:

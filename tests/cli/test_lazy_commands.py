@@ -135,7 +135,7 @@ def test_no_commands_help_imports_a_provider_sdk_sqlalchemy_or_numpy() -> None:
     assert done.stdout == "".join(f"{name} []\n" for name in sorted(COMMANDS))
 
 
-LIGHT_HELP = ["align", "demo", "init", "monitor", "recheck"]
+LIGHT_HELP = ["align", "demo", "grade", "init", "judge", "monitor", "recheck"]
 
 
 @pytest.mark.parametrize("name", LIGHT_HELP)
