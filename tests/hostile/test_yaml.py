@@ -41,7 +41,8 @@ import json, resource, sys, time, tracemalloc
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 import click
 from judgekit.cli import main
-main.get_command(click.Context(main), sys.argv[1])  # the command's imports: not measured
+main.get_command(click.Context(main), sys.argv[1])  # the command's imports: not measured,
+import judgekit.formats.task_files, judgekit.graders.grade_file  # nor those it makes as it runs
 tracemalloc.start()
 start = time.perf_counter()
 try:
