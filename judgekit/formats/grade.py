@@ -13,7 +13,12 @@ from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
 from judgekit.formats.run import RunIdLines, StopReason
-from judgekit.formats.shard import ShardManifest, shard_folders
+from judgekit.formats.shard import (
+    ShardManifest,
+    ShardRunIds,
+    check_shard_complete,
+    shard_folders,
+)
 
 RESULTS_FILE = "results.jsonl"
 
@@ -105,25 +110,12 @@ def load_results(path: str | Path) -> Iterator[Grade]:
 def _load_shard_results(shards: list[tuple[Path, ShardManifest]]) -> Iterator[Grade]:
     """The grades of every shard in turn; a run id in two shards, or a shard with fewer
     grades than the trials it owes (interrupted), is refused."""
-    first_seen: dict[str, tuple[Path, int]] = {}
+    seen = ShardRunIds()
     for folder, manifest in shards:
         file = results_path(folder)
         count = 0
         for number, grade in iter_models(file, Grade):
-            where = first_seen.setdefault(grade.run_id, (file, number))
-            if where != (file, number):
-                raise DataError(
-                    f"duplicate run id {grade.run_id!r} (first in {where[0]} at line "
-                    f"{where[1]}); each run id must appear once across the shards",
-                    path=file,
-                    line=number,
-                    field="run_id",
-                )
+            seen.add(grade.run_id, file, number)
             count += 1
             yield grade
-        if count != manifest.pairs:
-            raise DataError(
-                f"shard {manifest.label} holds {count} of its {manifest.pairs} trials; "
-                f"complete it with `judgekit run --resume --shard {manifest.label}`",
-                path=file,
-            )
+        check_shard_complete(manifest, count, file)

@@ -118,3 +118,35 @@ def shard_folders(folder: Path) -> list[tuple[Path, ShardManifest]]:
             path=folder,
         )
     return sorted(found, key=lambda pair: pair[1].shard)
+
+
+class ShardRunIds:
+    """Where each run id of a sharded run was first read; a run id read in a second place
+    (another shard, or another line) is refused."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, tuple[Path, int]] = {}
+
+    def add(self, run_id: str, file: Path, line: int) -> None:
+        where = self._first.setdefault(run_id, (file, line))
+        if where != (file, line):
+            raise DataError(
+                f"duplicate run id {run_id!r} (first in {where[0]} at line "
+                f"{where[1]}); each run id must appear once across the shards",
+                path=file,
+                line=line,
+                field="run_id",
+            )
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+
+def check_shard_complete(manifest: ShardManifest, count: int, file: Path) -> None:
+    """Refuse a shard whose ``file`` holds other than the ``manifest.pairs`` trials it owes."""
+    if count != manifest.pairs:
+        raise DataError(
+            f"shard {manifest.label} holds {count} of its {manifest.pairs} trials; "
+            f"complete it with `judgekit run --resume --shard {manifest.label}`",
+            path=file,
+        )

@@ -19,7 +19,12 @@ from judgekit.errors import DataError, map_exceptions
 from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, no_runs_error
 from judgekit.formats.run_lean import LeanRun, lean_run
-from judgekit.formats.shard import ShardManifest, shard_folders
+from judgekit.formats.shard import (
+    ShardManifest,
+    ShardRunIds,
+    check_shard_complete,
+    shard_folders,
+)
 
 SHARD_RUNS: Final = "runs.jsonl"  # the runs file in each shard's folder
 
@@ -50,19 +55,11 @@ def iter_shard_runs(
     cache = LeanCache()
     each = [_shard_runs(folder / SHARD_RUNS, manifest, cache) for folder, manifest in shards]
     merged = chain(*each) if order is None else heapq.merge(*each, key=lambda got: order(got[2]))
-    first_seen: dict[str, tuple[Path, int]] = {}
+    seen = ShardRunIds()
     for file, line, run in merged:
-        where = first_seen.setdefault(run.run_id, (file, line))
-        if where != (file, line):
-            raise DataError(
-                f"duplicate run id {run.run_id!r} (first in {where[0]} at line "
-                f"{where[1]}); each run id must appear once across the shards",
-                path=file,
-                line=line,
-                field="run_id",
-            )
+        seen.add(run.run_id, file, line)
         yield file, line, run
-    if not first_seen:
+    if not len(seen):
         raise no_runs_error(root)
 
 
@@ -79,9 +76,4 @@ def _shard_runs(
                 run = validate(text)
         count += 1
         yield file, line, run
-    if count != manifest.pairs:
-        raise DataError(
-            f"shard {manifest.label} holds {count} of its {manifest.pairs} trials; "
-            f"complete it with `judgekit run --resume --shard {manifest.label}`",
-            path=file,
-        )
+    check_shard_complete(manifest, count, file)

@@ -195,8 +195,8 @@ class GradeSummary:
         self.tasks: dict[str, TaskSummary] = {}
 
     def add(self, grade: Grade | GradeRow) -> None:
-        # add_facts's twin, reading the grade itself: building its facts first would double
-        # the cost of tallying, which grading pays once per run.
+        # Reads the grade itself: building its facts first (add_facts) would double the cost
+        # of tallying, which grading pays once per run.
         summary = self.tasks.get(grade.task_id)
         if summary is None:
             summary = self.tasks[grade.task_id] = TaskSummary(grade.task_id)
@@ -207,18 +207,7 @@ class GradeSummary:
         graders["path"].add(grade.path)
         graders["state"].add(grade.state)
         graders["answer"].add(grade.answer)
-        summary.turns.add(grade.turns)
-        summary.cost.add(grade.cost_usd)
-        summary.stop_reasons[grade.stop_reason or "completed"] += 1
-        summary.tool_calls += grade.tool_calls
-        summary.tool_errors += grade.tool_errors
-        summary.violations += bool(grade.violations)
-        if not grade.passed:
-            summary.claimed_but_failed += grade.claimed_success is True
-            if len(summary.failures) < self.keep_failures:
-                summary.failures.append((grade.run_id, grade.first_failure or "failed"))
-            else:
-                summary.failures_not_kept += 1
+        self._add_route(summary, grade, bool(grade.violations))
 
     def add_facts(self, grade: GradeFacts) -> None:
         """Tally one grade from its facts (what grading workers send back)."""
@@ -229,12 +218,18 @@ class GradeSummary:
         summary.passed += grade.passed
         for name, passed in zip(GRADERS, grade.graders, strict=True):
             summary.graders[name].add_passed(passed)
+        self._add_route(summary, grade, grade.violations)
+
+    def _add_route(
+        self, summary: TaskSummary, grade: Grade | GradeRow | GradeFacts, violated: bool
+    ) -> None:
+        """What add and add_facts tally alike: turns, cost, stop reason, calls, failures."""
         summary.turns.add(grade.turns)
         summary.cost.add(grade.cost_usd)
         summary.stop_reasons[grade.stop_reason or "completed"] += 1
         summary.tool_calls += grade.tool_calls
         summary.tool_errors += grade.tool_errors
-        summary.violations += grade.violations
+        summary.violations += violated
         if not grade.passed:
             summary.claimed_but_failed += grade.claimed_success is True
             if len(summary.failures) < self.keep_failures:
