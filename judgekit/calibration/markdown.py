@@ -20,6 +20,7 @@ from judgekit.calibration.render import (
 )
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.selective_render import selective_markdown
+from judgekit.calibration.split_render import assignment_lines
 
 __all__ = ["COMMENT_LIMIT", "render_markdown"]
 
@@ -43,6 +44,7 @@ def render_markdown(report: CalibrationReport) -> str:
         f"left out; {counts.n_other_versions} verdicts of other versions left out).",
         "",
         *[line for line in [split_line(report)] if line is not None],
+        *(f"- {_md_cell(line)}" for line in assignment_lines(report.split)),
         *([""] if report.split is not None else []),
         *_figure_rows(report),
         *_confusion(report),

@@ -23,6 +23,7 @@ from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
 from judgekit.calibration.selective_render import selective_lines
+from judgekit.calibration.split_render import assignment_lines
 
 __all__ = [
     "DEFAULT_DISAGREEMENTS",
@@ -95,12 +96,12 @@ def split_line(report: CalibrationReport) -> str | None:
     if report.measured_on == "test":
         return (
             f"measured on test: {measured} of {labelled} labelled runs ({split.n_test_fresh} "
-            f"fresh, {split.n_test_spent} spent); the disagreements shown are spent: "
+            f"fresh, {split.n_test_spent} spent); every test label measured is now spent: "
             "`judgekit promote` no longer counts them"
         )
     return (
         f"measured on all {measured} labelled runs ({split.n_dev} dev, {split.n_test} test); "
-        "the test disagreements shown are spent: `judgekit promote` no longer counts them"
+        "every test label measured is now spent: `judgekit promote` no longer counts them"
     )
 
 
@@ -136,7 +137,8 @@ def _summary_lines(report: CalibrationReport) -> list[str]:
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}): "
         f"{counts.n} runs compared",
         f"labels: {counts.n_labelled_runs} runs labelled by {len(report.labelers)} "
-        f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out; "
+        f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out"
+        f"{_tied_against(counts.n_tied_against_judge)}; "
         f"{counts.n_labelled_without_verdict} labelled runs have no verdict",
         f"verdicts: {counts.n_verdicts} of this version; {counts.n_unscored} unscored left out "
         f"(unscored rate {percent(counts.unscored_rate, undefined=UNDEFINED)}); "
@@ -342,6 +344,10 @@ def _disagreement_lines(report: CalibrationReport, limit: int | None) -> list[st
     return lines
 
 
+def _tied_against(count: int) -> str:
+    return f" ({count} test runs tied at assignment count against the judge)" if count else ""
+
+
 def render_text(
     report: CalibrationReport, *, disagreements: int | None = DEFAULT_DISAGREEMENTS
 ) -> str:
@@ -349,6 +355,7 @@ def render_text(
     disagreements (None: all), verdict."""
     lines = _summary_lines(report)
     lines[1:1] = [line for line in [split_line(report)] if line is not None]
+    lines[2:2] = assignment_lines(report.split)
     lines += _figure_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines += selective_lines(report)

@@ -46,7 +46,7 @@ from judgekit.calibration.figures import (
     position_bias,
     self_agreement,
 )
-from judgekit.calibration.join import Counts, Pairs, join_labels
+from judgekit.calibration.join import AssignedLabel, Counts, Pairs, join_labels
 from judgekit.calibration.labellers import (
     Disagreement,
     LabelerFigures,
@@ -172,9 +172,11 @@ def build_report(
     item_hashes: Mapping[str, str] | None = None,
     interval_method: IntervalMethod = "analytic",
     sources: Mapping[str, str] | None = None,
+    as_assigned: Mapping[str, AssignedLabel] | None = None,
 ) -> CalibrationReport:
     """Join ``verdicts`` (oldest first) with the current ``labels`` ((run, labeller) →
-    label, as :attr:`LabelLog.current`) and compute the report.
+    label, as :attr:`LabelLog.current`) and compute the report; the runs of
+    ``as_assigned`` (held-out test runs) count with the label they were assigned with.
 
     ``rubric`` is the rubric as judged (its judge model is the one compared). Raises
     :class:`CalibrationError` when labels and verdicts share no run, or nothing is left to
@@ -182,7 +184,7 @@ def build_report(
     """
     version = rubric_version(rubric)
     selection = select_verdicts(verdicts, rubric.id, version=version, model=rubric.judge.model)
-    pairs = join_labels(rubric, version, selection, labels)
+    pairs = join_labels(rubric, version, selection, labels, as_assigned=as_assigned)
     classes = list(scale_values(rubric.scale))
     policy = rubric.promotion
     figures = agreement_figures(

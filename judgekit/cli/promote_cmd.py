@@ -15,6 +15,7 @@ from judgekit.calibration.promotion import (
     replaced_record,
     test_kappa_change_line,
 )
+from judgekit.calibration.split_render import assignment_lines
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option
 from judgekit.cli.store_options import no_store_option
@@ -39,6 +40,7 @@ def promote_command(
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
     interval_method: IntervalMethod,
+    new_split: bool,
     as_json: bool,
     no_store: bool,
 ) -> None:
@@ -75,6 +77,7 @@ def promote_command(
         warn=warn_about_labels,
         measure_on="test",
         fresh_only=True,
+        new_split=new_split,
     )
 
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
@@ -98,6 +101,8 @@ def promote_command(
     change = test_kappa_change_line(record)
     if change is not None:
         click.echo(change)
+    for line in assignment_lines(report.split):
+        click.echo(line)
     from judgekit.calibration.selective import selective_promotion_line
 
     selective = selective_promotion_line(report)
@@ -136,6 +141,8 @@ def _refused(report: CalibrationReport, as_json: bool) -> None:
     for needed in (fresh_labels_line(report), labels_needed_line(report)):
         if needed is not None:
             click.echo(needed)
+    for line in assignment_lines(report.split):
+        click.echo(line)
 
 
 def _record_in_store(record: PromotionRecord, path: Path) -> None:

@@ -40,6 +40,13 @@ class Files:
         return CliRunner().invoke(main, [*args, *common, "--labels", str(self.labels)])
 
 
+
+def fixed_side(run: str, side: str) -> dict[str, Any]:
+    """A split line that puts ``run`` on ``side`` whatever the lines before: the rule under
+    a test share of 0 (dev) or 1 (test)."""
+    return {"run_id": run, "side": side, "test_share": 1.0 if side == "test" else 0.0, "at": AT}
+
+
 def lines(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(row) + "\n" for row in rows)
 
@@ -76,7 +83,7 @@ def make(root: Path) -> Files:
                     "at": AT,
                 }
             )
-            split.append({"run_id": run, "side": "dev" if side == "d" else "test", "at": AT})
+            split.append(fixed_side(run, "dev" if side == "d" else "test"))
     files.labels.write_text(lines(labels))
     files.verdicts.write_text(lines(verdicts))
     files.split.write_text(lines(split))
@@ -171,7 +178,7 @@ def test_no_fresh_test_label_at_all_is_one_line_exit_2(tmp_path: Path) -> None:
     files = make(tmp_path)
     files.split.write_text(
         "".join(
-            json.dumps({"run_id": run, "side": "dev", "at": AT}) + "\n"
+            json.dumps(fixed_side(run, "dev")) + "\n"
             for run in [f"d{i}" for i in range(60)] + [f"t{i}" for i in range(60)]
         )
     )

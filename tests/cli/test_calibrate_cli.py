@@ -28,6 +28,8 @@ from tests.conftest import REPO
 
 MODEL = "openai/gpt-4o-mini"
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+# A split putting every run on one side is one assigned under a test share of 0 or 1.
+SHARE_OF = {"dev": 0.0, "test": 1.0}
 
 REPORT_KEYS = {
     "rubric_id",
@@ -185,7 +187,7 @@ class Workspace:
         runs = dict.fromkeys(x["run_id"] for x in labels)
         at = T0.isoformat()
         self.split.write_text(
-            "".join(json.dumps({"run_id": r, "side": side, "at": at}) + "\n" for r in runs)
+            "".join(json.dumps({"run_id": r, "side": side, "test_share": SHARE_OF[side], "at": at}) + "\n" for r in runs)
         )
 
     def invoke(self, command: str, *args: str) -> Result:
