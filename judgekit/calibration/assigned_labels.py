@@ -15,6 +15,7 @@ from judgekit.calibration.join import AssignedLabel
 from judgekit.calibration.selection import majority
 from judgekit.calibration.split import Split
 from judgekit.formats.label import Label
+from judgekit.formats.split_file import SplitAssignment
 
 __all__ = ["assigned_labels", "relabelled_since_assignment"]
 
@@ -25,11 +26,13 @@ def assigned_labels(
     split: Split, runs: Collection[str], labels: LabelsByRun
 ) -> dict[str, AssignedLabel]:
     """Each test run of ``runs`` → its label at assignment (``labels``, the current ones,
-    stand in for the tied labels of an assignment that did not record them)."""
+    stand in for the tied labels of an assignment that did not record them). A line that
+    records no label at all (written by hand or by another tool) has none to keep: its run
+    counts with its current labels."""
     found: dict[str, AssignedLabel] = {}
     for run in runs:
         line = split.assigned.get(run)
-        if line is None or line.side != "test":
+        if line is None or line.side != "test" or not _records_labels(line):
             continue
         if line.label is not None:
             found[run] = AssignedLabel(line.label)
@@ -50,7 +53,7 @@ def relabelled_since_assignment(
     changed = []
     for run in runs:
         line = split.assigned.get(run)
-        if line is None or line.side != "test":
+        if line is None or line.side != "test" or not _records_labels(line):
             continue
         now = {who: label.label for who, label in labels.get(run, {}).items()}
         if line.labels is not None:
@@ -59,3 +62,7 @@ def relabelled_since_assignment(
         elif majority(list(now.values())) != line.label:
             changed.append(run)
     return changed
+
+
+def _records_labels(line: SplitAssignment) -> bool:
+    return line.labels is not None or "label" in line.model_fields_set

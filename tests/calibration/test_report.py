@@ -178,6 +178,7 @@ def test_what_the_join_leaves_out_is_counted(rubric: Rubric) -> None:
         "n": 2,
         "n_unscored": 1,
         "n_tied": 1,
+        "n_tied_against_judge": 0,
         "n_labelled_runs": 5,
         "n_verdicts": 5,
         "n_labelled_without_verdict": 1,

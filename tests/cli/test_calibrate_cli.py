@@ -40,6 +40,7 @@ REPORT_KEYS = {
     "n",
     "n_unscored",
     "n_tied",
+    "n_tied_against_judge",
     "n_labelled_runs",
     "n_verdicts",
     "n_labelled_without_verdict",
@@ -187,7 +188,11 @@ class Workspace:
         runs = dict.fromkeys(x["run_id"] for x in labels)
         at = T0.isoformat()
         self.split.write_text(
-            "".join(json.dumps({"run_id": r, "side": side, "test_share": SHARE_OF[side], "at": at}) + "\n" for r in runs)
+            "".join(
+                json.dumps({"run_id": r, "side": side, "test_share": SHARE_OF[side], "at": at})
+                + "\n"
+                for r in runs
+            )
         )
 
     def invoke(self, command: str, *args: str) -> Result:
@@ -426,6 +431,8 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
         "n_test": 60,
         "n_test_fresh": 60,
         "n_test_spent": 0,
+        "test_relabelled": [],
+        "test_tied": [],
         "test_runs": [f"fail-{i}" for i in range(30)] + [f"pass-{i}" for i in range(30)],
     }
     assert all(c["met"] for c in record["criteria"].values())
