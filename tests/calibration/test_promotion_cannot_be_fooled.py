@@ -51,11 +51,17 @@ def test_the_judge_is_refused_on_its_fresh_test_labels(world: World) -> None:
 
 
 @pytest.mark.parametrize(
-    "look",
-    [[], ["--json"], ["--md"], ["--disagreements", "all"], ["--disagreements", "0"]],
-    ids=["console", "json", "md", "all-disagreements", "no-disagreement-listed"],
+    ("side", "look"),
+    [
+        ("test", []),
+        ("test", ["--json"]),
+        ("test", ["--md"]),
+        ("test", ["--disagreements", "all"]),
+        ("test", ["--disagreements", "0"]),
+        ("all", []),
+    ],
+    ids=["console", "json", "md", "all-disagreements", "no-disagreement-listed", "split-all"],
 )
-@pytest.mark.parametrize("side", ["test", "all"])
 def test_any_look_at_the_test_labels_spends_every_one(
     world: World, look: list[str], side: str
 ) -> None:
