@@ -103,7 +103,7 @@ def is_hidden(char: str) -> bool:
     but newline and tab, a format character (bidi controls, zero-width characters, tag
     characters), a line or paragraph separator, a surrogate, unassigned or private use.
 
-    >>> [is_hidden(c) for c in "\u202e\u200b\x1b\u2028\n\ta"]
+    >>> [is_hidden(c) for c in "\\u202e\\u200b\\x1b\\u2028\\n\\ta"]
     [True, True, True, True, False, False, False]
     """
     return unicodedata.category(char) in _HIDDEN_CATEGORIES and char not in _KEPT_CONTROLS
