@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.class_scores_render import class_score_markdown
 from judgekit.calibration.labellers import Disagreement
 from judgekit.calibration.render import (
     comparison_lines,
@@ -45,6 +46,7 @@ def render_markdown(report: CalibrationReport) -> str:
         *[line for line in [split_line(report)] if line is not None],
         *([""] if report.split is not None else []),
         *_figure_rows(report),
+        *class_score_markdown(report),
         *_confusion(report),
         *selective_markdown(report),
     ]
