@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from sklearn.metrics import precision_recall_fscore_support  # type: ignore[import-untyped]
 
+from judgekit._util.number_format import statistic
 from judgekit.cli import main
 from tests.conftest import REPO, shared_data_path
 
@@ -61,15 +62,21 @@ def _group(path: Path, dataset: str, evaluator: str, strategy: str) -> tuple[lis
 
 
 @pytest.mark.parametrize(
-    ("dataset", "evaluator", "strategy", "n", "table"),
+    ("dataset", "evaluator", "strategy", "n", "table", "tie_as_zero"),
     [
-        ("Processed/MT-Bench", "GPT-4", "Vanilla_NoRules", 200, MT_BENCH_TABLE),
-        ("LLMBar/Adversarial/Neighbor", "Falcon", "CoT", 132, NEIGHBOR_TABLE),
+        ("Processed/MT-Bench", "GPT-4", "Vanilla_NoRules", 200, MT_BENCH_TABLE, "0.530"),
+        ("LLMBar/Adversarial/Neighbor", "Falcon", "CoT", 132, NEIGHBOR_TABLE, "0.313"),
     ],
     ids=["mt-bench-gpt-4", "neighbor-falcon"],
 )
 def test_llmbar_per_class_scores(
-    tmp_path: Path, dataset: str, evaluator: str, strategy: str, n: int, table: list[str]
+    tmp_path: Path,
+    dataset: str,
+    evaluator: str,
+    strategy: str,
+    n: int,
+    table: list[str],
+    tie_as_zero: str,
 ) -> None:
     data = shared_data_path("llmbar", "verdicts.jsonl")
     out = tmp_path / "llmbar"
@@ -122,6 +129,11 @@ def test_llmbar_per_class_scores(
     assert [scores["macro"][k] for k in ("precision", "recall", "f1")] == pytest.approx(
         list(two[:3]), abs=1e-15
     )
+    # What scikit-learn's default (zero_division=0) would print: tie's F1 averaged in as 0.
+    default = precision_recall_fscore_support(
+        gold, judged, labels=CLASSES, average="macro", zero_division=0.0
+    )
+    assert statistic(default[2]) == tie_as_zero
 
     lines = CliRunner().invoke(main, args).stdout.splitlines()
     start = lines.index(table[0])
