@@ -197,3 +197,36 @@ def test_every_figure_defined_needs_no_note(tmp_path: Path) -> None:
     assert "undefined (" not in text and "macro averages leave" not in text
     markdown = _calibrate(tmp_path, human, judge, "--md").stdout
     assert "| macro | 0.722 | 0.667 | 0.656 |  |  |\n\n**Confusion**" in markdown
+
+
+def test_a_class_in_neither_the_labels_nor_the_choices(tmp_path: Path) -> None:
+    human = ["A", "A", "A", "B", "B", "B"]
+    judge = ["A", "A", "B", "B", "B", "A"]
+    scores = _json(tmp_path, human, judge)
+    assert scores["per_class"]["tie"] == {
+        "precision": None,
+        "recall": None,
+        "f1": None,
+        "support": 0,
+        "predicted": 0,
+    }
+    # As scikit-learn averages over A and B alone; counting tie as 0 would print 0.444.
+    assert scores["macro"] == pytest.approx({"precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3})
+    counted = precision_recall_fscore_support(
+        human, judge, labels=CLASSES, average="macro", zero_division=0.0
+    )
+    assert list(counted[:3]) == pytest.approx([4 / 9] * 3)
+    lines = _calibrate(tmp_path, human, judge).stdout.splitlines()
+    start = lines.index("  class  precision     recall         F1  support  judged")
+    assert lines[start + 3 : start + 7] == [
+        "  tie    undefined  undefined  undefined        0       0",
+        "  macro      0.667      0.667      0.667",
+        "  tie: precision, recall and F1 undefined (neither a human label nor the judge's choice)",
+        "  macro averages leave the undefined figures out (not counted as 0)",
+    ]
+    markdown = _calibrate(tmp_path, human, judge, "--md").stdout
+    assert (
+        "| tie | undefined | undefined | undefined | 0 | 0 |\n"
+        "| macro | 0.667 | 0.667 | 0.667 |  |  |\n\n"
+        "- tie: precision, recall and F1 undefined (neither a human label nor the judge's choice)\n"
+    ) in markdown
