@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.class_scores_render import class_score_markdown
 from judgekit.calibration.labellers import Disagreement
 from judgekit.calibration.render import (
     comparison_lines,
@@ -47,6 +48,7 @@ def render_markdown(report: CalibrationReport) -> str:
         *(f"- {_md_cell(line)}" for line in assignment_lines(report.split)),
         *([""] if report.split is not None else []),
         *_figure_rows(report),
+        *class_score_markdown(report),
         *_confusion(report),
         *selective_markdown(report),
     ]

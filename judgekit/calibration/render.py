@@ -19,6 +19,7 @@ from judgekit._util.number_format import (
     statistic,
 )
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.class_scores_render import class_score_lines
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
@@ -194,41 +195,24 @@ def _error_rate_lines(report: CalibrationReport) -> list[str]:
 
 
 def scale_error_figures(report: CalibrationReport) -> list[tuple[str, str]]:
-    """(name, value) of the Likert errors or the choices' per-class scores (else none)."""
+    """(name, value) of the Likert errors (none on other scales: the per-class scores of a
+    choices or pairwise scale are a table of their own, :mod:`.class_scores_render`)."""
     errors = report.scale_errors
-    if errors is None:
+    if not isinstance(errors, LikertFigures):
         return []
-    if isinstance(errors, LikertFigures):
-        level = confidence(errors.confidence)
-        mae, signed = errors.mean_absolute_error, errors.mean_signed_error
-        return [
-            (
-                "mean absolute error",
-                f"{statistic(mae.mean)} {interval([mae.low, mae.high])} ({level}, t)",
-            ),
-            (
-                "mean signed error",
-                f"{statistic(signed.mean)} {interval([signed.low, signed.high])} "
-                f"({level}, t; judge − human: above 0, the judge scores higher)",
-            ),
-        ]
-    rows = [
+    level = confidence(errors.confidence)
+    mae, signed = errors.mean_absolute_error, errors.mean_signed_error
+    return [
         (
-            f"class {_data(name)}",
-            f"precision {statistic(s['precision'])}, recall {statistic(s['recall'])}, "
-            f"F1 {statistic(s['f1'])} ({s['support']} human labels)",
-        )
-        for name, s in errors.per_class.items()
+            "mean absolute error",
+            f"{statistic(mae.mean)} {interval([mae.low, mae.high])} ({level}, t)",
+        ),
+        (
+            "mean signed error",
+            f"{statistic(signed.mean)} {interval([signed.low, signed.high])} "
+            f"({level}, t; judge − human: above 0, the judge scores higher)",
+        ),
     ]
-    macro = errors.macro
-    rows.append(
-        (
-            "macro average",
-            f"precision {statistic(macro['precision'])}, recall {statistic(macro['recall'])}, "
-            f"F1 {statistic(macro['f1'])} (over the classes where each is defined)",
-        )
-    )
-    return rows
 
 
 def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
@@ -356,7 +340,7 @@ def render_text(
     lines = _summary_lines(report)
     lines[1:1] = [line for line in [split_line(report)] if line is not None]
     lines[2:2] = assignment_lines(report.split)
-    lines += _figure_lines(report) + _confusion_lines(report)
+    lines += _figure_lines(report) + class_score_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines += selective_lines(report)
     lines.append(_stale_line(report))

@@ -105,7 +105,7 @@ class CalibrationReport:
     # all of them (a report built in code, without a split).
     measured_on: MeasuredOn = "all"
     split: SplitSummary | None = None
-    scale_errors: ScaleErrors | None = None  # likert and choices rubrics only
+    scale_errors: ScaleErrors | None = None  # likert, choices and pairwise rubrics
     selective: SelectiveFigures | None = None  # when some verdict has a confidence
 
     @property
