@@ -130,13 +130,15 @@ def calibrate_command(
         measure_on=measure_on,
         new_split=new_split,
     )
+    # Every test label measured is spent before any figure of them is written or shown: an
+    # output that fails afterwards has spent labels nobody saw, never the other way round.
+    spend_measured_test_labels(report)
     if coverage_plot is not None:  # written before the store records, like --plot
         from judgekit.monitoring.coverage_plot import write_coverage_plot  # matplotlib: now
 
         title = f"{report.rubric_id} ({report.model}): {report.n} runs"
         write_coverage_plot(report.selective, coverage_plot, title=title)
     record_and_plot(report, record=not no_store, plot_path=plot_path)
-    spend_measured_test_labels(report)  # every test label measured, before any is shown
 
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
