@@ -36,6 +36,7 @@ from judgekit.monitoring.selective_recheck import GuaranteeCheck, check_guarante
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
+from judgekit.store.run_filter import RECHECK_SOURCE
 
 __all__ = ["RecheckRun", "run_recheck"]
 
@@ -111,7 +112,7 @@ def run_recheck(
     guarantee = check_guarantee(record, rubric, verdicts, labels, alpha=alpha)
     result = with_guarantee(result, guarantee)
     batch = store.batch(
-        key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source="recheck"
+        key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source=RECHECK_SOURCE
     )
     store.record_verdicts(verdicts, batch)
     store.record_calibration(report.as_dict())
