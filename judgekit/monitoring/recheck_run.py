@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
+from judgekit.calibration.split import mark_spent
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.split_file import split_path
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
@@ -54,6 +56,9 @@ class RecheckRun:
         data = self.result.as_dict()
         data["missing_runs"] = self.missing
         return {"recheck": data}
+
+
+RECHECK_SPENT = "measured beside the judge's verdicts by monitor --recheck"
 
 
 def run_recheck(
@@ -108,6 +113,9 @@ def run_recheck(
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
     verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
+    # Its kappa is a figure of the test labels beside the judge's verdicts: every test label
+    # it measured is spent, as a look by calibrate --split all would spend it.
+    mark_spent(split_path(labels_file), [run.run_id for run in runs], RECHECK_SPENT)
     result = compare_kappas(record, report, alpha=alpha)
     guarantee = check_guarantee(record, rubric, verdicts, labels, alpha=alpha)
     result = with_guarantee(result, guarantee)
