@@ -3,6 +3,7 @@ and how to recover. A split is never rebuilt silently over labels that were read
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def lost_split_evidence(
         )
     if rubric.source is not None:
         record = rubric.source.parent / f"{rubric.id}.promotion.json"
-        if record.exists():
+        if _measured_on_a_split(record):
             return f"the promotion record {record} was measured on a split"
     return None
 
@@ -53,3 +54,15 @@ def lost_split_message(rubric: Rubric, path: Path, evidence: str) -> str:
         "new split knowingly, pass --new-split to `judgekit calibrate` or `judgekit "
         "promote`: every test label it assigns is spent, so promotion waits for new labels"
     )
+
+
+def _measured_on_a_split(record: Path) -> bool:
+    """Whether a promotion record exists that names a split (one that cannot be read as
+    JSON counts: what it held is unknown)."""
+    try:
+        data = json.loads(record.read_bytes())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return True
+    return not isinstance(data, dict) or data.get("split") is not None

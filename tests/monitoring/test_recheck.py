@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from judgekit.calibration.split import load_split
 from judgekit.cli import main
-from judgekit.formats.label import Label
+from judgekit.formats.label import Label, read_labels
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
+from judgekit.formats.split_file import read_split_file
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
@@ -260,3 +262,17 @@ def test_recheck_takes_the_options_monitor_recheck_takes() -> None:
         "as_json",
     }
     assert own - {"rubric_ref"} < {param.name for param in monitor_command.params}
+
+
+def test_a_recheck_spends_the_test_labels_it_measured(promoted: Path) -> None:
+    labels_file = promoted / "labels" / "answer_ok.jsonl"
+    rubric = load_rubric(promoted / "rubrics" / "answer_ok.yaml")
+    split = load_split(rubric, labels_file, read_labels(labels_file, rubric).current)
+    assert len(split.test) == 50 and not split.spent
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        code, _ = recheck(server)
+    assert code == 0
+    spent = read_split_file(split.path).spent
+    assert spent == dict.fromkeys(
+        split.test, "measured beside the judge's verdicts by monitor --recheck"
+    )
