@@ -107,6 +107,7 @@ class CalibrationReport:
     split: SplitSummary | None = None
     scale_errors: ScaleErrors | None = None  # likert and choices rubrics only
     selective: SelectiveFigures | None = None  # when some verdict has a confidence
+    pairs: Pairs | None = None  # the compared runs, their labels and verdicts
 
     @property
     def n(self) -> int:
@@ -222,6 +223,7 @@ def build_report(
             rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
         ),
         selective=selective,
+        pairs=pairs,
     )
 
 
