@@ -43,6 +43,7 @@ __all__ = [
     "judged_model",
     "promotion_record",
     "promotion_record_path",
+    "record_problem",
     "record_status",
     "replaced_record",
     "rubric_status",
@@ -232,6 +233,14 @@ def record_status(
     if problems:
         return "stale", problems[0].text
     return "promoted", _promoted_on(record)
+
+
+def record_problem(record: PromotionRecord, rubric: Rubric) -> str | None:
+    """Why ``record``, found beside ``rubric``'s file, does not promote it (None when it
+    does): the check judging hands abstention."""
+    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+    status, why = record_status(record, rubric, folder)
+    return None if status == "promoted" else f"{status}: {why}"
 
 
 def _promoted_on(record: PromotionRecord) -> str:

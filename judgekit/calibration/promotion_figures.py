@@ -78,7 +78,9 @@ class Evidence:
         )
 
 
-def figure_problems(record: PromotionRecord, evidence: Evidence, policy: PromotionPolicy) -> list[str]:
+def figure_problems(
+    record: PromotionRecord, evidence: Evidence, policy: PromotionPolicy
+) -> list[str]:
     """Each figure of ``record`` that its evidence does not give again."""
     n = len(evidence.runs)
     problems = [] if record.n == n else [f"n {record.n} in the record, {n} pairs in its evidence"]
@@ -127,8 +129,8 @@ def criteria_problems(
     found = recomputed_criteria(evidence, policy, rubric, rubrics_dir, version=version)
     problems = []
     recorded = record.criteria or {}
-    for name, criterion in recorded.items():
-        if criterion.met is not True:
+    for name, entry in recorded.items():
+        if entry.met is not True:
             problems.append(f"the record says {name} is not met")
     for criterion in found:
         kept = recorded.get(criterion.name)
@@ -142,7 +144,9 @@ def criteria_problems(
         if not criterion.met:
             problems.append(f"not met on its evidence: {criterion.explain()}")
     if current != policy:
-        for criterion in recomputed_criteria(evidence, current, rubric, rubrics_dir, version=version):
+        for criterion in recomputed_criteria(
+            evidence, current, rubric, rubrics_dir, version=version
+        ):
             if not criterion.met:
                 problems.append(f"not met under the rubric's policy now: {criterion.explain()}")
     return problems

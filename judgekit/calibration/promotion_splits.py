@@ -3,7 +3,9 @@ have been on the test side, not spent, and assigned with the label the record co
 
 The split file is append-only and the first line of a run wins, so the bytes the record
 was computed from (its first ``sources.split.length`` bytes, already checked against their
-sha256) still say what the split was then, whatever was appended since."""
+sha256) still say what the split was then, whatever was appended since. An assignment line
+that records no label (written by hand, or by a tool that kept none) has no label to
+compare."""
 
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ def split_problems(record: PromotionRecord, split: tuple[Path, bytes]) -> list[s
             dev.append(pair.run_id)
         elif pair.run_id in log.spent:
             spent.append(pair.run_id)
-        elif line.label != pair.human:
+        elif line.label is not None and line.label != pair.human:
             relabelled.append(f"{pair.run_id} ({line.label!r}, the record {pair.human!r})")
     where = f"in {path} as promoted on"
     found = [

@@ -52,9 +52,7 @@ def write_promotion(
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     path = promotion_record_path(rubric, folder)
     replacing, replaced_invalid = _replaced(path, rubric, folder)
-    record = promotion_record(
-        report, replacing=replacing, rubrics_dir=folder, stored_in=stored_in
-    )
+    record = promotion_record(report, replacing=replacing, rubrics_dir=folder, stored_in=stored_in)
     _check(record, rubric, folder, "would not hold; nothing written")
     write_promotion_record(path, record)
     written = load_promotion_record(path)
@@ -85,6 +83,4 @@ def _replaced(
 def _check(record: PromotionRecord, rubric: Rubric, folder: Path, what: str) -> None:
     problems = verify_promotion_record(record, rubric, rubrics_dir=folder, check_store=False)
     if problems:
-        raise CalibrationError(
-            f"the promotion record of {rubric.id} {what}: {problems[0].text}"
-        )
+        raise CalibrationError(f"the promotion record of {rubric.id} {what}: {problems[0].text}")
