@@ -4,7 +4,6 @@ test, checked against scipy)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path

@@ -15,13 +15,12 @@ from click.testing import CliRunner
 
 from judgekit.cli import main
 from judgekit.formats.label import Label
-from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.store import open_store
-from tests.promoted import promote_for_real
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
+from tests.promoted import promote_for_real
 
 RUBRIC = """\
 id: answer_ok
