@@ -142,7 +142,7 @@ def assert_not_promoted_by_monitor_and_gate(why: str, *, version: str | None = N
     assert gated.exit_code == 0, gated.output
     assert (
         "note rubric goal_completion (invalid, informational): 0.80 (80/100) → 0.60 (60/100), "
-        "one-sided p = 0.001"
+        f"one-sided p = 0.001; its promotion record does not hold: {why}"
     ) in gated.stdout.splitlines()
 
 
