@@ -187,3 +187,20 @@ def test_a_deleted_split_file_is_invalid_naming_the_recovery(project: dict[str, 
         f"{SPLIT} is missing (the promotion was computed from its first {length:,} bytes); "
         "restore it from version control, or label, calibrate and promote again",
     )
+
+
+def test_promote_does_not_keep_a_record_that_did_not_hold_as_previous(
+    project: dict[str, Any],
+) -> None:
+    edited(project, lambda r: r.update(kappa=0.1, rubric_version="0" * 12))
+    args = ["promote", "--rubric", "goal_completion", "--no-store"]
+    args += ["--verdicts", "goal_completion.promoted-verdicts.jsonl"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "the promotion record it replaces did not hold (kappa 0.1 in the record, 0.933 "
+        "recomputed from its 120 pairs): not kept as the previous promotion"
+    ]
+    record = json.loads(RECORD.read_text())
+    assert "previous" not in record
+    assert status() == ("promoted", "calibrated on 120 fresh test labels")
