@@ -204,3 +204,14 @@ def test_promote_does_not_keep_a_record_that_did_not_hold_as_previous(
     record = json.loads(RECORD.read_text())
     assert "previous" not in record
     assert status() == ("promoted", "calibrated on 120 fresh test labels")
+
+
+def test_a_record_that_does_not_hold_is_not_rechecked(project: dict[str, Any]) -> None:
+    edited(project, lambda r: r.update(kappa=0.1))
+    result = CliRunner().invoke(main, ["recheck", "goal_completion"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"judgekit: error: {RECORD}: the promotion record does not hold (kappa 0.1 in the "
+        "record, 0.933 recomputed from its 120 pairs): only a promoted rubric can be "
+        "rechecked\n"
+    )
