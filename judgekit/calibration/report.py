@@ -107,6 +107,7 @@ class CalibrationReport:
     split: SplitSummary | None = None
     scale_errors: ScaleErrors | None = None  # likert, choices and pairwise rubrics
     selective: SelectiveFigures | None = None  # when some verdict has a confidence
+    pairs: Pairs | None = None  # the compared runs, their labels and verdicts
 
     @property
     def n(self) -> int:
@@ -224,6 +225,7 @@ def build_report(
             rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
         ),
         selective=selective,
+        pairs=pairs,
     )
 
 

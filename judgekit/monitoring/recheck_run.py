@@ -13,7 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
+from judgekit.calibration.promotion import (
+    default_labels_dir,
+    promotion_record_path,
+    record_status,
+)
 from judgekit.calibration.split import mark_spent
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.label import labels_path, read_labels
@@ -75,9 +79,9 @@ def run_recheck(
 ) -> RecheckRun:
     """Recheck one promoted rubric and record it in ``store``; on a drop mark it stale.
 
-    Only a rubric promoted at its current version, with labels and at least one labelled
-    run found (in ``runs_files``, else in the store), can be rechecked; anything else raises
-    :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
+    Only a rubric promoted at its current version by a record that holds, with labels and
+    at least one labelled run found (in ``runs_files``, else in the store), can be
+    rechecked; anything else raises :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
     :class:`~judgekit.errors.ProviderError`: a recheck on fewer runs compares another sample.
     """
     rubric = load_rubric(rubric_ref)
@@ -91,6 +95,12 @@ def run_recheck(
             "stale already; calibrate and promote it again",
             path=record_path,
             field="rubric_version",
+        )
+    status, why = record_status(record, rubric, folder)
+    if status == "invalid":
+        raise DataError(
+            f"the promotion record does not hold ({why}): only a promoted rubric can be rechecked",
+            path=record_path,
         )
     labels_file = labels_path(labels_dir or default_labels_dir(folder), rubric.id)
     labels = read_labels(labels_file, rubric).current

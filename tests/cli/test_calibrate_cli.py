@@ -109,6 +109,10 @@ RECORD_KEYS = {
     "labelers",
     "split",
     "promoted_at",
+    "evidence",
+    "sources",
+    "stored_in",
+    "digest",
 }
 
 
