@@ -228,7 +228,7 @@ def test_clip_rate_interval(estimate: float, low: float, width: float) -> None:
         return  # refused: an interval wholly outside [0, 1]
     bounded = clip_rate_interval(estimate, low, high)
     assert_in({"estimate": bounded.estimate, "low": bounded.low, "high": bounded.high}, [])
-    assert bounded.clipped == (not (0 <= estimate <= 1 and 0 <= low and high <= 1))
+    assert bounded.clipped == (not (0 <= estimate <= 1 and low >= 0 and high <= 1))
 
 
 @settings(max_examples=200, deadline=None)
