@@ -44,8 +44,8 @@ def clip_rate(value: float) -> tuple[float, bool]:
 def clip_rate_interval(estimate: float, low: float, high: float) -> BoundedRate:
     """The estimate and both bounds of a rate moved into [0, 1].
 
-    An interval wholly outside [0, 1] is not clipped (it would become a single point, a
-    certainty the data never gave): the caller treats that rate as undefined.
+    An interval wholly outside [0, 1] is refused (clipped, it would become a single point,
+    a certainty the data never gave): the caller reports that rate as undefined.
 
     >>> clip_rate_interval(0.964, 0.481, 1.448)
     BoundedRate(estimate=0.964, low=0.481, high=1.0, clipped=True)
