@@ -15,6 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
+from judgekit.formats.verdict import Verdict
+from judgekit.store import open_store
 from tests.cli.test_calibrate_cli import Workspace
 from tests.conftest import REPO
 from tests.rate_fields import out_of_range, rate_keys
@@ -111,6 +113,47 @@ def test_gate_json_rates_and_differences_stay_in_range(
         codes=(1,),
     )
     assert drop["suite"]["difference"] == -1.0
+
+
+def test_gate_json_rubric_pass_rates_stay_in_0_1(
+    runs_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "calibration").mkdir()
+    ws = Workspace(tmp_path / "calibration")
+    shutil.copytree(ws.root / "rubrics", tmp_path / "rubrics")
+    batches = {}
+    for name in ("all passed", "all failed", "one failed"):
+        invoke("grade", runs_files[name], "--tasks", TASKS, "--out", tmp_path / name, "--json")
+        with open_store() as store:
+            batches[name] = store.batches()[-1].id
+            run_ids = [
+                json.loads(line)["run_id"] for line in runs_files[name].read_text().splitlines()
+            ]
+            score = "pass" if name == "all passed" else "fail"
+            store.record_verdicts(
+                [Verdict.model_validate(ws.verdict(r, score)) for r in run_ids], batches[name]
+            )
+    found: set[str] = set()
+    rubric_rates = []
+    for baseline, candidate in [("all passed", "all failed"), ("all failed", "one failed")]:
+        report = invoke(
+            "gate",
+            "--baseline",
+            f"batch:{batches[baseline]}",
+            "--candidate",
+            f"batch:{batches[candidate]}",
+            "--rubric",
+            "goal_completion",
+            "--json",
+            codes=(0, 1),
+        )
+        assert_rates_in_range(report)
+        found |= rate_keys(report)
+        [rubric] = report["rubrics"]
+        rubric_rates.append((rubric["baseline"]["rate"], rubric["candidate"]["rate"]))
+    assert found == {"rate"}
+    assert rubric_rates == [(1.0, 0.0), (0.0, 0.0)]  # the judge's pass share on each side
 
 
 def test_monitor_json_rates_stay_in_0_1(
