@@ -222,21 +222,31 @@ def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
         return []
     level = confidence(report.policy.confidence)
     ppi = "undefined (needs two labelled and two unlabelled runs)"
-    if rates.ppi is not None:
-        estimate, low, high = rates.ppi
+    if rates.ppi is None and report.n >= 2 and rates.n_unlabelled >= 2:
         ppi = (
-            f"{statistic(estimate)} {interval([low, high])} "
-            f"({level}, {rates.n_unlabelled} unlabelled)"
+            "undefined (its interval lies wholly outside [0, 1]: the judge's errors on the "
+            "labelled runs do not fit its verdicts on the others)"
         )
+    if rates.ppi is not None:
+        bounded = rates.ppi
+        ppi = (
+            f"{statistic(bounded.estimate)} {interval([bounded.low, bounded.high])} "
+            f"({level}, {rates.n_unlabelled} unlabelled{_CLIPPED if bounded.clipped else ''})"
+        )
+    corrected_clipped = _CLIPPED if rates.corrected_clipped else ""
     return [
         ("judge pass rate (raw)", f"{statistic(rates.raw)} (of {rates.n_scored} scored verdicts)"),
         (
             "pass rate corrected (Rogan-Gladen)",
             f"{statistic(rates.corrected)} (sensitivity {statistic(rates.sensitivity)}, "
-            f"specificity {statistic(rates.specificity)})",
+            f"specificity {statistic(rates.specificity)}{corrected_clipped})",
         ),
         ("pass rate, prediction-powered", ppi),
     ]
+
+
+# A corrected rate the method put outside [0, 1] is shown at the edge, and said to be.
+_CLIPPED = "; clipped to [0, 1]"
 
 
 def comparison_lines(report: CalibrationReport) -> list[str]:

@@ -76,6 +76,7 @@ REPORT_KEYS = {
     "sensitivity",
     "specificity",
     "corrected_pass_rate",
+    "corrected_pass_rate_clipped",
     "ppi_pass_rate",
     "n_unlabelled",
     "comparison",
@@ -621,7 +622,9 @@ def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
     ppi = data["ppi_pass_rate"]
     assert ppi["estimate"] == pytest.approx(estimate)  # 0.6: the rectifier's mean is 0
     assert ppi["low"] == pytest.approx(estimate - z * se)
-    assert ppi["high"] == pytest.approx(estimate + z * se)
+    assert estimate + z * se == pytest.approx(1.162, abs=5e-4)  # past 1: clipped
+    assert (ppi["high"], ppi["clipped"]) == (1.0, True)
+    assert data["corrected_pass_rate_clipped"] is False
 
     text = ws.invoke("calibrate").stdout
     assert f"judge pass rate (raw) {raw:.3f} (of 15 scored verdicts)" in text
@@ -630,7 +633,7 @@ def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
     )
     assert (
         f"pass rate, prediction-powered 0.600 [{estimate - z * se:.3f}, "
-        f"{estimate + z * se:.3f}] (95%, 5 unlabelled)" in text
+        "1.000] (95%, 5 unlabelled; clipped to [0, 1])" in text
     )
     md = ws.invoke("calibrate", "--md").stdout
     assert "| pass rate corrected (Rogan-Gladen) | 0.600 (sensitivity 0.833" in md
