@@ -47,7 +47,8 @@ def promote_for_real(
     split = labels.with_name(f"{rubric.id}.split.jsonl")
     split.write_text(
         "".join(
-            json.dumps({"run_id": r, "side": "test", "label": h, "test_share": 1.0, "at": AT}) + "\n"
+            json.dumps({"run_id": r, "side": "test", "label": h, "test_share": 1.0, "at": AT})
+            + "\n"
             for r, h in human.items()
         )
     )
