@@ -22,6 +22,7 @@ from judgekit.labelling.labels_file import LabelWriter
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from tests.monitoring.test_recheck import RUBRIC, TRUTH, judge_with_error_rate
+from tests.promoted import promote_for_real
 
 MODEL = "openai/gpt-4o-mini"
 TODAY = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -43,16 +44,6 @@ def production(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "rubrics" / "answer_ok.yaml"
     path.write_text(RUBRIC)
     version = rubric_version(load_rubric(path))
-    record = {
-        "rubric_id": "answer_ok",
-        "rubric_version": version,
-        "promotable": True,
-        "model": MODEL,
-        "n": 100,
-        "kappa": 0.90,
-        "kappa_ci": [0.82, 0.98],
-    }
-    (tmp_path / "rubrics" / "answer_ok.promotion.json").write_text(json.dumps(record))
     with LabelWriter(tmp_path / "labels" / "answer_ok.jsonl") as writer:
         writer.append_many(
             Label(
@@ -64,6 +55,10 @@ def production(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             )
             for r, ok in TRUTH.items()
         )
+    # Promoted for real at kappa 0.900: the judge was wrong on 5 of the 100 labelled runs.
+    human = {r: "pass" if ok else "fail" for r, ok in TRUTH.items()}
+    wrong = {"shop/t/0": "fail", "shop/t/2": "fail", "shop/t/1": "pass", "shop/t/3": "pass"}
+    promote_for_real(path, human, {**human, **wrong, "shop/t/5": "pass"})
     labelled = [
         Run(run_id=r, task_id="t", tool_calls=[], final_answer=f"Done as asked (run {r}).")
         for r in TRUTH
