@@ -2,8 +2,8 @@
 
 The runs file is read whole and checked before anything is written; verdicts already in the
 folder for the same judge, endpoint and content of the run are kept and not asked again (the
-others are kept apart, see :mod:`judgekit.judging.verdicts_file`); each new verdict is appended durably
-and handed on (to the store) as it finishes. Runs that got no answer from the provider are
+others are kept apart, see :mod:`judgekit.judging.verdicts_file`); each new verdict is
+appended durably and handed on (to the store) as it finishes. Runs that got no answer from the provider are
 counted, not written, so rerunning the same command asks only for them.
 """
 
