@@ -66,7 +66,7 @@ def unscored_failure(tally: JudgeTally, max_unscored: float) -> str | None:
     share = tally.unscored / tally.verdicts
     reasons = _unscored_reasons(tally).removeprefix("; ")
     if tally.unscored == tally.verdicts:
-        head = f"the judge gave no usable verdict: all {tally.verdicts} verdicts are unscored"
+        head = f"all {tally.verdicts} verdicts are unscored, none usable"
     elif share > max_unscored:
         head = (
             f"{tally.unscored} of {tally.verdicts} verdicts unscored ({percent(share)}), "

@@ -68,9 +68,9 @@ def test_a_judge_whose_every_verdict_is_unscored_fails_with_the_reasons_counted(
         "(none), 2 unscored (100.0%; 2 not valid JSON)"
     )
     assert result.stderr == (
-        "judging failed: the judge gave no usable verdict: all 2 verdicts are unscored "
-        "(2 not valid JSON); check the model and the rubric's answer format; the verdicts "
-        f"are in {out / 'verdicts.jsonl'}\n"
+        "judging failed: all 2 verdicts are unscored, none usable (2 not valid JSON); check "
+        "the model and the rubric's answer format; the verdicts are in "
+        f"{out / 'verdicts.jsonl'}\n"
     )
     written = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert [(v["run_id"], v["status"]) for v in written] == [("r1", "unscored"), ("r2", "unscored")]
