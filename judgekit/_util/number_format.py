@@ -14,7 +14,8 @@ in every command and in the HTML report.
   a relative change :func:`relative_change` (``+125%``).
 * money: :func:`dollars` (``$0.0123``), a table cell in USD :func:`cost` (``0.0123``), a plot's
   axis :func:`axis_dollars` (``$0.01234``, four significant digits).
-* means and counts: :func:`mean_count` (turns, ``3.5``), :func:`whole` (``4``), a monitored
+* means and counts: :func:`mean_count` (turns, ``3.5``), :func:`whole` (``4``), a size in
+  bytes :func:`byte_count` (``18,204``), a monitored
   mean :func:`monitor_mean` (``12.35``) and its spread :func:`half_width` (``±0.12``).
 * values in sentences: :func:`threshold` (a bar and what is set against it, ``0.6``),
   :func:`significant` (``0.0881``), :func:`alert_value` (``0.123``, ``12.3``).
@@ -36,6 +37,7 @@ __all__ = [
     "alert_value",
     "axis_dollars",
     "bracketed_interval",
+    "byte_count",
     "confidence",
     "cost",
     "dollars",
@@ -230,6 +232,15 @@ def whole(value: float | None) -> str:
     ('4', '0', '3', '—')
     """
     return DASH if _missing(value) else f"{value:.0f}"
+
+
+def byte_count(value: int) -> str:
+    """A size in bytes, its thousands separated.
+
+    >>> byte_count(18204)
+    '18,204'
+    """
+    return f"{value:,}"
 
 
 def monitor_mean(value: float | None) -> str:

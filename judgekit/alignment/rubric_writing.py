@@ -1,7 +1,16 @@
 """Writing the new rubric version: the rubric's own file with its ``prompt`` and
 ``examples`` replaced, everything else (comments, the judge, the promotion policy) kept as
 written, and the result checked to load as exactly the rubric align chose before it is
-written, atomically."""
+written, atomically.
+
+An example's texts come from runs and labellers' notes, so they are written as YAML values
+only (PyYAML quotes whatever would read as a key, a list item, a comment or another type).
+A text holding an invisible character (a control but newline and tab, a bidi override such
+as U+202E, a zero-width character, a line separator: see
+:func:`judgekit.judging.prompts.is_hidden`) is written on one line, double-quoted, with
+every character outside ASCII escaped (``"\\u202E"``): it loads back as the very same
+text, and a person reading the file or its diff sees it as it is, never reordered or
+hidden."""
 
 from __future__ import annotations
 
@@ -15,6 +24,7 @@ from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import read_text
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
+from judgekit.judging.prompts import is_hidden
 
 __all__ = ["rubric_text", "write_rubric"]
 
@@ -22,11 +32,32 @@ _TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 
 
 class _BlockDumper(yaml.SafeDumper):
-    """Multi-line strings as ``|`` blocks, as a person writes a prompt."""
+    """Multi-line strings as ``|`` blocks, as a person writes a prompt; strings holding an
+    invisible character double-quoted, escaped (see the module)."""
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        if not _has_hidden(text):
+            super().write_double_quoted(text, split)
+            return
+        # PyYAML escapes in double quotes every character its allow_unicode does not let
+        # through raw, and lets U+202E through: without it, nothing outside ASCII is raw.
+        # Not split either, so that no escape is cut from the text it stands in.
+        allow_unicode, self.allow_unicode = self.allow_unicode, False
+        try:
+            super().write_double_quoted(text, split=False)
+        finally:
+            self.allow_unicode = allow_unicode
+
+
+def _has_hidden(text: str) -> bool:
+    return any(is_hidden(char) for char in text)
 
 
 def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if _has_hidden(value):
+        style: str | None = '"'
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from judgekit.calibration.markdown import render_markdown
     from judgekit.calibration.pass_rates import PassRates
     from judgekit.calibration.promotion import promotion_record
+    from judgekit.calibration.promotion_check import RecordProblem, verify_promotion_record
     from judgekit.calibration.render import failure_lines, labels_needed_line, render_text
     from judgekit.calibration.report import CalibrationReport, build_report
     from judgekit.calibration.selection import VerdictSelection, select_verdicts
@@ -49,6 +50,7 @@ __all__ = [
     "JudgedVerdicts",
     "LabelsNeeded",
     "PassRates",
+    "RecordProblem",
     "VerdictSelection",
     "build_comparison",
     "build_report",
@@ -61,6 +63,7 @@ __all__ = [
     "render_markdown",
     "render_text",
     "select_verdicts",
+    "verify_promotion_record",
 ]
 
 
@@ -80,6 +83,8 @@ _LAZY = {
     "render_markdown": "judgekit.calibration.markdown",
     "PassRates": "judgekit.calibration.pass_rates",
     "promotion_record": "judgekit.calibration.promotion",
+    "RecordProblem": "judgekit.calibration.promotion_check",
+    "verify_promotion_record": "judgekit.calibration.promotion_check",
     "failure_lines": "judgekit.calibration.render",
     "labels_needed_line": "judgekit.calibration.render",
     "render_text": "judgekit.calibration.render",

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.input_paths import is_file
+from judgekit.calibration.assigned_labels import assigned_labels, relabelled_since_assignment
 from judgekit.calibration.compare import build_comparison
 from judgekit.calibration.figures import IntervalMethod
+from judgekit.calibration.join import AssignedLabel, labels_by_run
 from judgekit.calibration.report import CalibrationReport, build_report
 from judgekit.calibration.split import (
     EXAMPLE_SPENT,
@@ -51,7 +53,7 @@ __all__ = [
     "calibration_report",
     "load_calibration",
     "read_judged_verdicts",
-    "spend_shown_disagreements",
+    "spend_measured_test_labels",
 ]
 
 
@@ -108,9 +110,11 @@ def calibration_report(
     item_hashes: Mapping[str, str] | None = None,
     interval_method: IntervalMethod = "analytic",
     against: Rubric | None = None,
+    as_assigned: Mapping[str, AssignedLabel] | None = None,
 ) -> CalibrationReport:
     """The report of ``rubric`` on ``judged`` and the current ``labels`` (read from
-    ``labels_file``); with ``against``, it also compares the two judges (``comparison``)."""
+    ``labels_file``; the runs of ``as_assigned`` count with the label they were assigned
+    with); with ``against``, it also compares the two judges (``comparison``)."""
     report = build_report(
         rubric,
         judged.verdicts,
@@ -118,6 +122,7 @@ def calibration_report(
         item_hashes=item_hashes,
         interval_method=interval_method,
         sources={"labels": str(labels_file), "verdicts": judged.source},
+        as_assigned=as_assigned,
     )
     if against is None:
         return report
@@ -140,6 +145,7 @@ def load_calibration(
     warn: Callable[[str], None] | None = None,
     measure_on: MeasuredOn = "dev",
     fresh_only: bool = False,
+    new_split: bool = False,
 ) -> CalibrationReport:
     """The calibration report of ``rubric``, read from its files: the labels of
     ``labels_file`` (default ``labels/<rubric_id>.jsonl``, which must exist), the verdicts
@@ -150,7 +156,9 @@ def load_calibration(
 
     Only the labels of one side of the split are measured (``measure_on``; ``fresh_only``:
     the test labels nobody has seen): labelled runs not yet in the split file are assigned
-    and recorded first, and test runs that are one of the rubric's examples are spent."""
+    and recorded first, and test runs that are one of the rubric's examples are spent. Test
+    runs count with the labels they were assigned with. ``new_split`` starts a split whose
+    file was lost (:func:`~judgekit.calibration.split.load_split`)."""
     path = labels_file or labels_path("labels", rubric.id)
     if not is_file(path):
         raise DataError(
@@ -161,18 +169,20 @@ def load_calibration(
     log = read_labels(path, rubric)
     # Every input is read and checked before the split file is written: a command that
     # stops on a bad file leaves the split as it found it.
-    split = load_split(rubric, path, log.current, record=False)
+    split = load_split(rubric, path, log.current, record=False, new_split=new_split)
     if warn is not None:
         for warning in [*log.warnings, *read_split_file(split.path).warnings]:
             warn(warning)
     examples = example_runs(rubric, runs_with_inputs(runs_files, tasks_path)) if runs_files else []
     hashes = item_hashes(runs_files, tasks_path)
     judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
-    split = _record_split(rubric, path, log.current, split, examples)
+    split = _record_split(rubric, path, log.current, split, examples, new_split=new_split)
     measured = split.runs_of(measure_on, fresh_only=fresh_only)
     labels = log.current if measured is None else restrict_labels(log.current, measured)
     if not labels:
         raise CalibrationError(nothing_to_measure(rubric, split, measure_on, log.current))
+    by_run = labels_by_run(labels)
+    as_assigned = assigned_labels(split, by_run, by_run)
     report = calibration_report(
         rubric,
         judged,
@@ -181,8 +191,15 @@ def load_calibration(
         item_hashes=hashes,
         interval_method=interval_method,
         against=against,
+        as_assigned=as_assigned,
     )
-    summary = split.summary({run for run, _ in log.current}, {run for run, _ in labels})
+    tied = [run for run, assigned in as_assigned.items() if assigned.label is None]
+    summary = split.summary(
+        {run for run, _ in log.current},
+        by_run,
+        relabelled=relabelled_since_assignment(split, by_run, by_run),
+        tied=tied,
+    )
     return dataclasses.replace(report, measured_on=measure_on, split=summary)
 
 
@@ -192,11 +209,13 @@ def _record_split(
     labels: Mapping[tuple[str, str], Label],
     planned: Split,
     examples: Sequence[str],
+    *,
+    new_split: bool = False,
 ) -> Split:
     """Record the split ``planned`` in memory (and spend the test runs that are rubric
     examples); the split as recorded, which another writer may have extended meanwhile —
     never to move a run, since the first assignment of a run wins."""
-    split = load_split(rubric, labels_file, labels)
+    split = load_split(rubric, labels_file, labels, new_split=new_split)
     if examples and mark_spent(split.path, examples, EXAMPLE_SPENT):
         split = load_split(rubric, labels_file, labels, record=False)
     if any(split.side(run) != side for run, side in planned.sides.items()):
@@ -206,15 +225,16 @@ def _record_split(
     return split
 
 
-def spend_shown_disagreements(report: CalibrationReport, shown: int | None) -> int:
-    """Mark spent the test runs among the first ``shown`` disagreements of ``report``
-    (None: all): a person has now read their labels beside the judge's verdict. Returns
-    how many were newly spent."""
+def spend_measured_test_labels(report: CalibrationReport) -> int:
+    """Mark spent every test label ``report`` was computed from: a person is about to read
+    figures (and disagreements) computed from them beside the judge's verdicts. All of
+    them, never the disagreements alone: removing only disagreements would leave the
+    agreements for promotion, and bias its kappa upward. Returns how many were newly
+    spent."""
     if report.split is None or report.measured_on == "dev":
         return 0
-    runs = [d.run_id for d in report.disagreements[:shown]]
-    why = f"shown as a disagreement by calibrate --split {report.measured_on}"
-    return mark_spent(Path(report.split.file), runs, why)
+    why = f"measured beside the judge's verdicts by calibrate --split {report.measured_on}"
+    return mark_spent(Path(report.split.file), report.split.runs, why)
 
 
 def nothing_to_measure(
@@ -232,8 +252,8 @@ def nothing_to_measure(
     if measure_on == "dev":
         return (
             f"no dev labels for {rubric.id}: {sides}; `judgekit label` sends new labels to the "
-            "side that is short, or --split test measures the test labels (spending the "
-            "disagreements it shows)"
+            "side that is short, or --split test measures the test labels (spending every "
+            "one it measures)"
         )
     more = math.ceil(rubric.promotion.min_labels / split.test_share)
     return (

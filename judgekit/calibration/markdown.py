@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.class_scores_render import class_score_markdown
 from judgekit.calibration.labellers import Disagreement
 from judgekit.calibration.render import (
     comparison_lines,
@@ -20,6 +21,7 @@ from judgekit.calibration.render import (
 )
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.selective_render import selective_markdown
+from judgekit.calibration.split_render import assignment_lines
 
 __all__ = ["COMMENT_LIMIT", "render_markdown"]
 
@@ -43,8 +45,10 @@ def render_markdown(report: CalibrationReport) -> str:
         f"left out; {counts.n_other_versions} verdicts of other versions left out).",
         "",
         *[line for line in [split_line(report)] if line is not None],
+        *(f"- {_md_cell(line)}" for line in assignment_lines(report.split)),
         *([""] if report.split is not None else []),
         *_figure_rows(report),
+        *class_score_markdown(report),
         *_confusion(report),
         *selective_markdown(report),
     ]

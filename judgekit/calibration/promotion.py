@@ -1,12 +1,15 @@
-"""A rubric's status: *promoted* when a promotion record matches its current version.
+"""A rubric's status: *promoted* when a promotion record that holds matches its current
+version.
 
 The record (``rubrics/<id>.promotion.json``, written by ``judgekit promote``) binds the
-calibration figures to one rubric version and judge model. Without a passing record for
-the current version the rubric's scores are informational and never gate or alert; it is
-*stale* when a record exists for another version (edited since it was promoted) or a
-recheck found its judge drifted from the labels (``judgekit monitor --recheck``),
-*calibrating* when hand labels exist (``labels/<id>.jsonl`` beside ``rubrics/``) but no
-passing record, and a *draft* otherwise.
+calibration figures to one rubric version and judge model, with the evidence they were
+computed from (:mod:`judgekit.calibration.promotion_check` checks it). Without a passing
+record for the current version the rubric's scores are informational and never gate or
+alert; it is *invalid* when its record does not hold (edited by hand, its labels or split
+changed in place since, or written without evidence by an older judgekit), *stale* when a
+record exists for another version (edited since it was promoted) or a recheck found its
+judge drifted from the labels (``judgekit recheck``), *calibrating* when hand labels exist
+(``labels/<id>.jsonl`` beside ``rubrics/``) but no passing record, and a *draft* otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ from judgekit.formats.promotion import (
     parse_promotion_record,
 )
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import rubric_version
 
 if TYPE_CHECKING:  # the report loads numpy; reading a rubric's status must not
     from judgekit.calibration.report import CalibrationReport
@@ -41,12 +43,14 @@ __all__ = [
     "judged_model",
     "promotion_record",
     "promotion_record_path",
+    "record_problem",
+    "record_status",
     "replaced_record",
     "rubric_status",
     "test_kappa_change_line",
 ]
 
-RubricStatus = Literal["promoted", "calibrating", "draft", "stale"]
+RubricStatus = Literal["promoted", "calibrating", "draft", "stale", "invalid"]
 
 
 def promotion_record_path(rubric: Rubric, rubrics_dir: Path) -> Path:
@@ -63,10 +67,16 @@ def promotion_record(
     *,
     now: datetime | None = None,
     replacing: PromotionRecord | None = None,
+    rubrics_dir: Path = Path("rubrics"),
+    stored_in: str | None = None,
 ) -> PromotionRecord:
-    """The promotion record (``rubrics/<id>.promotion.json``) of a promotable report;
-    ``replacing`` is the record it overwrites, kept as ``previous`` when it was of another
-    version (a version promoted again keeps the one before it)."""
+    """The promotion record (``rubrics/<id>.promotion.json``, in ``rubrics_dir``) of a
+    promotable report, sealed with its digest; ``replacing`` is the record it overwrites
+    (one that holds), kept as ``previous`` when it was of another version (a version
+    promoted again keeps the one before it); ``stored_in``, the store it will be recorded
+    in."""
+    from judgekit.calibration.promotion_evidence import compared_pairs, promotion_sources
+
     if not report.promotable:
         raise CalibrationError(f"{report.rubric_id} is not promotable")
     rates = report.error_rates
@@ -100,7 +110,11 @@ def promotion_record(
     previous = _previous(report, replacing)
     if previous is not None:
         record.previous = previous
-    return record
+    record.evidence = compared_pairs(report)
+    record.sources = promotion_sources(report, rubrics_dir)
+    if stored_in is not None:
+        record.stored_in = stored_in
+    return record.sealed()
 
 
 def _previous(
@@ -178,9 +192,9 @@ def _selective(report: CalibrationReport) -> _Selective:
 def rubric_status(
     rubric: Rubric, rubrics_dir: Path, *, labels_dir: Path | None = None
 ) -> tuple[RubricStatus, str]:
-    """The status and why: promoted, stale (a record for another version: the rubric or
-    its judge changed since it was calibrated), calibrating (labels but no passing record)
-    or draft (neither)."""
+    """The status and why: promoted, invalid (a record that does not hold: what does not),
+    stale (a record for another version: the rubric or its judge changed since it was
+    calibrated), calibrating (labels but no passing record) or draft (neither)."""
     path = promotion_record_path(rubric, rubrics_dir)
     labels = (labels_dir or default_labels_dir(rubrics_dir)) / f"{rubric.id}.jsonl"
     labelled = is_file(labels)
@@ -196,15 +210,37 @@ def rubric_status(
         reason = exc.message.removeprefix(UNREADABLE)
         field = f"{exc.field}: " if exc.field else ""
         return "draft", f"unreadable promotion record {path}: {field}{reason}"
-    version = rubric_version(rubric)
-    if record.stale is not None and record.rubric_version == version:
-        return "stale", record.stale.reason or "a recheck found the judge drifted"
-    if record.rubric_version != version:
-        return "stale", f"promoted at version {record.rubric_version}, now {version}"
     if not record.promotable:
         why = "the last calibration did not clear the promotion bar"
         return ("calibrating" if labelled else "draft"), why
+    return record_status(record, rubric, rubrics_dir)
+
+
+def record_status(
+    record: PromotionRecord, rubric: Rubric, rubrics_dir: Path
+) -> tuple[RubricStatus, str]:
+    """The status a promotion ``record`` gives ``rubric``: invalid with its first problem,
+    stale, or promoted."""
+    from judgekit.calibration.promotion_check import verify_promotion_record  # numpy
+
+    try:
+        problems = verify_promotion_record(record, rubric, rubrics_dir=rubrics_dir)
+    except DataError as exc:  # a file it names cannot be read
+        return "invalid", str(exc)
+    invalid = [problem for problem in problems if not problem.stale]
+    if invalid:
+        return "invalid", invalid[0].text
+    if problems:
+        return "stale", problems[0].text
     return "promoted", _promoted_on(record)
+
+
+def record_problem(record: PromotionRecord, rubric: Rubric) -> str | None:
+    """Why ``record``, found beside ``rubric``'s file, does not promote it (None when it
+    does): the check judging hands abstention."""
+    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
+    status, why = record_status(record, rubric, folder)
+    return None if status == "promoted" else f"{status}: {why}"
 
 
 def _promoted_on(record: PromotionRecord) -> str:

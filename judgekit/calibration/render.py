@@ -19,10 +19,12 @@ from judgekit._util.number_format import (
     statistic,
 )
 from judgekit._util.terminal_text import visible
+from judgekit.calibration.class_scores_render import class_score_lines
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
 from judgekit.calibration.selective_render import selective_lines
+from judgekit.calibration.split_render import assignment_lines
 
 __all__ = [
     "DEFAULT_DISAGREEMENTS",
@@ -95,12 +97,12 @@ def split_line(report: CalibrationReport) -> str | None:
     if report.measured_on == "test":
         return (
             f"measured on test: {measured} of {labelled} labelled runs ({split.n_test_fresh} "
-            f"fresh, {split.n_test_spent} spent); the disagreements shown are spent: "
+            f"fresh, {split.n_test_spent} spent); every test label measured is now spent: "
             "`judgekit promote` no longer counts them"
         )
     return (
         f"measured on all {measured} labelled runs ({split.n_dev} dev, {split.n_test} test); "
-        "the test disagreements shown are spent: `judgekit promote` no longer counts them"
+        "every test label measured is now spent: `judgekit promote` no longer counts them"
     )
 
 
@@ -136,7 +138,8 @@ def _summary_lines(report: CalibrationReport) -> list[str]:
         f"{report.rubric_id} (version {report.rubric_version}, judge {report.model}): "
         f"{counts.n} runs compared",
         f"labels: {counts.n_labelled_runs} runs labelled by {len(report.labelers)} "
-        f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out; "
+        f"labeller(s) ({labelers} compared); {counts.n_tied} runs with tied labels left out"
+        f"{_tied_against(counts.n_tied_against_judge)}; "
         f"{counts.n_labelled_without_verdict} labelled runs have no verdict",
         f"verdicts: {counts.n_verdicts} of this version; {counts.n_unscored} unscored left out "
         f"(unscored rate {percent(counts.unscored_rate, undefined=UNDEFINED)}); "
@@ -192,41 +195,24 @@ def _error_rate_lines(report: CalibrationReport) -> list[str]:
 
 
 def scale_error_figures(report: CalibrationReport) -> list[tuple[str, str]]:
-    """(name, value) of the Likert errors or the choices' per-class scores (else none)."""
+    """(name, value) of the Likert errors (none on other scales: the per-class scores of a
+    choices or pairwise scale are a table of their own, :mod:`.class_scores_render`)."""
     errors = report.scale_errors
-    if errors is None:
+    if not isinstance(errors, LikertFigures):
         return []
-    if isinstance(errors, LikertFigures):
-        level = confidence(errors.confidence)
-        mae, signed = errors.mean_absolute_error, errors.mean_signed_error
-        return [
-            (
-                "mean absolute error",
-                f"{statistic(mae.mean)} {interval([mae.low, mae.high])} ({level}, t)",
-            ),
-            (
-                "mean signed error",
-                f"{statistic(signed.mean)} {interval([signed.low, signed.high])} "
-                f"({level}, t; judge − human: above 0, the judge scores higher)",
-            ),
-        ]
-    rows = [
+    level = confidence(errors.confidence)
+    mae, signed = errors.mean_absolute_error, errors.mean_signed_error
+    return [
         (
-            f"class {_data(name)}",
-            f"precision {statistic(s['precision'])}, recall {statistic(s['recall'])}, "
-            f"F1 {statistic(s['f1'])} ({s['support']} human labels)",
-        )
-        for name, s in errors.per_class.items()
+            "mean absolute error",
+            f"{statistic(mae.mean)} {interval([mae.low, mae.high])} ({level}, t)",
+        ),
+        (
+            "mean signed error",
+            f"{statistic(signed.mean)} {interval([signed.low, signed.high])} "
+            f"({level}, t; judge − human: above 0, the judge scores higher)",
+        ),
     ]
-    macro = errors.macro
-    rows.append(
-        (
-            "macro average",
-            f"precision {statistic(macro['precision'])}, recall {statistic(macro['recall'])}, "
-            f"F1 {statistic(macro['f1'])} (over the classes where each is defined)",
-        )
-    )
-    return rows
 
 
 def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
@@ -236,21 +222,31 @@ def pass_rate_figures(report: CalibrationReport) -> list[tuple[str, str]]:
         return []
     level = confidence(report.policy.confidence)
     ppi = "undefined (needs two labelled and two unlabelled runs)"
-    if rates.ppi is not None:
-        estimate, low, high = rates.ppi
+    if rates.ppi is None and report.n >= 2 and rates.n_unlabelled >= 2:
         ppi = (
-            f"{statistic(estimate)} {interval([low, high])} "
-            f"({level}, {rates.n_unlabelled} unlabelled)"
+            "undefined (its interval lies wholly outside [0, 1]: the judge's errors on the "
+            "labelled runs do not fit its verdicts on the others)"
         )
+    if rates.ppi is not None:
+        bounded = rates.ppi
+        ppi = (
+            f"{statistic(bounded.estimate)} {interval([bounded.low, bounded.high])} "
+            f"({level}, {rates.n_unlabelled} unlabelled{_CLIPPED if bounded.clipped else ''})"
+        )
+    corrected_clipped = _CLIPPED if rates.corrected_clipped else ""
     return [
         ("judge pass rate (raw)", f"{statistic(rates.raw)} (of {rates.n_scored} scored verdicts)"),
         (
             "pass rate corrected (Rogan-Gladen)",
             f"{statistic(rates.corrected)} (sensitivity {statistic(rates.sensitivity)}, "
-            f"specificity {statistic(rates.specificity)})",
+            f"specificity {statistic(rates.specificity)}{corrected_clipped})",
         ),
         ("pass rate, prediction-powered", ppi),
     ]
+
+
+# A corrected rate the method put outside [0, 1] is shown at the edge, and said to be.
+_CLIPPED = "; clipped to [0, 1]"
 
 
 def comparison_lines(report: CalibrationReport) -> list[str]:
@@ -342,6 +338,10 @@ def _disagreement_lines(report: CalibrationReport, limit: int | None) -> list[st
     return lines
 
 
+def _tied_against(count: int) -> str:
+    return f" ({count} test runs tied at assignment count against the judge)" if count else ""
+
+
 def render_text(
     report: CalibrationReport, *, disagreements: int | None = DEFAULT_DISAGREEMENTS
 ) -> str:
@@ -349,7 +349,8 @@ def render_text(
     disagreements (None: all), verdict."""
     lines = _summary_lines(report)
     lines[1:1] = [line for line in [split_line(report)] if line is not None]
-    lines += _figure_lines(report) + _confusion_lines(report)
+    lines[2:2] = assignment_lines(report.split)
+    lines += _figure_lines(report) + class_score_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines += selective_lines(report)
     lines.append(_stale_line(report))

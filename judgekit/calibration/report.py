@@ -46,7 +46,7 @@ from judgekit.calibration.figures import (
     position_bias,
     self_agreement,
 )
-from judgekit.calibration.join import Counts, Pairs, join_labels
+from judgekit.calibration.join import AssignedLabel, Counts, Pairs, join_labels
 from judgekit.calibration.labellers import (
     Disagreement,
     LabelerFigures,
@@ -105,8 +105,9 @@ class CalibrationReport:
     # all of them (a report built in code, without a split).
     measured_on: MeasuredOn = "all"
     split: SplitSummary | None = None
-    scale_errors: ScaleErrors | None = None  # likert and choices rubrics only
+    scale_errors: ScaleErrors | None = None  # likert, choices and pairwise rubrics
     selective: SelectiveFigures | None = None  # when some verdict has a confidence
+    pairs: Pairs | None = None  # the compared runs, their labels and verdicts
 
     @property
     def n(self) -> int:
@@ -172,9 +173,11 @@ def build_report(
     item_hashes: Mapping[str, str] | None = None,
     interval_method: IntervalMethod = "analytic",
     sources: Mapping[str, str] | None = None,
+    as_assigned: Mapping[str, AssignedLabel] | None = None,
 ) -> CalibrationReport:
     """Join ``verdicts`` (oldest first) with the current ``labels`` ((run, labeller) →
-    label, as :attr:`LabelLog.current`) and compute the report.
+    label, as :attr:`LabelLog.current`) and compute the report; the runs of
+    ``as_assigned`` (held-out test runs) count with the label they were assigned with.
 
     ``rubric`` is the rubric as judged (its judge model is the one compared). Raises
     :class:`CalibrationError` when labels and verdicts share no run, or nothing is left to
@@ -182,7 +185,7 @@ def build_report(
     """
     version = rubric_version(rubric)
     selection = select_verdicts(verdicts, rubric.id, version=version, model=rubric.judge.model)
-    pairs = join_labels(rubric, version, selection, labels)
+    pairs = join_labels(rubric, version, selection, labels, as_assigned=as_assigned)
     classes = list(scale_values(rubric.scale))
     policy = rubric.promotion
     figures = agreement_figures(
@@ -222,6 +225,7 @@ def build_report(
             rubric.kind, pairs.human, pairs.judge, classes, confidence=policy.confidence
         ),
         selective=selective,
+        pairs=pairs,
     )
 
 

@@ -12,21 +12,30 @@ A labelled run not yet in the file is assigned the first time it is seen, strati
 majority label: it goes to the side that is short for its class against the policy's
 ``test_share``; on an exact tie, its run hash decides. Runs assigned in one go are taken in
 run-hash order, so a labels file always gives the same split. A run never changes side.
+
+What is spent never depends on whether the judge agreed: any look at test labels beside
+verdicts spends every test label it was computed from (removing only the disagreements
+would leave agreements, and bias the kappa that decides upward). A test run counts with the
+labels it had when it was assigned: a later relabel is shown, never counted; a run whose
+labellers tied counts against the judge (:mod:`judgekit.calibration.assigned_labels`).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from judgekit.calibration.join import labels_by_run
 from judgekit.calibration.labellers import natural_key
-from judgekit.calibration.selection import majority, verdict_score
+from judgekit.calibration.split_lost import (
+    SplitLostError,
+    lost_split_evidence,
+    lost_split_message,
+)
+from judgekit.calibration.split_rule import assign_new_runs, check_split_rule, run_hash
 from judgekit.formats.label import Label, read_labels
 from judgekit.formats.rubric import Rubric, RubricExample
 from judgekit.formats.run import Run
@@ -43,11 +52,14 @@ from judgekit.formats.verdict import Verdict
 
 __all__ = [
     "EXAMPLE_SPENT",
+    "NEW_SPLIT_SPENT",
     "REVEALED_SPENT",
     "MeasuredOn",
     "Split",
+    "SplitLostError",
     "SplitSummary",
     "assign_label",
+    "check_split_rule",
     "example_runs",
     "load_split",
     "mark_spent",
@@ -58,7 +70,9 @@ __all__ = [
 LabelKey = tuple[str, str]  # (run id, labeller)
 MeasuredOn = Literal["dev", "test", "all"]
 EXAMPLE_SPENT = "a few-shot example in the rubric"
-REVEALED_SPENT = "revealed after labelling: the judge disagreed"
+REVEALED_SPENT = "revealed after labelling: the judge's verdict was shown beside it"
+NEW_SPLIT_SPENT = "assigned by --new-split: whether it was read beside a verdict is unknown"
+SpentMarkOrAssignment = SplitAssignment | SpentMark
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,7 @@ class Split:
     test_share: float
     sides: Mapping[str, Side]
     spent: dict[str, str]
+    assigned: Mapping[str, SplitAssignment] = field(default_factory=dict)
 
     def side(self, run_id: str) -> Side | None:
         """The side of ``run_id``; None when it was never assigned (not labelled yet)."""
@@ -96,13 +111,23 @@ class Split:
             return self.dev
         return self.fresh_test if fresh_only else self.test
 
-    def summary(self, labelled: Collection[str], measured: Iterable[str] = ()) -> SplitSummary:
-        """The counts of the runs in ``labelled`` (those with a current label) by side, and
-        the runs ``measured``."""
+    def summary(
+        self,
+        labelled: Collection[str],
+        measured: Iterable[str] = (),
+        *,
+        relabelled: Iterable[str] = (),
+        tied: Iterable[str] = (),
+    ) -> SplitSummary:
+        """The counts of the runs in ``labelled`` (those with a current label) by side, the
+        runs ``measured``, and the test runs among them ``relabelled`` since they were
+        assigned or whose labellers had ``tied``."""
         runs = set(labelled)
         test = self.test & runs
         return SplitSummary(
             runs=tuple(sorted(measured, key=natural_key)),
+            relabelled=tuple(sorted(relabelled, key=natural_key)),
+            tied=tuple(sorted(tied, key=natural_key)),
             file=str(self.path),
             test_share=self.test_share,
             n_dev=len(self.dev & runs),
@@ -124,6 +149,10 @@ class SplitSummary:
     n_test: int
     n_test_fresh: int
     n_test_spent: int
+    # Test runs measured whose labels changed after assignment (counted as assigned), and
+    # whose labellers tied at assignment (counted against the judge).
+    relabelled: tuple[str, ...] = ()
+    tied: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -133,12 +162,9 @@ class SplitSummary:
             "n_test": self.n_test,
             "n_test_fresh": self.n_test_fresh,
             "n_test_spent": self.n_test_spent,
+            "test_relabelled": list(self.relabelled),
+            "test_tied": list(self.tied),
         }
-
-
-def run_hash(rubric_id: str, run_id: str) -> bytes:
-    """The sha256 that orders runs and breaks ties: of ``rubric_id``, a NUL, ``run_id``."""
-    return hashlib.sha256(f"{rubric_id}\0{run_id}".encode()).digest()
 
 
 def load_split(
@@ -147,19 +173,38 @@ def load_split(
     labels: Mapping[LabelKey, Label],
     *,
     record: bool = True,
+    new_split: bool = False,
+    just_labelled: str | None = None,
 ) -> Split:
     """The split of ``rubric``'s labelled runs, read from the split file beside
     ``labels_file``; each labelled run not yet in it is assigned (and, with ``record``,
-    appended to the file, durable on return)."""
+    appended to the file, durable on return).
+
+    The file is replayed against the rule that wrote it (a hand edit is a DataError naming
+    its line). A missing file is made anew only when nothing shows the labels were split
+    before (a label written by ``judgekit label`` other than ``just_labelled``'s, or a
+    promotion record beside the rubric); else it is a :class:`SplitLostError` saying how to
+    recover, unless ``new_split``: then every run is assigned again and each test label
+    among them is spent, since whether it was read beside a verdict is no longer known."""
     path = split_path(labels_file)
     share = rubric.promotion.test_share
-    majorities = {
-        run: majority([label.label for label in by_labeler.values()])
-        for run, by_labeler in labels_by_run(labels).items()
-    }
+    by_run = labels_by_run(labels)
+    if by_run and not path.exists() and not new_split:
+        evidence = lost_split_evidence(rubric, labels, just_labelled=just_labelled)
+        if evidence is not None:
+            raise SplitLostError(lost_split_message(rubric, path, evidence))
+    respent = new_split and not path.exists()
 
-    def decide(log: SplitLog) -> list[SplitAssignment]:
-        return assign_new_runs(rubric.id, share, log, majorities)
+    def decide(log: SplitLog) -> list[SpentMarkOrAssignment]:
+        check_split_rule(rubric.id, share, log)
+        made: list[SpentMarkOrAssignment] = list(assign_new_runs(rubric.id, share, log, by_run))
+        if respent:
+            made += [
+                SpentMark(run_id=line.run_id, spent=NEW_SPLIT_SPENT, at=line.at)
+                for line in made
+                if isinstance(line, SplitAssignment) and line.side == "test"
+            ]
+        return made
 
     if record:
         log = update_split_file(path, decide)
@@ -167,48 +212,13 @@ def load_split(
         log = read_split_file(path)
         for line in decide(log):
             log.add(line)
-    sides = {run: line.side for run, line in log.assignments.items()}
-    return Split(path=path, test_share=share, sides=sides, spent=dict(log.spent))
-
-
-def assign_new_runs(
-    rubric_id: str, share: float, log: SplitLog, majorities: Mapping[str, Any]
-) -> list[SplitAssignment]:
-    """The assignments of the runs of ``majorities`` (run → majority label, None when the
-    labellers tie) that ``log`` has not assigned, in run-hash order."""
-    counts: Counter[tuple[str, Side]] = Counter(
-        (_stratum(line.label), line.side) for line in log.assignments.values()
+    return Split(
+        path=path,
+        test_share=share,
+        sides={run: line.side for run, line in log.assignments.items()},
+        spent=dict(log.spent),
+        assigned=dict(log.assignments),
     )
-    new = sorted(
-        (run for run in majorities if run not in log.assignments),
-        key=lambda run: run_hash(rubric_id, run),
-    )
-    now = datetime.now(UTC)
-    made: list[SplitAssignment] = []
-    for run in new:
-        stratum = _stratum(majorities[run])
-        n_test, n_dev = counts[(stratum, "test")], counts[(stratum, "dev")]
-        side = _short_side(n_test, n_dev, share, run_hash(rubric_id, run))
-        counts[(stratum, side)] += 1
-        made.append(SplitAssignment(run_id=run, side=side, label=majorities[run], at=now))
-    return made
-
-
-def _short_side(n_test: int, n_dev: int, share: float, hashed: bytes) -> Side:
-    """The side short of ``share`` for a class with these counts; the hash breaks a tie."""
-    if n_test + n_dev:
-        held_out = n_test / (n_test + n_dev)
-        if held_out < share:
-            return "test"
-        if held_out > share:
-            return "dev"
-    return "test" if hashed[0] < 256 * share else "dev"
-
-
-def _stratum(label: Any) -> str:
-    # A label's JSON-ish spelling: the scale's values are strings or small integers, so
-    # "3" and 3 never meet on one scale; None is the stratum of runs whose labellers tie.
-    return repr(label)
 
 
 def mark_spent(split_path: Path, run_ids: Iterable[str], why: str) -> int:
@@ -243,13 +253,14 @@ def assign_label(
 ) -> Side | None:
     """Assign the run of a label just written to the side that is short (``judgekit
     label`` calls it after each label), and spend its test label when the person saw a
-    verdict of the judge that disagrees (``revealed``) or the run (``run``) is one of the
+    verdict of the judge beside it (``revealed``: agreeing or not, since spending only
+    disagreements would leave the agreements counted) or the run (``run``) is one of the
     rubric's examples. Returns the run's side."""
-    split = load_split(rubric, labels_file, read_labels(labels_file, rubric).current)
+    current = read_labels(labels_file, rubric).current
+    split = load_split(rubric, labels_file, current, just_labelled=label.run_id)
     if split.side(label.run_id) != "test":
         return split.side(label.run_id)
-    scores = [verdict_score(rubric, verdict) for verdict in revealed]
-    if any(score is not None and score != label.label for score in scores):
+    if revealed:
         mark_spent(split.path, [label.run_id], REVEALED_SPENT)
     elif run is not None and example_runs(rubric, [(run, None)]):
         mark_spent(split.path, [label.run_id], EXAMPLE_SPENT)

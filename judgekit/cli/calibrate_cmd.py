@@ -72,6 +72,7 @@ def calibrate_command(
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
     interval_method: IntervalMethod,
+    new_split: bool,
     measure_on: MeasuredOn,
     model: str | None,
     against_ref: str | None,
@@ -115,7 +116,7 @@ def calibrate_command(
             load_rubric(against_ref) if against_ref is not None else base, against_model
         )
     from judgekit.calibration import load_calibration, render_markdown, render_text  # numpy: now
-    from judgekit.calibration.load import spend_shown_disagreements
+    from judgekit.calibration.load import spend_measured_test_labels
 
     report = load_calibration(
         rubric,
@@ -127,14 +128,17 @@ def calibrate_command(
         against=other,
         warn=warn_about_labels,
         measure_on=measure_on,
+        new_split=new_split,
     )
+    # Every test label measured is spent before any figure of them is written or shown: an
+    # output that fails afterwards has spent labels nobody saw, never the other way round.
+    spend_measured_test_labels(report)
     if coverage_plot is not None:  # written before the store records, like --plot
         from judgekit.monitoring.coverage_plot import write_coverage_plot  # matplotlib: now
 
         title = f"{report.rubric_id} ({report.model}): {report.n} runs"
         write_coverage_plot(report.selective, coverage_plot, title=title)
     record_and_plot(report, record=not no_store, plot_path=plot_path)
-    spend_shown_disagreements(report, None if as_json or as_md else shown)
 
     if as_json:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False))

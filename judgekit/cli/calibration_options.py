@@ -56,6 +56,12 @@ def calibration_options(func: F) -> F:
             show_default=True,
             help="How the kappa interval is computed.",
         ),
+        click.option(
+            "--new-split",
+            is_flag=True,
+            help="Start a new split when the split file is missing after the labels were "
+            "split before (restoring it is better): every test label it assigns is spent.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -69,8 +75,8 @@ split_option = click.option(
     default="dev",
     show_default=True,
     help="Which labelled runs to measure and show: dev (read and tune on these), test (held "
-    "out for promote: the disagreements shown are marked spent and no longer count for "
-    "promotion) or all.",
+    "out for promote: every test label measured is marked spent and no longer counts for "
+    "promotion, agreeing or not) or all.",
 )
 
 

@@ -123,6 +123,7 @@ def judge_command(
     Example:
       OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
+    from judgekit.calibration.promotion import record_problem
     from judgekit.cli.judge_output import judging_progress, print_dry_run, print_outcome
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
 
@@ -141,6 +142,7 @@ def judge_command(
         samples=samples,
         limit=limit,
         batch=batch,
+        check_promotion=record_problem,
     )
     if dry_run:
         print_dry_run(request, as_json=as_json)

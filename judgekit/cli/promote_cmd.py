@@ -10,16 +10,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from judgekit._util.number_format import bracketed_interval, statistic
-from judgekit.calibration.promotion import (
-    promotion_record_path,
-    replaced_record,
-    test_kappa_change_line,
-)
+from judgekit.calibration.promotion import test_kappa_change_line
+from judgekit.calibration.split_render import assignment_lines
 from judgekit.cli.calibration_options import calibration_options, warn_about_labels
 from judgekit.cli.options import json_option
 from judgekit.cli.store_options import no_store_option
 from judgekit.cli.store_output import written_before_store
-from judgekit.formats.promotion import PromotionRecord, write_promotion_record
+from judgekit.formats.promotion import PromotionRecord
 from judgekit.formats.rubric_file import load_rubric
 
 if TYPE_CHECKING:
@@ -39,6 +36,7 @@ def promote_command(
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
     interval_method: IntervalMethod,
+    new_split: bool,
     as_json: bool,
     no_store: bool,
 ) -> None:
@@ -49,9 +47,12 @@ def promote_command(
     (spent). The record lists the test runs used. The rubric's own promotion policy
     decides (by default: at least 50 labels, at least 10 per class, and the lower bound
     of the 95% kappa interval at or above 0.6). The record binds the figures to the
-    rubric version and judge model: editing the rubric makes it stale. Otherwise nothing
-    is written, each failed criterion is named with its shortfall, and the exit code is
-    1. A promotion is also recorded in the store (--no-store: not).
+    rubric version and judge model: editing the rubric makes it stale. It carries its
+    evidence (each test run compared, its label and the judge's score) and the digests of
+    the labels file and split file it was computed from: a record that no longer holds
+    reads as invalid, and one that is replaced is checked first. Otherwise nothing is
+    written, each failed criterion is named with its shortfall, and the exit code is 1.
+    A promotion is also recorded in the store (--no-store: not).
 
     With promotion.selective {alpha, delta} in the policy, the judge is promoted
     selectively: the record keeps the confidence threshold below which verdicts abstain,
@@ -63,7 +64,7 @@ def promote_command(
       judgekit promote --rubric goal_completion --verdicts verdicts.jsonl
     """
     rubric = load_rubric(rubric_ref)
-    from judgekit.calibration import load_calibration, promotion_record  # numpy: only now
+    from judgekit.calibration import load_calibration  # numpy: only now
 
     report = load_calibration(
         rubric,
@@ -75,17 +76,24 @@ def promote_command(
         warn=warn_about_labels,
         measure_on="test",
         fresh_only=True,
+        new_split=new_split,
     )
 
-    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
-    path = promotion_record_path(rubric, folder)
     if not report.promotable:
         _refused(report, as_json)
         sys.exit(EXIT_PROMOTION_SAYS_NO)
-    record = promotion_record(report, replacing=replaced_record(path))
-    write_promotion_record(path, record)
+    from judgekit.calibration.promotion_write import write_promotion
+
+    written = write_promotion(report, rubric, stored_in=None if no_store else _store_url())
+    record, path = written.record, written.path
     if not no_store:
         _record_in_store(record, path)
+    if written.replaced_invalid is not None:
+        click.echo(
+            f"the promotion record it replaces did not hold ({written.replaced_invalid}): "
+            "not kept as the previous promotion",
+            err=True,
+        )
     if as_json:
         criteria = record.as_json()["criteria"]
         click.echo(json.dumps(_outcome(report, record=str(path), criteria=criteria)))
@@ -98,6 +106,8 @@ def promote_command(
     change = test_kappa_change_line(record)
     if change is not None:
         click.echo(change)
+    for line in assignment_lines(report.split):
+        click.echo(line)
     from judgekit.calibration.selective import selective_promotion_line
 
     selective = selective_promotion_line(report)
@@ -136,6 +146,15 @@ def _refused(report: CalibrationReport, as_json: bool) -> None:
     for needed in (fresh_labels_line(report), labels_needed_line(report)):
         if needed is not None:
             click.echo(needed)
+    for line in assignment_lines(report.split):
+        click.echo(line)
+
+
+def _store_url() -> str:
+    """The store the promotion will be recorded in, as the record names it."""
+    from judgekit.store.database import configured_store_url, masked_url
+
+    return masked_url(configured_store_url())
 
 
 def _record_in_store(record: PromotionRecord, path: Path) -> None:

@@ -24,7 +24,8 @@ def recheck_command(
     store, or --runs) are judged again by the current model, with no cache, and the kappa
     against the hand labels is tested against the promotion record's. A significant drop
     means the provider changed the model under the same name: the rubric is marked stale
-    and exit is 1. The same as `judgekit monitor --recheck RUBRIC`.
+    and exit is 1. The same as `judgekit monitor --recheck RUBRIC`. Its verdicts go to a
+    batch of their own (source recheck), which the monitor, the report and the gate leave out.
 
     \b
     Example:

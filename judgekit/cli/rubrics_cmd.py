@@ -34,8 +34,10 @@ from judgekit.scaffold import RUBRIC_TEMPLATES, new_rubric
 def rubrics_command(ctx: click.Context, rubrics_dir: Path, as_json: bool) -> None:
     """List every rubric with its version (a content hash), judge model and status.
 
-    A rubric is promoted only while a passing promotion record matches its current
-    version; otherwise it is a draft (or stale, when edited since it was promoted).
+    A rubric is promoted only while a passing promotion record that holds (its figures
+    recomputed from its evidence, its labels and split files as promoted on) matches its
+    current version; otherwise it is invalid (saying what does not hold), stale (edited
+    since it was promoted), calibrating or a draft.
 
     \b
     `judgekit rubrics new ID --template NAME` starts a new rubric from a template.

@@ -19,11 +19,9 @@ from rich.table import Table
 
 from judgekit._util.number_format import DASH, rate, statistic, statistic_interval
 from judgekit._util.terminal_text import visible_markup
-from judgekit.calibration.promotion import promotion_record_path
 from judgekit.demo.common import say
 from judgekit.demo.judges import JUDGES, SimulatedJudge
 from judgekit.formats.label import labels_path
-from judgekit.formats.promotion import write_promotion_record
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric
 
@@ -100,16 +98,15 @@ def _calibrate(
 
 
 def _promote(rubric: Rubric, report: CalibrationReport, store: Store) -> Path:
-    """Write the promotion record beside the rubric file, as ``judgekit promote`` does."""
-    from judgekit.calibration import promotion_record
+    """Write the promotion record beside the rubric file (checked, as ``judgekit promote``
+    checks it), and record it in the demo's store."""
+    from judgekit.calibration.promotion_write import write_promotion
 
-    record = promotion_record(report)
-    folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
-    path = promotion_record_path(rubric, folder)
-    write_promotion_record(path, record)
+    written = write_promotion(report, rubric, stored_in=store.url)
+    record = written.record
     # Timed like the record, so the store and the file tell the same story.
     store.record_promotion(record.as_json(), at=record.promoted_time)
-    return path
+    return written.path
 
 
 def _interval(bounds: Sequence[float | None] | None) -> str:

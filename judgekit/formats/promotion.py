@@ -1,6 +1,14 @@
 """The promotion record (``rubrics/<id>.promotion.json``): the calibration figures a rubric
 version was promoted on, written by ``judgekit promote`` and marked stale by a recheck.
 
+A record carries what it was decided on, so it can be checked
+(:func:`judgekit.calibration.verify_promotion_record`): ``evidence``, each compared test run
+with the human label counted, the judge's score and its confidence; ``sources``, the byte
+length and sha256 of the labels file and the split file at promotion (both append-only, so
+later lines keep the record valid while an edit in place does not) and the sha256 of the
+verdicts used; and ``digest``, the sha256 of its own content (:func:`record_digest`), so an
+edit that does not recompute it shows.
+
 Every field is optional when read, so a record written by an older judgekit (or by hand)
 still reads; a field of the wrong type is a :class:`~judgekit.errors.DataError` naming the
 file and the field. A field this version does not know is kept and written back. The file
@@ -17,20 +25,25 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judgekit._util.atomic_files import atomic_writer
+from judgekit._util.canonical_json import json_digest
 from judgekit._util.input_paths import read_bytes
 from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError
 
 __all__ = [
     "UNREADABLE",
+    "ComparedPair",
     "CriterionRecord",
+    "FileDigest",
     "PreviousPromotion",
     "PromotionRecord",
+    "PromotionSources",
     "SelectiveRecord",
     "SplitRecord",
     "StaleMark",
     "load_promotion_record",
     "parse_promotion_record",
+    "record_digest",
     "write_promotion_record",
 ]
 
@@ -109,6 +122,50 @@ class PreviousPromotion(BaseModel):
     promoted_at: str | None = None
 
 
+class ComparedPair(BaseModel):
+    """One compared test run: the human label counted, the judge's score, and the
+    verdict's confidence (null when it has none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    human: str | int
+    judge: str | int
+    confidence: float | None = None
+
+
+class FileDigest(BaseModel):
+    """An append-only file as it was at promotion: its path, the length of its whole lines
+    and their sha256."""
+
+    model_config = ConfigDict(extra="allow")
+
+    file: str | None = None
+    length: int | None = None
+    sha256: str | None = None
+
+
+class VerdictsDigest(BaseModel):
+    """The verdicts compared: where they were read, how many, and the sha256 of their
+    canonical JSON, one line each, in the evidence's run order."""
+
+    model_config = ConfigDict(extra="allow")
+
+    source: str | None = None
+    n: int | None = None
+    sha256: str | None = None
+
+
+class PromotionSources(BaseModel):
+    """What a promotion was computed from."""
+
+    model_config = ConfigDict(extra="allow")
+
+    labels: FileDigest | None = None
+    split: FileDigest | None = None
+    verdicts: VerdictsDigest | None = None
+
+
 class PromotionRecord(BaseModel):
     """A promotion: the rubric version and judge, and the figures that cleared the policy.
 
@@ -143,7 +200,11 @@ class PromotionRecord(BaseModel):
     selective: SelectiveRecord | None = None
     previous: PreviousPromotion | None = None
     promoted_at: str | None = None
+    evidence: list[ComparedPair] | None = None
+    sources: PromotionSources | None = None
+    stored_in: str | None = None  # the store the promotion was recorded in, if any
     stale: StaleMark | None = None
+    digest: str | None = None  # record_digest of the rest
 
     @property
     def promoted_time(self) -> datetime | None:
@@ -154,8 +215,19 @@ class PromotionRecord(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
     def marked_stale(self, mark: StaleMark) -> PromotionRecord:
-        """A copy carrying ``mark``: the judge drifted, the rubric no longer gates."""
-        return self.model_copy(update={"stale": mark})
+        """A copy carrying ``mark`` (and sealed again): the judge drifted, the rubric no
+        longer gates."""
+        return self.model_copy(update={"stale": mark}).sealed()
+
+    def sealed(self) -> PromotionRecord:
+        """A copy whose ``digest`` is the digest of its content."""
+        return self.model_copy(update={"digest": record_digest(self.as_json())})
+
+
+def record_digest(data: dict[str, Any], *, leave_out: tuple[str, ...] = ()) -> str:
+    """The sha256 of a record's content (as written: :meth:`PromotionRecord.as_json`),
+    its ``digest`` and the fields ``leave_out`` left out."""
+    return json_digest({k: v for k, v in data.items() if k not in ("digest", *leave_out)})
 
 
 def parse_promotion_record(data: bytes, *, path: str | Path) -> PromotionRecord:

@@ -2,11 +2,14 @@
 tuned on) and which are *test* (held out for ``judgekit promote``), and which test labels
 were spent. Append-only JSON lines, each one of::
 
-    {"run_id": "r1", "side": "test", "label": "pass", "at": "2026-05-01T10:00:00Z"}
+    {"run_id": "r1", "side": "test", "label": "pass", "labels": {"ana": "pass"},
+     "test_share": 0.5, "at": "2026-05-01T10:00:00Z"}
     {"run_id": "r1", "spent": "shown as a disagreement by calibrate --split test", "at": "..."}
 
 The first assignment of a run wins forever (a run never changes side), as does the first
-spent mark. Reading is strict where the split is at stake and lenient where a crash is the
+spent mark. An assignment keeps the labels the run had when it was assigned (``label``, their
+majority, None on a tie; ``labels``, each labeller's) and the policy's ``test_share`` then:
+what promotion counts, and what lets the file be replayed against the rule that wrote it. Reading is strict where the split is at stake and lenient where a crash is the
 likely cause: a last line cut short is ignored with a warning and cut off by the next
 append; any other bad line is a :class:`judgekit.errors.DataError` naming the file, the line
 and the field. The rules that assign runs are in :mod:`judgekit.calibration.split`.
@@ -42,13 +45,17 @@ Side = Literal["dev", "test"]
 
 
 class SplitAssignment(BaseModel):
-    """A labelled run put on one side, with the majority label it had then."""
+    """A labelled run put on one side, with the labels it had then: their majority
+    (``label``, None when the labellers tied) and, since judgekit kept them, each
+    labeller's (``labels``), and the test share it was assigned under."""
 
     model_config = ConfigDict(extra="forbid")
 
     run_id: str = Field(min_length=1)
     side: Side
     label: Any = None
+    labels: dict[str, Any] | None = None
+    test_share: float | None = Field(default=None, ge=0, le=1)
     at: datetime
 
 
@@ -67,12 +74,14 @@ SplitLine = SplitAssignment | SpentMark
 
 @dataclass
 class SplitLog:
-    """What a split file holds: each run's first assignment and first spent mark."""
+    """What a split file holds: each run's first assignment (in file order, with its line
+    number when read from the file) and first spent mark."""
 
     path: Path
     assignments: dict[str, SplitAssignment] = field(default_factory=dict)
     spent: dict[str, str] = field(default_factory=dict)  # run id → why
     warnings: list[str] = field(default_factory=list)
+    line_numbers: dict[str, int] = field(default_factory=dict)  # run id → its assignment's line
 
     def add(self, line: SplitLine) -> None:
         """Take ``line`` in, unless an earlier line of its run already decided (first wins)."""
@@ -159,16 +168,22 @@ def _parse(file: Path, data: bytes) -> SplitLog:
     unfinished = raw_lines[-1]
     for number, raw in enumerate(raw_lines[:-1], start=1):
         if raw.strip():
-            log.add(_parse_line(raw, file, number))
+            _add_numbered(log, _parse_line(raw, file, number), number)
     if unfinished.strip():
         number = len(raw_lines)
         if is_json_line(unfinished):
-            log.add(_parse_line(unfinished, file, number))
+            _add_numbered(log, _parse_line(unfinished, file, number), number)
         else:
             log.warnings.append(
                 f"{file}:{number}: ignored a truncated last line (left by a crash while writing?)"
             )
     return log
+
+
+def _add_numbered(log: SplitLog, line: SplitLine, number: int) -> None:
+    if isinstance(line, SplitAssignment):
+        log.line_numbers.setdefault(line.run_id, number)
+    log.add(line)
 
 
 def _parse_line(raw: bytes, path: Path, number: int) -> SplitLine:

@@ -84,26 +84,29 @@ def compare_rubrics(
     """Compare every binary rubric's pass share between the two batches (of one suite's
     runs when ``only`` names one)."""
     suite_only = RunFilter(suite=only.suite)  # the batches are chosen: only the suite is left
-    measured: list[tuple[Rubric, RubricStatus, str, str, RubricSide, RubricSide, float | None]] = []
+    measured: list[
+        tuple[Rubric, RubricStatus, str | None, str, str, RubricSide, RubricSide, float | None]
+    ] = []
     for rubric in rubrics:
         if scale_kind(rubric.scale) != "binary":
             continue
         folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
-        status = rubric_status(rubric, folder, labels_dir=labels_dir)[0]
+        status, why = rubric_status(rubric, folder, labels_dir=labels_dir)
+        unheld = why if status == "invalid" else None  # said: what does not hold
         version, model = rubric_version(rubric), judged_model(rubric, status, folder)
         base = rubric_counts(store, baseline_batch, rubric.id, version, model, only=suite_only)
         cand = rubric_counts(store, candidate_batch, rubric.id, version, model, only=suite_only)
         p_value = None
         if base.n and cand.n:
             p_value = two_proportion_test(base.passes, base.n, cand.passes, cand.n).p_value_larger
-        measured.append((rubric, status, version, model, base, cand, p_value))
+        measured.append((rubric, status, unheld, version, model, base, cand, p_value))
     gating = {r.id: p for r, state, *_, p in measured if state == "promoted" and p is not None}
     if correction == "holm":
         dropped = holm_rejections(gating, alpha=alpha)
     else:
         dropped = {rubric_id for rubric_id, p in gating.items() if p < alpha}
     results = []
-    for rubric, status, version, model, base, cand, p_value in measured:
+    for rubric, status, unheld, version, model, base, cand, p_value in measured:
         role: Literal["gating", "informational"] = (
             "gating" if status == "promoted" else "informational"
         )
@@ -118,7 +121,8 @@ def compare_rubrics(
                 candidate=cand,
                 p_value=p_value,
                 verdict=_verdict(role, rubric.id in dropped),
-                reason=_reason(rubric.id, status, base, cand, p_value, rubric.id in dropped),
+                reason=_reason(rubric.id, status, base, cand, p_value, rubric.id in dropped)
+                + ("" if unheld is None else f"; its promotion record does not hold: {unheld}"),
             )
         )
     return results

@@ -4,23 +4,35 @@ selectively at, if it was.
 ``judgekit promote`` with ``promotion.selective`` writes a threshold into the rubric's
 promotion record (``rubrics/<id>.promotion.json``, beside the rubric file). While that record
 promotes the rubric's current version — same version, promotable, not marked stale by a
-recheck — verdicts less confident than the threshold are abstained. (The record's path is
-the calibration layer's convention, ``promotion_record_path``; judging sits below it.)
+recheck, and holding as the calibration layer checks it — verdicts less confident than the
+threshold are abstained. (The record's path is the calibration layer's convention,
+``promotion_record_path``, and its check, ``verify_promotion_record``, is the calibration
+layer's too: judging sits below it, so the caller hands the check in.)
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
 
-__all__ = ["decide_abstention", "promoted_threshold"]
+if TYPE_CHECKING:
+    from judgekit.formats.promotion import PromotionRecord
+
+__all__ = ["RecordCheck", "decide_abstention", "promoted_threshold"]
+
+# Why a promotion record of a rubric does not hold; None when it does.
+RecordCheck = Callable[["PromotionRecord", Rubric], str | None]
 
 
-def promoted_threshold(rubric: Rubric) -> float | None:
+def promoted_threshold(rubric: Rubric, *, check: RecordCheck | None) -> float | None:
     """The threshold of the rubric's selective promotion; None when it has none (no record,
-    another version, not promotable, stale, or promoted for every item). A record that
-    cannot be read is a DataError naming it: judging must not silently stop abstaining."""
+    another version, not promotable, stale, not holding by ``check`` — or no ``check``: an
+    unchecked record is not trusted — or promoted for every item). A record that cannot be
+    read is a DataError naming it: judging must not silently stop abstaining."""
     if rubric.source is None:
         return None
     path = rubric.source.parent / f"{rubric.id}.promotion.json"
@@ -33,6 +45,8 @@ def promoted_threshold(rubric: Rubric) -> float | None:
         not record.promotable
         or record.stale is not None
         or record.rubric_version != rubric_version(rubric)
+        or check is None
+        or check(record, rubric) is not None
     ):
         return None
     return _threshold(getattr(record, "selective", None))

@@ -21,7 +21,7 @@ from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.formats.run import runs_file_ids
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.abstention import promoted_threshold
+from judgekit.judging.abstention import RecordCheck, promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
@@ -70,6 +70,9 @@ class JudgeRequest:
     samples: int | None = None  # None: the rubric's judge.samples
     limit: int | None = None  # only the first N runs of the file (--limit)
     batch: BatchOptions | None = None  # --batch: through the provider's batch API
+    # How a selective promotion's record is checked before its threshold abstains (the
+    # calibration layer's check); None: no record is trusted, nothing abstains.
+    check_promotion: RecordCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         max_attempts=request.max_attempts,
         samples=request.samples,
         budget=budget,
-        abstain_below=promoted_threshold(rubric),
+        abstain_below=promoted_threshold(rubric, check=request.check_promotion),
     )
     return PreparedJudging(
         runs=request.runs,

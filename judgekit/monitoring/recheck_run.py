@@ -13,12 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judgekit.calibration.promotion import default_labels_dir, promotion_record_path
+from judgekit.calibration.promotion import (
+    default_labels_dir,
+    promotion_record_path,
+    record_status,
+)
+from judgekit.calibration.split import mark_spent
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.split_file import split_path
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
@@ -36,6 +42,7 @@ from judgekit.monitoring.selective_recheck import GuaranteeCheck, check_guarante
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
+from judgekit.store.run_filter import RECHECK_SOURCE
 
 __all__ = ["RecheckRun", "run_recheck"]
 
@@ -55,6 +62,9 @@ class RecheckRun:
         return {"recheck": data}
 
 
+RECHECK_SPENT = "measured beside the judge's verdicts by monitor --recheck"
+
+
 def run_recheck(
     store: Store,
     rubric_ref: str,
@@ -69,9 +79,9 @@ def run_recheck(
 ) -> RecheckRun:
     """Recheck one promoted rubric and record it in ``store``; on a drop mark it stale.
 
-    Only a rubric promoted at its current version, with labels and at least one labelled
-    run found (in ``runs_files``, else in the store), can be rechecked; anything else raises
-    :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
+    Only a rubric promoted at its current version by a record that holds, with labels and
+    at least one labelled run found (in ``runs_files``, else in the store), can be
+    rechecked; anything else raises :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
     :class:`~judgekit.errors.ProviderError`: a recheck on fewer runs compares another sample.
     """
     rubric = load_rubric(rubric_ref)
@@ -85,6 +95,12 @@ def run_recheck(
             "stale already; calibrate and promote it again",
             path=record_path,
             field="rubric_version",
+        )
+    status, why = record_status(record, rubric, folder)
+    if status == "invalid":
+        raise DataError(
+            f"the promotion record does not hold ({why}): only a promoted rubric can be rechecked",
+            path=record_path,
         )
     labels_file = labels_path(labels_dir or default_labels_dir(folder), rubric.id)
     labels = read_labels(labels_file, rubric).current
@@ -107,11 +123,14 @@ def run_recheck(
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
     verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
     report = recheck_report(rubric, verdicts, labels)
+    # Its kappa is a figure of the test labels beside the judge's verdicts: every test label
+    # it measured is spent, as a look by calibrate --split all would spend it.
+    mark_spent(split_path(labels_file), [run.run_id for run in runs], RECHECK_SPENT)
     result = compare_kappas(record, report, alpha=alpha)
     guarantee = check_guarantee(record, rubric, verdicts, labels, alpha=alpha)
     result = with_guarantee(result, guarantee)
     batch = store.batch(
-        key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source="recheck"
+        key=f"recheck:{rubric.id}:{datetime.now(UTC).isoformat()}", source=RECHECK_SOURCE
     )
     store.record_verdicts(verdicts, batch)
     store.record_calibration(report.as_dict())

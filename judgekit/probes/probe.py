@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
 
-from judgekit.calibration.promotion import default_labels_dir
+from judgekit.calibration.promotion import default_labels_dir, record_problem
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.probe_file import Bias, ProbeResult, add_probe, probes_path
 from judgekit.formats.rubric import Rubric
@@ -79,6 +79,7 @@ def run_probe(request: ProbeRequest, *, now: datetime | None = None) -> ProbeOut
             base_url=request.base_url,
             tasks_path=request.tasks_path,
             use_cache=request.use_cache,
+            check_promotion=record_problem,
         )
     )
     rubric = prepared.rubric

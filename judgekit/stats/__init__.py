@@ -4,7 +4,8 @@ Rates over repeated trials (:func:`pass_at_k`, :func:`pass_hat_k`, :func:`wilson
 :func:`two_proportion_test`); agreement (:func:`percent_agreement`, :func:`cohen_kappa_score` and its
 :func:`kappa_interval`, :func:`gwet_ac1_score`, :func:`krippendorff_alpha`), how a judge errs
 (:func:`confusion`, :func:`judge_error_rates`), correcting judged rates
-(:func:`rogan_gladen`, :func:`ppi_mean_interval`), comparing two graders
+(:func:`rogan_gladen`, :func:`ppi_mean_interval`; for a rate :func:`ppi_rate_interval`, kept
+in [0, 1], its :class:`BoundedRate` saying when it was clipped), comparing two graders
 (:func:`mcnemar_test`, :func:`paired_kappa_differences`) and planning (:func:`kappa_sample_size`).
 
 Conventions, as in scikit-learn's metrics: options are keyword-only; impossible input (a
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         percent_agreement,
     )
     from judgekit.stats.alpha import krippendorff_alpha
+    from judgekit.stats.bounded import BoundedRate
     from judgekit.stats.judge_errors import (
         JudgeErrorRates,
         Rate,
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
     from judgekit.stats.mcnemar import mcnemar_test
     from judgekit.stats.multiple import holm_rejections
     from judgekit.stats.paired_kappa import paired_kappa_differences
-    from judgekit.stats.ppi import ppi_mean_interval
+    from judgekit.stats.ppi import ppi_mean_interval, ppi_rate_interval
     from judgekit.stats.proportions import (
         Z_95,
         TwoProportionTest,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Z_95",
+    "BoundedRate",
     "CalibrationInputError",
     "JudgeErrorRates",
     "Rate",
@@ -84,6 +87,7 @@ __all__ = [
     "per_class_scores",
     "percent_agreement",
     "ppi_mean_interval",
+    "ppi_rate_interval",
     "rogan_gladen",
     "two_proportion_test",
     "wilson_interval",
@@ -104,6 +108,7 @@ _LAZY = {
     "kappa_standard_error": "judgekit.stats.agreement",
     "percent_agreement": "judgekit.stats.agreement",
     "krippendorff_alpha": "judgekit.stats.alpha",
+    "BoundedRate": "judgekit.stats.bounded",
     "JudgeErrorRates": "judgekit.stats.judge_errors",
     "Rate": "judgekit.stats.judge_errors",
     "judge_error_rates": "judgekit.stats.judge_errors",
@@ -112,6 +117,7 @@ _LAZY = {
     "holm_rejections": "judgekit.stats.multiple",
     "paired_kappa_differences": "judgekit.stats.paired_kappa",
     "ppi_mean_interval": "judgekit.stats.ppi",
+    "ppi_rate_interval": "judgekit.stats.ppi",
     "Z_95": "judgekit.stats.proportions",
     "TwoProportionTest": "judgekit.stats.proportions",
     "pass_at_k": "judgekit.stats.proportions",

@@ -158,16 +158,22 @@ def rogan_gladen(
     sensitivity: float,
     specificity: float,
     *,
+    clip: bool = True,
     replace_undefined_by: ReplaceUndefined = "warn",
 ) -> float:
     """The true pass rate implied by a judged pass rate and the judge's error rates.
 
     (observed + specificity - 1) / (sensitivity + specificity - 1), clipped to [0, 1]
-    (Rogan & Gladen 1978). A judge no better than chance (sensitivity + specificity ≤ 1)
-    carries no information: nan (warned), or ``replace_undefined_by`` (not warned) when given.
+    (Rogan & Gladen 1978): an observed rate below the judge's false-pass rate 1 - specificity
+    gives 0, one above its sensitivity 1. ``clip=False`` returns the unclipped value, for a
+    caller that reports the clipping (:func:`~judgekit.stats.bounded.clip_rate`). A judge no
+    better than chance (sensitivity + specificity ≤ 1) carries no information: nan (warned),
+    or ``replace_undefined_by`` (not warned) when given.
 
     >>> round(rogan_gladen(0.62, 0.9, 0.8), 4)  # (0.62 + 0.8 - 1) / 0.7
     0.6
+    >>> rogan_gladen(0.95, 0.9, 0.8), round(rogan_gladen(0.95, 0.9, 0.8, clip=False), 4)
+    (1.0, 1.0714)
     """
     for name, value in (
         ("observed_rate", observed_rate),
@@ -184,4 +190,5 @@ def rogan_gladen(
             f"(got {sensitivity!r} + {specificity!r})",
             replace_undefined_by,
         )
-    return min(1.0, max(0.0, (observed_rate + specificity - 1.0) / youden))
+    corrected = (observed_rate + specificity - 1.0) / youden
+    return min(1.0, max(0.0, corrected)) if clip else corrected

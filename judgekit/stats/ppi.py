@@ -16,8 +16,9 @@ from judgekit.stats._contract import (
     z_value,
 )
 from judgekit.stats._validation import FloatArray
+from judgekit.stats.bounded import BoundedRate, clip_rate_interval, outside_unit_interval
 
-__all__ = ["ppi_mean_interval"]
+__all__ = ["ppi_mean_interval", "ppi_rate_interval"]
 
 
 def _numbers(name: str, values: Sequence[float | bool]) -> FloatArray:
@@ -55,6 +56,9 @@ def ppi_mean_interval(
     ``(estimate, low, high)``; fewer than two labelled or unlabelled items give nan (warned),
     or ``replace_undefined_by`` for all three (not warned) when given.
 
+    The interval is not bounded: for a rate (0/1 labels) use :func:`ppi_rate_interval`,
+    which keeps it in [0, 1].
+
     >>> estimate, low, high = ppi_mean_interval([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1])
     >>> round(estimate, 4), round(low, 4), round(high, 4)
     (0.9167, 0.2757, 1.5576)
@@ -88,3 +92,53 @@ def ppi_mean_interval(
     )
     half = z * math.sqrt(variance)
     return estimate, estimate - half, estimate + half
+
+
+def _zeros_and_ones(name: str, values: Sequence[float | bool]) -> list[float]:
+    numbers = _numbers(name, values)
+    if not np.isin(numbers, (0.0, 1.0)).all():
+        raise StatisticsInputError(f"{name} must be 0 or 1 (or booleans) for a rate")
+    return [float(value) for value in numbers]
+
+
+def ppi_rate_interval(
+    human: Sequence[float | bool],
+    judge_on_labelled: Sequence[float | bool],
+    judge_on_unlabelled: Sequence[float | bool],
+    *,
+    confidence: float = 0.95,
+    tuned: bool = False,
+    replace_undefined_by: ReplaceUndefined = "warn",
+) -> BoundedRate:
+    """The human pass rate (labels and verdicts 0 or 1) by :func:`ppi_mean_interval`, with
+    the estimate and both bounds clipped to [0, 1] and ``clipped`` saying when one was.
+
+    PPI adds the judge's mean error on the labelled items to its pass rate on the others, so
+    with few labels the estimate or a bound can leave [0, 1]. An interval wholly outside
+    [0, 1] (the labelled errors do not fit the other verdicts at all) gives nan (warned), or
+    ``replace_undefined_by`` (not warned), as fewer than two items of either kind do.
+
+    >>> rate = ppi_rate_interval([1, 0, 1, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1])
+    >>> round(rate.estimate, 4), round(rate.low, 4), rate.high, rate.clipped
+    (0.9167, 0.2757, 1.0, True)
+    """
+    y = _zeros_and_ones("human", human)
+    f_unlabelled = _zeros_and_ones("judge_on_unlabelled", judge_on_unlabelled)
+    estimate, low, high = ppi_mean_interval(
+        y,
+        _zeros_and_ones("judge_on_labelled", judge_on_labelled),
+        f_unlabelled,
+        confidence=confidence,
+        tuned=tuned,
+        replace_undefined_by=replace_undefined_by,
+    )
+    if len(y) < 2 or len(f_unlabelled) < 2:  # undefined: ppi_mean_interval's value stands
+        return BoundedRate(estimate, low, high, clipped=False)
+    if outside_unit_interval(low, high):
+        value = undefined(
+            "the prediction-powered interval lies wholly outside [0, 1]: the judge's errors "
+            "on the labelled items do not fit its verdicts on the others",
+            replace_undefined_by,
+        )
+        return BoundedRate(value, value, value, clipped=False)
+    return clip_rate_interval(estimate, low, high)

@@ -27,6 +27,30 @@ def home_store_url() -> URL:
     return URL.create("sqlite", database=str(judgekit_home() / "judgekit.sqlite"))
 
 
+def configured_store_url() -> URL:
+    """The URL :func:`open_store` opens by default: ``$JUDGEKIT_DB``, else the home store."""
+    raw = os.environ.get(DB_ENV)
+    return _parse_url(raw, DB_ENV) if raw else home_store_url()
+
+
+def masked_url(url: URL) -> str:
+    """``url`` with any password masked, as :attr:`Store.url` shows it."""
+    return url.render_as_string(hide_password=True)
+
+
+def existing_store(url: URL) -> Store | None:
+    """The store at ``url`` if it is there to read, else None, creating nothing: an SQLite
+    file that exists (never an in-memory one), or a database server that answers."""
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database in ("", ":memory:") or not os.path.isfile(database):
+            return None
+    try:
+        return open_store(url)
+    except StoreError:
+        return None
+
+
 def open_store(url: str | URL | None = None) -> Store:
     """Open (creating and migrating if needed) the store at ``url``.
 

@@ -1,18 +1,19 @@
 """A :class:`RunFilter` as SQL conditions on the grades, runs and verdicts tables: the
-provenance fields through the row's batch, the suite through the run id."""
+provenance fields through the row's batch, the suite through the run id; and, whatever the
+filter, no verdict of a recheck's batch (:data:`~judgekit.store.run_filter.RECHECK_SOURCE`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import String, Subquery, Table, cast, exists, func, literal, or_, select
+from sqlalchemy import Select, String, Subquery, Table, cast, exists, func, literal, or_, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
 
 from judgekit.store import schema
-from judgekit.store.run_filter import RunFilter
+from judgekit.store.run_filter import RECHECK_SOURCE, RunFilter
 
 
 def batch_conditions(only: RunFilter) -> list[ColumnElement[bool]]:
@@ -51,8 +52,15 @@ def _postgresql_entries(element: _TagEntries, compiler: SQLCompiler, **kw: Any) 
 
 def row_conditions(table: Table | Subquery, only: RunFilter) -> list[ColumnElement[bool]]:
     """Conditions on a table with ``batch_id`` and ``run_id`` (grades, runs, verdicts), or
-    with ``batch_id`` alone (the verdicts' daily totals) when ``only`` names no suite."""
+    with ``batch_id`` alone (the verdicts' daily totals) when ``only`` names no suite.
+
+    Verdicts (a table with ``rubric_id``) are production's alone: a recheck re-judged old
+    labelled runs to test the judge, and its verdicts count in no series, alert, gate or
+    report. They stay in their own batch for whatever reads the recheck's history.
+    """
     conditions: list[ColumnElement[bool]] = []
+    if "rubric_id" in table.c:
+        conditions.append(table.c.batch_id.not_in(_recheck_batches()))
     if only.filters_batches:
         # Not correlated: a query grouping by batch joins batches itself, and this subquery
         # must read the table on its own, not that row.
@@ -67,6 +75,12 @@ def row_conditions(table: Table | Subquery, only: RunFilter) -> list[ColumnEleme
                 table.c.run_id.in_(select(runs.c.run_id).where(_in_suite(runs, only.suite)))
             )
     return conditions
+
+
+def _recheck_batches() -> Select[tuple[int]]:
+    """The ids of the batches rechecks recorded (few: one per recheck)."""
+    batches = schema.batches
+    return select(batches.c.id).where(batches.c.source == RECHECK_SOURCE).correlate(None)
 
 
 def _in_suite(table: Table | Subquery, suite: str) -> ColumnElement[bool]:

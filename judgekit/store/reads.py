@@ -1,5 +1,5 @@
 """The store's reads of what it recorded: verdicts, runs and grades as judgekit's own models,
-and row counts."""
+promotion events, and row counts."""
 
 from __future__ import annotations
 
@@ -92,6 +92,18 @@ class StoreReads(StoreBase):
         return [
             self._model(Grade, "grades", r["data"] | {"_row": r["id"]}, ("_row",)) for r in rows
         ]
+
+    def promotions(self, rubric_id: str) -> list[dict[str, Any]]:
+        """A rubric's promotion events, oldest first: each one's ``status`` (promoted, or
+        stale after a recheck), ``at`` and ``data`` (the record as written)."""
+        table = schema.promotions
+        query = (
+            select(table.c.status, table.c.at, table.c.data)
+            .where(table.c.rubric_id == rubric_id)
+            .order_by(table.c.at, table.c.id)
+        )
+        with reading(self._engine) as connection:
+            return [dict(row) for row in connection.execute(query).mappings()]
 
     def count(self, table_name: str) -> int:
         """How many rows a table holds (for reports and tests)."""

@@ -9,11 +9,19 @@ starts with ``shop/`` followed by its own task id — or when its task id itself
 (the run recorded in the store under the same run id). Branch, tags and agent version are
 recorded with each batch (:mod:`judgekit.store.provenance`); a verdict or grade has those of
 its batch.
+
+Whatever the filter, a monitor, report or gate reads production's verdicts only: those of a
+recheck's batch (source :data:`RECHECK_SOURCE`) judged old labelled runs again to test the
+judge, and are left out (:mod:`judgekit.store.filter_sql`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
+
+RECHECK_SOURCE: Final = "recheck"
+"""The source of the batch a judge recheck records its verdicts in."""
 
 
 @dataclass(frozen=True)

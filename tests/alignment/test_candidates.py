@@ -3,10 +3,13 @@ shown and what of its answer is kept, and the rubric file written back."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgekit.alignment.dev_set import DevItem
 from judgekit.alignment.examples import Disagreement, choose_examples, with_examples
@@ -15,6 +18,7 @@ from judgekit.alignment.rubric_writing import rubric_text, write_rubric
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
+from judgekit.judging.prompts import is_hidden
 from tests.conftest import REPO
 
 LIKERT = Rubric(
@@ -120,4 +124,35 @@ def test_agent_text_that_looks_like_yaml_is_written_as_plain_text(tmp_path: Path
     loaded = load_rubric(target)
     assert loaded.examples[0].output == hostile
     assert loaded.prompt == LIKERT.prompt
+    assert rubric_version(loaded) == rubric_version(changed)
+    # Holding a bidi override, it is one double-quoted line, the override escaped.
+    assert target.read_text(encoding="utf-8").splitlines()[10] == (
+        "  output: \"ok\\n---\\nprompt: !!python/object/apply:os.system ['true']\\n"
+        '# examples: []\\n\\t\\u202E"'
+    )
+
+
+# Pieces of YAML's syntax, and characters that hide or reorder text.
+YAML_PIECES = ["\n", " ", "#", ": ", "- ", "'", '"', "\\", "---", "prompt: x", "|", "&a", "*a"]
+HIDING = ["\u202e", "\u2066", "\u200b", "\x1b", "\x00", "\r", "\x85", "\u2028"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*YAML_PIECES, *HIDING, "é", "a", "\t"])).map("".join) | st.text())
+def test_any_note_is_written_as_one_value_that_loads_back_as_itself(why: str) -> None:
+    changed = with_examples(LIKERT, [disagreement("a", 3, 1)], None)
+    changed.examples[0].why = why or None
+    text = rubric_text("id: quality\n", changed)
+    assert not any(is_hidden(char) for char in text)
+    assert [line.split(":")[0] for line in text.splitlines() if line[:1].isalpha()] == [
+        "id",
+        "prompt",
+        "examples",
+    ]
+    assert rubric_text(text, changed) == text  # aligning the written file again
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "quality.yaml"
+        target.write_text("scale: {likert: [1, 3]}\njudge: {model: openai/m}\n" + text)
+        loaded = load_rubric(target)
+    assert loaded.examples == changed.examples
     assert rubric_version(loaded) == rubric_version(changed)

@@ -1,6 +1,6 @@
 """The dev/test split on LLMBar's real data (the MT-Bench expert subset judged by GPT-4,
-Vanilla_NoRules: 200 items): calibrate measures dev, --split test spends the disagreements
-it shows, and promotion measures only the fresh test labels. Skipped without
+Vanilla_NoRules: 200 items): calibrate measures dev, promotion measures only the fresh test
+labels, and --split test spends every test label it measures. Skipped without
 ../shared/data."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
 from judgekit.calibration import load_calibration
 from judgekit.cli import main
+from judgekit.errors import CalibrationError
 from judgekit.formats.label import read_labels
 from judgekit.formats.rubric_file import effective_rubric, load_rubric
 from judgekit.formats.split_file import read_split_file
@@ -71,6 +72,8 @@ def test_llmbar_dev_and_fresh_test_kappas(llmbar: tuple[Path, Path, Path]) -> No
         "n_test": 99,
         "n_test_fresh": 99,
         "n_test_spent": 0,
+        "test_relabelled": [],
+        "test_tied": [],
     }
     assert dev["n"] == 101 and dev["class_balance"]["human"] == {"A": 51, "B": 50, "tie": 0}
 
@@ -88,26 +91,27 @@ def test_llmbar_dev_and_fresh_test_kappas(llmbar: tuple[Path, Path, Path]) -> No
         else:
             assert kappa == pytest.approx(TEST_KAPPA, abs=5e-7)
 
-    # Reading the test side's disagreements spends those shown: the 10 on the console.
-    console = CliRunner().invoke(main, [*args, "--split", "test"])
-    assert console.exit_code == 0, console.output
-    assert console.stdout.splitlines()[1] == (
-        "measured on test: 99 of 200 labelled runs (99 fresh, 0 spent); the disagreements "
-        "shown are spent: `judgekit promote` no longer counts them"
-    )
-    assert "disagreements: 23 (10 shown, natural order of run id)" in console.stdout
-    spent = read_split_file(labels.with_name("preference.split.jsonl")).spent
-    assert len(spent) == 10
-    assert set(spent.values()) == {"shown as a disagreement by calibrate --split test"}
-
-    # Promotion measures the 89 fresh test labels, never the dev ones or the spent.
+    # Promotion measures the 99 fresh test labels, never the dev ones.
     promote = load_calibration(
         rubric, labels_file=labels, verdicts_file=verdicts, measure_on="test", fresh_only=True
     )
-    assert promote.n == 89
-    assert promote.split is not None and promote.split.n_test_spent == 10
-    fresh = sorted(run for run, s in sides.items() if s == "test" and run not in spent)
-    assert list(promote.split.runs) == fresh
-    assert promote.kappa == pytest.approx(
-        cohen_kappa_score([human[r] for r in fresh], [judge[r] for r in fresh]), abs=1e-12
+    fresh = sorted(run for run, s in sides.items() if s == "test")
+    assert promote.n == 99 and list(promote.split.runs if promote.split else ()) == fresh
+    assert promote.kappa == pytest.approx(TEST_KAPPA, abs=5e-7)
+
+    # Reading the test side spends all 99 test labels, the 23 disagreements and the 76
+    # agreements alike: promotion then has none left, rather than the 76 agreements.
+    console = CliRunner().invoke(main, [*args, "--split", "test"])
+    assert console.exit_code == 0, console.output
+    assert console.stdout.splitlines()[1] == (
+        "measured on test: 99 of 200 labelled runs (99 fresh, 0 spent); every test label "
+        "measured is now spent: `judgekit promote` no longer counts them"
     )
+    assert "disagreements: 23 (10 shown, natural order of run id)" in console.stdout
+    spent = read_split_file(labels.with_name("preference.split.jsonl")).spent
+    assert sorted(spent) == fresh
+    assert set(spent.values()) == {"measured beside the judge's verdicts by calibrate --split test"}
+    with pytest.raises(CalibrationError, match=r"101 are dev and 99 test \(99 spent\)"):
+        load_calibration(
+            rubric, labels_file=labels, verdicts_file=verdicts, measure_on="test", fresh_only=True
+        )

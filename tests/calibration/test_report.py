@@ -11,6 +11,7 @@ from judgekit.calibration import build_report, promotion_record
 from judgekit.calibration.report import CalibrationReport
 from judgekit.errors import CalibrationError
 from judgekit.formats.label import Label
+from judgekit.formats.promotion import record_digest
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
@@ -178,6 +179,7 @@ def test_what_the_join_leaves_out_is_counted(rubric: Rubric) -> None:
         "n": 2,
         "n_unscored": 1,
         "n_tied": 1,
+        "n_tied_against_judge": 0,
         "n_labelled_runs": 5,
         "n_verdicts": 5,
         "n_labelled_without_verdict": 1,
@@ -242,7 +244,17 @@ def test_a_promotable_report_makes_its_record(rubric: Rubric) -> None:
     assert report.promotable is True
     assert report.kappa == 1.0
     record = promotion_record(report, now=AT)
-    assert record.as_json() == {
+    data = record.as_json()
+    # The evidence: each compared run with its label and score (the judge gave no
+    # confidence), and the verdicts' digest; a report built in code read no files.
+    assert data.pop("evidence") == [
+        {"run_id": run, "human": h, "judge": h, "confidence": None}
+        for run, h in zip(report.pairs.runs, report.pairs.human, strict=True)  # type: ignore[union-attr]
+    ]
+    sources = data.pop("sources")
+    assert (sources["labels"], sources["split"], sources["verdicts"]["n"]) == (None, None, 60)
+    assert data.pop("digest") == record_digest(record.as_json())
+    assert data == {
         "rubric_id": "goal_completion",
         "rubric_version": rubric_version(rubric),
         "promotable": True,

@@ -87,6 +87,7 @@ def test_choices_per_class_scores_in_the_report() -> None:
         "recall": 0.0,
         "f1": 0.0,
         "support": 2,
+        "predicted": 0,
     }
     macro = precision_recall_fscore_support(
         CHOICE_HUMAN, CHOICE_JUDGE, labels=CHOICES, zero_division=np.nan, average="macro"
@@ -95,20 +96,26 @@ def test_choices_per_class_scores_in_the_report() -> None:
         list(macro[:3])
     )
     text = render_text(report).splitlines()
-    assert "class correct precision 0.667, recall 0.667, F1 0.667 (3 human labels)" in text
-    assert "class wrong precision undefined, recall 0.000, F1 0.000 (2 human labels)" in text
-    assert (
-        "macro average precision 0.458, recall 0.389, F1 0.333 "
-        "(over the classes where each is defined)" in text
-    )
-    assert "| class partial | precision 0.250, recall 0.500, F1 0.333 (2 human labels) |" in (
-        render_markdown(report)
-    )
+    start = text.index("per-class scores (human label = truth, judge's choice = prediction):")
+    assert text[start + 1 : start + 8] == [
+        "  class    precision  recall     F1  support  judged",
+        "  correct      0.667   0.667  0.667        3       3",
+        "  partial      0.250   0.500  0.333        2       4",
+        "  wrong    undefined   0.000  0.000        2       0",
+        "  macro        0.458   0.389  0.333",
+        "  wrong: precision undefined (the judge never chose it)",
+        "  macro averages leave the undefined figures out (not counted as 0)",
+    ]
+    markdown = render_markdown(report)
+    assert "| partial | 0.250 | 0.500 | 0.333 | 2 | 4 |\n" in markdown
+    assert "| class partial |" not in markdown  # a table of its own, not figure rows
 
 
-def test_binary_and_pairwise_reports_have_no_scale_errors() -> None:
+def test_binary_reports_have_no_scale_errors() -> None:
+    # Their false-pass and false-fail rates say how the judge errs.
     binary = load_rubric(REPO / "rubrics" / "goal_completion.yaml")
     report = _report(binary, ["pass", "fail", "pass"], ["pass", "pass", "fail"])
     assert report.as_dict()["scale_errors"] is None
     text = render_text(report)
-    assert "mean absolute error" not in text and "macro average" not in text
+    assert "mean absolute error" not in text and "per-class scores" not in text
+    assert "Per-class scores" not in render_markdown(report)

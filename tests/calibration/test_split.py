@@ -145,6 +145,8 @@ def test_spent_test_labels_are_not_fresh(tmp_path: Path) -> None:
         "n_test": 3,
         "n_test_fresh": 1,
         "n_test_spent": 2,
+        "test_relabelled": [],
+        "test_tied": [],
     }
 
 

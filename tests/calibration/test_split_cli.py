@@ -40,6 +40,12 @@ class Files:
         return CliRunner().invoke(main, [*args, *common, "--labels", str(self.labels)])
 
 
+def fixed_side(run: str, side: str) -> dict[str, Any]:
+    """A split line that puts ``run`` on ``side`` whatever the lines before: the rule under
+    a test share of 0 (dev) or 1 (test)."""
+    return {"run_id": run, "side": side, "test_share": 1.0 if side == "test" else 0.0, "at": AT}
+
+
 def lines(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(row) + "\n" for row in rows)
 
@@ -76,7 +82,7 @@ def make(root: Path) -> Files:
                     "at": AT,
                 }
             )
-            split.append({"run_id": run, "side": "dev" if side == "d" else "test", "at": AT})
+            split.append(fixed_side(run, "dev" if side == "d" else "test"))
     files.labels.write_text(lines(labels))
     files.verdicts.write_text(lines(verdicts))
     files.split.write_text(lines(split))
@@ -120,49 +126,61 @@ def test_calibrate_shows_dev_and_promote_measures_fresh_test(tmp_path: Path) -> 
     ]
     assert read_split_file(files.split).spent == {}  # dev disagreements spend nothing
 
-    test = files.invoke("calibrate", "--no-store", "--split", "test", "--disagreements", "2")
-    assert test.exit_code == 0, test.output
-    assert "  t0: human fail, judge pass" in test.stdout.splitlines()
-    assert "  t2: human fail, judge pass" not in test.stdout.splitlines()  # not shown: fresh
-    why = "shown as a disagreement by calibrate --split test"
-    assert read_split_file(files.split).spent == {"t0": why, "t1": why}
-
     # Given the runs, t59 (the rubric's first example, same input and answer) is spent.
     promoted = files.invoke("promote", "--no-store", "--json", "--runs", str(files.runs))
     assert promoted.exit_code == 0, promoted.output
-    assert read_split_file(files.split).spent == {
-        "t0": why,
-        "t1": why,
-        "t59": "a few-shot example in the rubric",
-    }
+    assert read_split_file(files.split).spent == {"t59": "a few-shot example in the rubric"}
     record = json.loads((tmp_path / "rubrics" / "goal_completion.promotion.json").read_text())
-    assert record["n"] == 57
-    assert record["confusion"] == {"pass": {"pass": 29, "fail": 0}, "fail": {"pass": 1, "fail": 27}}
+    assert record["n"] == 59
+    assert record["confusion"] == {"pass": {"pass": 29, "fail": 0}, "fail": {"pass": 3, "fail": 27}}
     assert record["split"] == {
         "file": str(files.split),
         "test_share": 0.5,
         "n_dev": 60,
         "n_test": 60,
-        "n_test_fresh": 57,
-        "n_test_spent": 3,
-        "test_runs": [f"t{i}" for i in range(2, 59)],
+        "n_test_fresh": 59,
+        "n_test_spent": 1,
+        "test_relabelled": [],
+        "test_tied": [],
+        "test_runs": [f"t{i}" for i in range(59)],
     }
+
+
+def test_calibrate_split_test_spends_every_test_label_it_measures(tmp_path: Path) -> None:
+    # Two of the 60 test runs disagree with the judge, and only two are listed: all 60 are
+    # spent, agreeing or not, so promotion has nothing left to measure.
+    files = make(tmp_path)
+    test = files.invoke("calibrate", "--no-store", "--split", "test", "--disagreements", "2")
+    assert test.exit_code == 0, test.output
+    assert test.stdout.splitlines()[1] == (
+        "measured on test: 60 of 120 labelled runs (60 fresh, 0 spent); every test label "
+        "measured is now spent: `judgekit promote` no longer counts them"
+    )
+    assert "  t0: human fail, judge pass" in test.stdout.splitlines()
+    assert "  t2: human fail, judge pass" not in test.stdout.splitlines()  # not listed
+    why = "measured beside the judge's verdicts by calibrate --split test"
+    assert read_split_file(files.split).spent == {f"t{i}": why for i in range(60)}
+    refused = files.invoke("promote", "--no-store")
+    assert refused.exit_code == 2
+    assert refused.output == (
+        "judgekit: error: no fresh test labels for goal_completion: of 120 labelled runs, 60 "
+        "are dev and 60 test (60 spent); `judgekit label` must add about 100 more labels for "
+        "the 50 the policy asks (a share 0.5 of new labels goes to test)\n"
+    )
 
 
 def test_promote_refuses_when_too_few_fresh_test_labels(tmp_path: Path) -> None:
     files = make(tmp_path)
-    spent = files.invoke("calibrate", "--no-store", "--split", "test", "--json")
-    assert spent.exit_code == 0, spent.output
-    # --json shows every disagreement: t0, t1 and t2 are spent; now drop 10 test labels.
+    # Drop 13 test labels: 47 fresh test labels are left.
     labels = [json.loads(line) for line in files.labels.read_text().splitlines()]
-    keep = [row for row in labels if row["run_id"] not in {f"t{i}" for i in range(30, 40)}]
+    keep = [row for row in labels if row["run_id"] not in {f"t{i}" for i in range(30, 43)}]
     files.labels.write_text(lines(keep))
     refused = files.invoke("promote", "--no-store")
     assert refused.exit_code == 1, refused.output
     assert refused.stdout.splitlines() == [
         "goal_completion (version " + files.version + ") not promoted: 1 of 3 criteria not met",
         "  min_labels: runs compared 47, bar 50 (3 short)",
-        "measured on 47 fresh test labels (3 spent, 60 dev held for calibrate): `judgekit "
+        "measured on 47 fresh test labels (0 spent, 60 dev held for calibrate): `judgekit "
         "label` must add about 6 more labels (a share 0.5 of new labels goes to test)",
     ]
 
@@ -171,7 +189,7 @@ def test_no_fresh_test_label_at_all_is_one_line_exit_2(tmp_path: Path) -> None:
     files = make(tmp_path)
     files.split.write_text(
         "".join(
-            json.dumps({"run_id": run, "side": "dev", "at": AT}) + "\n"
+            json.dumps(fixed_side(run, "dev")) + "\n"
             for run in [f"d{i}" for i in range(60)] + [f"t{i}" for i in range(60)]
         )
     )
@@ -203,6 +221,8 @@ def test_the_store_and_the_markdown_say_what_was_measured(tmp_path: Path) -> Non
         "n_test": 60,
         "n_test_fresh": 60,
         "n_test_spent": 0,
+        "test_relabelled": [],
+        "test_tied": [],
     }
     markdown = files.invoke("calibrate", "--no-store", "--md").stdout.splitlines()
     assert markdown[4] == (

@@ -28,6 +28,8 @@ from tests.conftest import REPO
 
 MODEL = "openai/gpt-4o-mini"
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+# A split putting every run on one side is one assigned under a test share of 0 or 1.
+SHARE_OF = {"dev": 0.0, "test": 1.0}
 
 REPORT_KEYS = {
     "rubric_id",
@@ -38,6 +40,7 @@ REPORT_KEYS = {
     "n",
     "n_unscored",
     "n_tied",
+    "n_tied_against_judge",
     "n_labelled_runs",
     "n_verdicts",
     "n_labelled_without_verdict",
@@ -73,6 +76,7 @@ REPORT_KEYS = {
     "sensitivity",
     "specificity",
     "corrected_pass_rate",
+    "corrected_pass_rate_clipped",
     "ppi_pass_rate",
     "n_unlabelled",
     "comparison",
@@ -106,6 +110,10 @@ RECORD_KEYS = {
     "labelers",
     "split",
     "promoted_at",
+    "evidence",
+    "sources",
+    "stored_in",
+    "digest",
 }
 
 
@@ -185,7 +193,11 @@ class Workspace:
         runs = dict.fromkeys(x["run_id"] for x in labels)
         at = T0.isoformat()
         self.split.write_text(
-            "".join(json.dumps({"run_id": r, "side": side, "at": at}) + "\n" for r in runs)
+            "".join(
+                json.dumps({"run_id": r, "side": side, "test_share": SHARE_OF[side], "at": at})
+                + "\n"
+                for r in runs
+            )
         )
 
     def invoke(self, command: str, *args: str) -> Result:
@@ -424,6 +436,8 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
         "n_test": 60,
         "n_test_fresh": 60,
         "n_test_spent": 0,
+        "test_relabelled": [],
+        "test_tied": [],
         "test_runs": [f"fail-{i}" for i in range(30)] + [f"pass-{i}" for i in range(30)],
     }
     assert all(c["met"] for c in record["criteria"].values())
@@ -608,7 +622,9 @@ def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
     ppi = data["ppi_pass_rate"]
     assert ppi["estimate"] == pytest.approx(estimate)  # 0.6: the rectifier's mean is 0
     assert ppi["low"] == pytest.approx(estimate - z * se)
-    assert ppi["high"] == pytest.approx(estimate + z * se)
+    assert estimate + z * se == pytest.approx(1.162, abs=5e-4)  # past 1: clipped
+    assert (ppi["high"], ppi["clipped"]) == (1.0, True)
+    assert data["corrected_pass_rate_clipped"] is False
 
     text = ws.invoke("calibrate").stdout
     assert f"judge pass rate (raw) {raw:.3f} (of 15 scored verdicts)" in text
@@ -617,7 +633,7 @@ def test_corrected_pass_rates_over_all_scored_verdicts(ws: Workspace) -> None:
     )
     assert (
         f"pass rate, prediction-powered 0.600 [{estimate - z * se:.3f}, "
-        f"{estimate + z * se:.3f}] (95%, 5 unlabelled)" in text
+        "1.000] (95%, 5 unlabelled; clipped to [0, 1])" in text
     )
     md = ws.invoke("calibrate", "--md").stdout
     assert "| pass rate corrected (Rogan-Gladen) | 0.600 (sensitivity 0.833" in md

@@ -13,6 +13,7 @@ from judgekit.formats.promotion import (
     PromotionRecord,
     StaleMark,
     load_promotion_record,
+    record_digest,
     write_promotion_record,
 )
 
@@ -68,7 +69,9 @@ def test_a_stale_mark_is_added_last_and_unknown_fields_are_kept(tmp_path: Path) 
     )
     write_promotion_record(path, load_promotion_record(path).marked_stale(mark))
     data = json.loads(path.read_text())
-    assert list(data) == ["rubric_id", "kappa", "stale", "note"]
+    # Sealed again: the digest is that of its content, the mark included.
+    assert list(data) == ["rubric_id", "kappa", "stale", "digest", "note"]
+    assert data["digest"] == record_digest(data)
     assert data["stale"] == {
         "at": "2026-12-01T00:00:00+00:00",
         "reason": "judge drift",

@@ -18,6 +18,7 @@ from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.verdict import Verdict
 from judgekit.store import Store, open_store
 from tests.conftest import REPO
+from tests.promoted import balanced, promote_for_real
 
 AT = datetime(2026, 11, 28, tzinfo=UTC)
 MODEL = "openai/gpt-4o-mini"
@@ -51,17 +52,7 @@ def rubrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     shutil.copy(REPO / "rubrics" / "goal_completion.yaml", folder)
     text = (folder / "goal_completion.yaml").read_text()
     (folder / "goal_draft.yaml").write_text(text.replace("id: goal_completion", "id: goal_draft"))
-    goal = load_rubric(folder / "goal_completion.yaml")
-    record = {
-        "rubric_id": goal.id,
-        "rubric_version": rubric_version(goal),
-        "promotable": True,
-        "model": MODEL,
-        "n": 100,
-        "kappa": 0.8,
-        "kappa_ci": [0.7, 0.9],
-    }
-    (folder / "goal_completion.promotion.json").write_text(json.dumps(record))
+    promote_for_real(folder / "goal_completion.yaml", balanced())
     return {
         r: rubric_version(load_rubric(folder / f"{r}.yaml"))
         for r in ("goal_completion", "goal_draft")

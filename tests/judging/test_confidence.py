@@ -26,6 +26,7 @@ from judgekit.providers.chat import ChatResponse, TokenLogprob
 from judgekit.testing import FakeLLMServer, Reply
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.judging.conftest import RUBRIC, SHOP_RUNS, TASKS, verdict_json
+from tests.promoted import promote_for_real
 
 # goal_completion on the shop runs: 14 passes (answers that say they refunded), 4 fails.
 PASS_PROBS = {"pass": 0.7, "Pass": 0.1, "fail": 0.2}  # "pass" spelled twice: 0.8 in all
@@ -123,16 +124,24 @@ def test_one_answer_without_logprobs_has_no_confidence(tmp_path: Path) -> None:
 
 
 def promote_selectively(rubric_path: Path, threshold: float, **changes: Any) -> None:
-    record = {
-        "rubric_id": "goal_completion",
-        "rubric_version": rubric_version(load_rubric(rubric_path)),
-        "promotable": True,
-        "model": "openai/gpt-4o-mini",
-        "selective": {"alpha": 0.1, "delta": 0.1, "threshold": threshold, "coverage": 0.78},
-        **changes,
+    """Promote the rubric selectively at α = 0.1 for real, at ``threshold``: on 90 test
+    labels its judge was right at 0.9 on 50, right at ``threshold`` on 20 and wrong at half
+    of it on 20. ``changes``: fields then edited into the record by hand."""
+    text = rubric_path.read_text()
+    rubric_path.write_text(
+        text.replace("promotion: {", "promotion: {selective: {alpha: 0.1, delta: 0.1}, ")
+    )
+    human = {f"l{i}": "pass" if i % 2 else "fail" for i in range(90)}
+    flipped = {"pass": "fail", "fail": "pass"}
+    judged = {r: flipped[h] if i >= 70 else h for i, (r, h) in enumerate(human.items())}
+    sure = {
+        r: 0.9 if i < 50 else threshold if i < 70 else threshold / 2 for i, r in enumerate(human)
     }
-    path = rubric_path.parent / "goal_completion.promotion.json"
-    path.write_text(json.dumps(record))
+    record = promote_for_real(rubric_path, human, judged, confidences=sure)
+    assert record["selective"]["threshold"] == threshold
+    if changes:
+        path = rubric_path.parent / "goal_completion.promotion.json"
+        path.write_text(json.dumps({**record, **changes}))
 
 
 def test_a_selectively_promoted_judge_abstains_below_the_threshold(tmp_path: Path) -> None:

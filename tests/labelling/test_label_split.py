@@ -1,5 +1,5 @@
 """`judgekit label` assigns each new label's run to the dev or test side at once, and a test
-label whose judge verdict was revealed and disagreed is spent."""
+label whose judge verdict was revealed is spent, the judge agreeing or not."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def split_lines(tmp: Path) -> list[dict[str, object]]:
     return lines
 
 
-def test_each_label_is_assigned_at_once_and_a_revealed_disagreement_is_spent(
+def test_each_label_is_assigned_at_once_and_a_revealed_test_label_is_spent(
     tmp_path: Path,
 ) -> None:
     order = shop_order()
@@ -31,16 +31,32 @@ def test_each_label_is_assigned_at_once_and_a_revealed_disagreement_is_spent(
     verdicts = verdicts_file(tmp_path)
     done = run_piped(tmp_path, "f\np\np\nf\nq\n", "--verdicts", verdicts, "--reveal")
     assert done.returncode == 0, done.stderr
+    revealed = "revealed after labelling: the judge's verdict was shown beside it"
+    assigned = {"test_share": 0.5}
     assert split_lines(tmp_path) == [
         # fail, its class empty: byte 164 → dev (the revealed disagreement is on dev: kept)
-        {"run_id": order[0], "side": "dev", "label": "fail"},
-        # pass, its class empty: byte 14 → test (the judge agreed: fresh)
-        {"run_id": order[1], "side": "test", "label": "pass"},
+        {"run_id": order[0], "side": "dev", "label": "fail", "labels": {"ana": "fail"}, **assigned},
+        # pass, its class empty: byte 14 → test; the judge's agreeing pass was revealed:
+        # spent all the same (spending only disagreements would keep the agreements)
+        {
+            "run_id": order[1],
+            "side": "test",
+            "label": "pass",
+            "labels": {"ana": "pass"},
+            **assigned,
+        },
+        {"run_id": order[1], "spent": revealed},
         # pass, 1 of 1 pass on test → dev
-        {"run_id": order[2], "side": "dev", "label": "pass"},
+        {"run_id": order[2], "side": "dev", "label": "pass", "labels": {"ana": "pass"}, **assigned},
         # fail, 0 of 1 fail on test → test; the judge's pass was revealed: spent
-        {"run_id": order[3], "side": "test", "label": "fail"},
-        {"run_id": order[3], "spent": "revealed after labelling: the judge disagreed"},
+        {
+            "run_id": order[3],
+            "side": "test",
+            "label": "fail",
+            "labels": {"ana": "fail"},
+            **assigned,
+        },
+        {"run_id": order[3], "spent": revealed},
     ]
 
 

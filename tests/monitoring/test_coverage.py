@@ -4,7 +4,6 @@ test, checked against scipy)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,28 +17,31 @@ from judgekit.formats.verdict import Verdict
 from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.store import Store
 from tests.conftest import REPO
+from tests.promoted import promote_for_real
 
 DAY = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 MODEL = "openai/gpt-4o-mini"
 
 
-def rubric_in(tmp_path: Path, *, selective: dict[str, object] | None) -> Rubric:
+def rubric_in(tmp_path: Path, *, selective: bool) -> Rubric:
+    """goal_completion promoted on 200 test labels; ``selective``: at α = 0.1, δ = 0.1, its
+    judge sure (0.95) and right on 180 of them, unsure (0.5) and wrong on 20, so the
+    threshold keeps 0.95: coverage 0.9."""
     folder = tmp_path / "rubrics"
     folder.mkdir()
-    shutil.copy(REPO / "rubrics" / "goal_completion.yaml", folder)
-    rubric = load_rubric(folder / "goal_completion.yaml")
-    record: dict[str, object] = {
-        "rubric_id": rubric.id,
-        "rubric_version": rubric_version(rubric),
-        "promotable": True,
-        "model": MODEL,
-        "n": 200,
-        "promoted_at": "2026-11-19T08:00:00+00:00",
-    }
-    if selective is not None:
-        record["selective"] = selective
-    (folder / "goal_completion.promotion.json").write_text(json.dumps(record))
-    return rubric
+    path = folder / "goal_completion.yaml"
+    shutil.copy(REPO / "rubrics" / "goal_completion.yaml", path)
+    if selective:
+        text = path.read_text()
+        path.write_text(
+            text.replace("promotion: {", "promotion: {selective: {alpha: 0.1, delta: 0.1}, ")
+        )
+    human = {f"shop/l/{i}": "pass" if i % 2 else "fail" for i in range(200)}
+    flipped = {"pass": "fail", "fail": "pass"}
+    judged = {r: flipped[h] if i < 20 else h for i, (r, h) in enumerate(human.items())}
+    sure = {r: 0.5 if i < 20 else 0.95 for i, r in enumerate(human)}
+    promote_for_real(path, human, judged, confidences=sure if selective else None)
+    return load_rubric(path)
 
 
 def record_days(store: Store, rubric: Rubric, abstained_per_day: list[int]) -> None:
@@ -62,13 +64,10 @@ def record_days(store: Store, rubric: Rubric, abstained_per_day: list[int]) -> N
     store.record_verdicts(rows)
 
 
-SELECTIVE = {"alpha": 0.1, "delta": 0.1, "threshold": 0.8, "coverage": 0.9, "n": 200}
-
-
 def test_coverage_below_the_promoted_one_alerts_with_an_exact_p(
     store: Store, tmp_path: Path
 ) -> None:
-    rubric = rubric_in(tmp_path, selective=SELECTIVE)
+    rubric = rubric_in(tmp_path, selective=True)
     record_days(store, rubric, [8, 12, 30])
     report = build_monitor_report(store, rubrics=[rubric])
     coverage = {s.metric: s for s in report.series}["coverage:goal_completion"]
@@ -98,7 +97,7 @@ def test_coverage_below_the_promoted_one_alerts_with_an_exact_p(
 def test_coverage_within_chance_of_the_promoted_one_does_not_alert(
     store: Store, tmp_path: Path
 ) -> None:
-    rubric = rubric_in(tmp_path, selective=SELECTIVE)
+    rubric = rubric_in(tmp_path, selective=True)
     record_days(store, rubric, [8, 12])
     coverage = {s.metric: s for s in build_monitor_report(store, rubrics=[rubric]).series}[
         "coverage:goal_completion"
@@ -110,7 +109,7 @@ def test_coverage_within_chance_of_the_promoted_one_does_not_alert(
 def test_without_a_selective_promotion_coverage_only_informs_once_abstained(
     store: Store, tmp_path: Path
 ) -> None:
-    rubric = rubric_in(tmp_path, selective=None)
+    rubric = rubric_in(tmp_path, selective=False)
     record_days(store, rubric, [0, 0])
     metrics = [s.metric for s in build_monitor_report(store, rubrics=[rubric]).series]
     assert "coverage:goal_completion" not in metrics
@@ -123,6 +122,6 @@ def test_without_a_selective_promotion_coverage_only_informs_once_abstained(
 
 
 def test_no_coverage_series_without_verdicts(store: Store, tmp_path: Path) -> None:
-    rubric = rubric_in(tmp_path, selective=SELECTIVE)
+    rubric = rubric_in(tmp_path, selective=True)
     metrics = [s.metric for s in build_monitor_report(store, rubrics=[rubric]).series]
     assert "coverage:goal_completion" not in metrics

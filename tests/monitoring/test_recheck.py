@@ -13,14 +13,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from judgekit.calibration.split import load_split
 from judgekit.cli import main
-from judgekit.formats.label import Label
-from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.formats.label import Label, read_labels
+from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import Run
+from judgekit.formats.split_file import read_split_file
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
+from tests.promoted import promote_for_real
 
 RUBRIC = """\
 id: answer_ok
@@ -54,23 +57,12 @@ def judge_with_error_rate(rate: float):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def promoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A promoted rubric (kappa 0.90 [0.82, 0.98] on 100 labels), its labels, and its runs
-    recorded in the store."""
+    """A promoted rubric (kappa 0.900 [0.815, 0.985] on 100 test labels), its labels, and
+    its runs recorded in the store."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rubrics").mkdir()
     path = tmp_path / "rubrics" / "answer_ok.yaml"
     path.write_text(RUBRIC)
-    rubric = load_rubric(path)
-    record = {
-        "rubric_id": "answer_ok",
-        "rubric_version": rubric_version(rubric),
-        "promotable": True,
-        "model": "openai/gpt-4o-mini",
-        "n": 100,
-        "kappa": 0.90,
-        "kappa_ci": [0.82, 0.98],
-    }
-    (tmp_path / "rubrics" / "answer_ok.promotion.json").write_text(json.dumps(record))
     at = datetime(2026, 11, 1, tzinfo=UTC)
     with LabelWriter(tmp_path / "labels" / "answer_ok.jsonl") as writer:
         writer.append_many(
@@ -83,6 +75,10 @@ def promoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             )
             for r, ok in TRUTH.items()
         )
+    # The judge promoted was wrong on 5 of the 100: 2 passes failed, 3 fails passed.
+    human = {r: "pass" if ok else "fail" for r, ok in TRUTH.items()}
+    wrong = {"shop/t/0": "fail", "shop/t/2": "fail", "shop/t/1": "pass", "shop/t/3": "pass"}
+    promote_for_real(path, human, {**human, **wrong, "shop/t/5": "pass"})
     runs = [
         Run(run_id=r, task_id="t", tool_calls=[], final_answer=f"Done as asked (run {r}).")
         for r in TRUTH
@@ -135,7 +131,7 @@ def test_a_drifted_model_is_caught_and_marks_the_rubric_stale(promoted: Path) ->
     assert found["now"]["kappa"] == pytest.approx(0.4, abs=0.15)
     assert found["p_value"] < 0.001
     assert found["message"].startswith(
-        "answer_ok (openai/gpt-4o-mini): kappa dropped: 0.900 [0.820, 0.980] on 100 labels at "
+        "answer_ok (openai/gpt-4o-mini): kappa dropped: 0.900 [0.815, 0.985] on 100 labels at "
         "promotion, "
     )
     record = json.loads((promoted / "rubrics" / "answer_ok.promotion.json").read_text())
@@ -228,7 +224,7 @@ def test_recheck_is_a_command_of_its_own_printing_what_monitor_recheck_prints(
     assert own.exit_code == via_monitor.exit_code == 0, own.output
     assert own.stdout == via_monitor.stdout
     assert own.stdout.startswith(
-        "recheck ok: answer_ok (openai/gpt-4o-mini): kappa held: 0.900 [0.820, 0.980] on 100 "
+        "recheck ok: answer_ok (openai/gpt-4o-mini): kappa held: 0.900 [0.815, 0.985] on 100 "
         "labels at promotion, "
     )
 
@@ -260,3 +256,17 @@ def test_recheck_takes_the_options_monitor_recheck_takes() -> None:
         "as_json",
     }
     assert own - {"rubric_ref"} < {param.name for param in monitor_command.params}
+
+
+def test_a_recheck_spends_the_test_labels_it_measured(promoted: Path) -> None:
+    labels_file = promoted / "labels" / "answer_ok.jsonl"
+    rubric = load_rubric(promoted / "rubrics" / "answer_ok.yaml")
+    split = load_split(rubric, labels_file, read_labels(labels_file, rubric).current)
+    assert len(split.test) == 100 and not split.spent
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        code, _ = recheck(server)
+    assert code == 0
+    spent = read_split_file(split.path).spent
+    assert spent == dict.fromkeys(
+        split.test, "measured beside the judge's verdicts by monitor --recheck"
+    )

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from scipy.stats import binom
 
-from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.monitoring.test_recheck import RUBRIC, TRUTH, promoted, recheck, rubric_status
+from tests.promoted import promote_for_real
 
 __all__ = ["promoted"]  # the fixture, used here
 
@@ -43,21 +43,20 @@ def sampled_judge(wrong_samples: dict[int, int]) -> Any:
 
 @pytest.fixture
 def selective(promoted: Path) -> Path:
-    """The promoted rubric judged with five samples and promoted selectively at α = 0.1
-    (threshold 0.8), its kappa recorded as 0.4 [0.2, 0.6]."""
+    """The promoted rubric judged with five samples and promoted selectively at α = 0.1:
+    its judge was sure and right on 70 runs, right at 0.8 on 10 (i % 10 == 7) and wrong at
+    0.6 on 20 (i % 10 in {8, 9}), so the threshold is 0.8 (coverage 0.8)."""
     path = promoted / "rubrics" / "answer_ok.yaml"
-    path.write_text(RUBRIC.replace("temperature: 0, samples: 1", "temperature: 1, samples: 5"))
-    record = {
-        "rubric_id": "answer_ok",
-        "rubric_version": rubric_version(load_rubric(path)),
-        "promotable": True,
-        "model": "openai/gpt-4o-mini",
-        "n": 100,
-        "kappa": 0.4,
-        "kappa_ci": [0.2, 0.6],
-        "selective": {"alpha": 0.1, "delta": 0.1, "threshold": 0.8, "coverage": 0.8, "n": 100},
-    }
-    (promoted / "rubrics" / "answer_ok.promotion.json").write_text(json.dumps(record))
+    text = RUBRIC.replace("temperature: 0, samples: 1", "temperature: 1, samples: 5")
+    path.write_text(text + "promotion: {selective: {alpha: 0.1, delta: 0.1}}\n")
+    human = {r: "pass" if ok else "fail" for r, ok in TRUTH.items()}
+    flipped = {"pass": "fail", "fail": "pass"}
+    judged, sure = {}, {}
+    for run, label in human.items():
+        digit = int(run.rsplit("/", 1)[1]) % 10
+        judged[run] = flipped[label] if digit in (8, 9) else label
+        sure[run] = {7: 0.8, 8: 0.6, 9: 0.6}.get(digit, 1.0)
+    promote_for_real(path, human, judged, confidences=sure)
     return promoted
 
 
@@ -91,7 +90,9 @@ def test_a_confidently_wrong_judge_breaks_the_guarantee(selective: Path) -> None
     with FakeLLMServer(reply=sampled_judge({0: 5, 1: 5, 8: 3, 9: 2})) as server:
         code, found = recheck(server)
     assert code == 1 and found["drifted"] is True
-    assert found["p_value"] > 0.05  # kappa alone did not drop below its recorded level
+    # Kappa fell from the promoted 0.6 barely enough to tell (its own test): the guarantee,
+    # tested on the kept verdicts alone, is broken by far.
+    assert found["p_value"] == pytest.approx(0.0482, abs=1e-4)
     guarantee = found["guarantee"]
     assert (guarantee["kept"], guarantee["errors"], guarantee["broken"]) == (80, 20, True)
     assert guarantee["p_value"] == pytest.approx(binom.sf(19, 80, 0.1), rel=1e-9)

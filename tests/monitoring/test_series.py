@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +16,7 @@ from judgekit.monitoring.series import RubricScope, grade_series, rubric_series
 from judgekit.stats.proportions import wilson_interval
 from judgekit.store import Store
 from tests.conftest import REPO
+from tests.promoted import balanced, promote_for_real
 
 DAY = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
 
@@ -108,17 +108,7 @@ def _promoted_rubrics(tmp_path: Path) -> Path:
     folder.mkdir()
     shutil.copy(REPO / "rubrics" / "goal_completion.yaml", folder)
     shutil.copy(REPO / "rubrics" / "answer_quality.yaml", folder)
-    rubric = load_rubric(folder / "goal_completion.yaml")
-    record = {
-        "rubric_id": rubric.id,
-        "rubric_version": rubric_version(rubric),
-        "promotable": True,
-        "model": "openai/gpt-4o-mini",
-        "n": 120,
-        "kappa": 0.8,
-        "kappa_ci": [0.7, 0.9],
-    }
-    (folder / "goal_completion.promotion.json").write_text(json.dumps(record))
+    promote_for_real(folder / "goal_completion.yaml", balanced())
     return folder
 
 

@@ -37,6 +37,7 @@ from judgekit.stats import (
     per_class_scores,
     percent_agreement,
     ppi_mean_interval,
+    ppi_rate_interval,
     rogan_gladen,
     two_proportion_test,
     wilson_interval,
@@ -104,6 +105,10 @@ IMPOSSIBLE = [
         "confidence must be between 0 and 1, got 0.0",
     ),
     (
+        Call(ppi_rate_interval, ([1, 0.5], [1, 0], [1, 0])),
+        "human must be 0 or 1 (or booleans) for a rate",
+    ),
+    (
         Call(holm_rejections, ({"a": 0.01},), {"alpha": 1.5}),
         "alpha must be between 0 and 1, got 1.5",
     ),
@@ -153,6 +158,9 @@ UNDEFINED: list[tuple[Call, Callable[[Any], list[float]]]] = [
     ),
     (Call(rogan_gladen, (0.5, 0.5, 0.5)), _as_list),
     (Call(ppi_mean_interval, ([1], [1], [1, 0, 1])), _as_list),
+    (Call(ppi_rate_interval, ([1], [1], [1, 0, 1])), lambda r: _as_list(r)[:3]),
+    # 1 + 1 with no spread: an interval wholly past 1
+    (Call(ppi_rate_interval, ([1, 1], [0, 0], [1, 1])), lambda r: _as_list(r)[:3]),
     (Call(paired_kappa_differences, (ONE_LABEL, ONE_LABEL, ONE_LABEL)), _as_list),
     (
         Call(likert_errors, ([], [])),

@@ -86,6 +86,9 @@ def test_rogan_gladen() -> None:
     assert rogan_gladen(0.62, 0.9, 0.8) == pytest.approx(0.6)
     assert rogan_gladen(0.05, 0.9, 0.8) == 0.0  # below the false-pass floor: clipped
     assert rogan_gladen(0.99, 0.9, 0.8) == 1.0
+    # Unclipped, for a caller that says it clipped: (0.05 + 0.8 − 1) / 0.7 and (0.99 − 0.2) / 0.7
+    assert rogan_gladen(0.05, 0.9, 0.8, clip=False) == pytest.approx(-0.15 / 0.7)
+    assert rogan_gladen(0.99, 0.9, 0.8, clip=False) == pytest.approx(0.79 / 0.7)
     assert rogan_gladen(0.3, 1.0, 1.0) == pytest.approx(0.3)  # a perfect judge: no correction
     with pytest.warns(UndefinedStatisticWarning, match="sensitivity \\+ specificity"):
         assert math.isnan(rogan_gladen(0.5, 0.5, 0.5))

@@ -11,7 +11,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.contingency_tables import mcnemar
 
-from judgekit.stats import UndefinedStatisticWarning, mcnemar_test, ppi_mean_interval
+from judgekit.stats import (
+    BoundedRate,
+    UndefinedStatisticWarning,
+    mcnemar_test,
+    ppi_mean_interval,
+    ppi_rate_interval,
+)
 
 
 def _table(a: list[bool], b: list[bool]) -> list[list[int]]:
@@ -86,3 +92,37 @@ def test_ppi_edges() -> None:
         warnings.simplefilter("error")
         estimate, low, high = ppi_mean_interval([True, False], [True, False], [True, False, True])
     assert estimate == pytest.approx(2 / 3) and low < estimate < high
+
+
+def test_ppi_rate_interval_is_ppi_clipped_to_0_1() -> None:
+    # Humans pass 5 of 8 (the judge 3 of them); the judge passes 5 of 7 others.
+    y = [1] * 5 + [0] * 3
+    f_lab = [1] * 3 + [0] * 5
+    f_unl = [1] * 5 + [0] * 2
+    estimate, low, high = ppi_mean_interval(y, f_lab, f_unl)
+    assert (round(estimate, 3), round(low, 3), round(high, 3)) == (0.964, 0.481, 1.448)
+    assert ppi_rate_interval(y, f_lab, f_unl) == BoundedRate(estimate, low, 1.0, clipped=True)
+    # Below 0 as well: humans fail all four, the judge passes one of them and none of the
+    # others, so PPI is 0 − 1/4 with a rectifier variance of 1/4.
+    rate = ppi_rate_interval([0] * 4, [1, 0, 0, 0], [0, 0, 0])
+    assert (rate.estimate, rate.low, rate.clipped) == (0.0, 0.0, True)
+    assert rate.high == pytest.approx(-0.25 + 1.959963984540054 * math.sqrt(0.25 / 4))
+    # Inside [0, 1]: PPI's own figures, not marked.
+    inside = ppi_rate_interval([1, 0, 1, 1, 0, 1] * 4, [1, 0, 0, 1, 1, 1] * 4, [1, 1, 0, 0] * 5)
+    assert inside == BoundedRate(
+        *ppi_mean_interval([1, 0, 1, 1, 0, 1] * 4, [1, 0, 0, 1, 1, 1] * 4, [1, 1, 0, 0] * 5),
+        clipped=False,
+    )
+    tuned = ppi_rate_interval(y, f_lab, f_unl, tuned=True)
+    assert 0 <= tuned.low <= tuned.estimate <= tuned.high <= 1
+
+
+def test_ppi_rate_interval_wholly_outside_0_1_is_undefined() -> None:
+    with pytest.warns(UndefinedStatisticWarning) as caught:
+        rate = ppi_rate_interval([1, 1], [0, 0], [1, 1])  # 1 + 1, no spread
+    assert [str(w.message) for w in caught] == [
+        "the prediction-powered interval lies wholly outside [0, 1]: the judge's errors on "
+        "the labelled items do not fit its verdicts on the others"
+    ]
+    assert all(math.isnan(v) for v in (rate.estimate, rate.low, rate.high))
+    assert rate.clipped is False

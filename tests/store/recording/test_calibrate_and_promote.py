@@ -53,7 +53,15 @@ def workspace(root: Path, n_per_class: int, side: str = "dev") -> list[str]:
             )
     (root / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
     (root / "labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in labels))
-    split = [{"run_id": x["run_id"], "side": side, "at": x["at"]} for x in labels]
+    split = [
+        {
+            "run_id": x["run_id"],
+            "side": side,
+            "test_share": 1.0 if side == "test" else 0.0,
+            "at": x["at"],
+        }
+        for x in labels
+    ]
     (root / "labels.split.jsonl").write_text("".join(json.dumps(x) + "\n" for x in split))
     return [
         "--rubric",
