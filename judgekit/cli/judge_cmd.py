@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,14 +17,11 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
-from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.cli.store_output import written_before_store
+from judgekit.cli.unscored_option import max_unscored_option
 
 if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
     from judgekit.judging.batch.options import BatchOptions
-    from judgekit.judging.judge import JudgeTally
-    from judgekit.judging.pipeline import JudgingSession, PreparedJudging
-
-EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finish
 
 
 @click.command("judge")
@@ -82,6 +78,7 @@ EXIT_NOT_JUDGED = 1  # some runs got no answer from the provider: rerun to finis
     is_flag=True,
     help="Print the first prompt, the token estimate and the projected cost; send nothing.",
 )
+@max_unscored_option
 @batch_options
 @json_instead_of("the summary")
 @store_options
@@ -101,6 +98,7 @@ def judge_command(
     prices: Path | None,
     limit: int | None,
     dry_run: bool,
+    max_unscored: float,
     as_json: bool,
     store: StoreChoice,
     batch: BatchOptions | None,
@@ -112,7 +110,10 @@ def judge_command(
     An answer that is not a valid verdict is retried once with the error, then unscored.
     A run that gets no answer at all is not judged and nothing is written for it: a wrong
     key, model or address stops at once (exit 2); failures left after retries end with
-    exit 1, and rerunning the command asks only for those runs. The runs and verdicts are
+    exit 1, and rerunning the command asks only for those runs. Verdicts are reused only
+    for the same rubric version, model, endpoint and content of the run; other earlier
+    verdicts are kept apart in verdicts.earlier.jsonl. All verdicts unscored, or more
+    than --max-unscored of them: exit 1. The runs and verdicts are
     recorded in the store, in the batch of the runs file (--no-store: not). A rubric
     promoted selectively abstains on verdicts less confident than its promoted threshold.
     --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
@@ -123,7 +124,7 @@ def judge_command(
       OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
     from judgekit.calibration.promotion import record_problem
-    from judgekit.cli.judge_output import judging_progress, print_dry_run
+    from judgekit.cli.judge_output import judging_progress, print_dry_run, print_outcome
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
 
     request = JudgeRequest(
@@ -164,37 +165,4 @@ def judge_command(
                 err=True,
             )
             raise SystemExit(130) from None
-    _print_outcome(tally, prepared, session, as_json=as_json)
-
-
-def _print_outcome(
-    tally: JudgeTally, prepared: PreparedJudging, session: JudgingSession, *, as_json: bool
-) -> None:
-    """The summary (or the --json object), then the runs not judged, exit 1 if any."""
-    from judgekit.judging.judge_summary import not_judged_lines, summary_json, summary_lines
-
-    rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
-    endpoint = prepared.provider.endpoint
-    if as_json:
-        report = summary_json(
-            tally,
-            rubric,
-            prepared.version,
-            endpoint=endpoint,
-            verdicts_file=out,
-            store=store_json(recorded),
-        )
-        click.echo(json.dumps(report))
-    else:
-        for line in summary_lines(tally, rubric, prepared.version):
-            click.echo(line)
-        click.echo(f"wrote {out}")
-        if recorded is not None:
-            click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
-    if tally.not_judged:
-        # A reason may quote what the server said: shown, never interpreted by the terminal.
-        from judgekit._util.terminal_text import visible
-
-        for line in not_judged_lines(tally, rubric.judge.model, endpoint):
-            click.echo(visible(line, one_line=True), err=True)
-        raise SystemExit(EXIT_NOT_JUDGED)
+    print_outcome(tally, prepared, session, as_json=as_json, max_unscored=max_unscored)

@@ -1,5 +1,6 @@
-"""What ``judgekit judge`` shows besides its summary: the progress bar on stderr (nothing
-when --json or not a terminal) and the --dry-run plan."""
+"""What ``judgekit judge`` shows: the progress bar on stderr (nothing when --json or not a
+terminal), the --dry-run plan, and the outcome — the summary or its --json object, the runs
+not judged and the unscored verdicts that fail the judging (exit 1)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,20 @@ from typing import TYPE_CHECKING
 import click
 
 from judgekit.cli.runs_file_hint import import_first_hint
+from judgekit.cli.store_output import recorded_line, store_json
 from judgekit.judging.pipeline import JudgeRequest, read_judging_inputs
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-__all__ = ["judging_progress", "print_dry_run"]
+    from judgekit.judging.judge import JudgeTally
+    from judgekit.judging.pipeline import JudgingSession, PreparedJudging
+
+__all__ = ["EXIT_JUDGING_FAILED", "judging_progress", "print_dry_run", "print_outcome"]
+
+# Some runs got no answer from the provider (rerun to finish), or too many verdicts are
+# unscored (the judge's answers could not be read): the verdicts that exist are written.
+EXIT_JUDGING_FAILED = 1
 
 # What makes rich treat a stream that is not a TTY as a terminal.
 _TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE")
@@ -64,3 +73,57 @@ def print_dry_run(request: JudgeRequest, *, as_json: bool) -> None:
         return
     for line in dry_run_lines(plan):
         click.echo(line)
+
+
+def print_outcome(
+    tally: JudgeTally,
+    prepared: PreparedJudging,
+    session: JudgingSession,
+    *,
+    as_json: bool,
+    max_unscored: float,
+) -> None:
+    """The summary (or the --json object), then the runs not judged and the unscored
+    verdicts past --max-unscored on stderr, exit 1 if either."""
+    from judgekit._util.terminal_text import visible
+    from judgekit.judging.judge_summary import (
+        not_judged_lines,
+        set_apart_line,
+        summary_json,
+        summary_lines,
+        unscored_failure,
+    )
+
+    rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
+    endpoint, earlier = prepared.provider.endpoint, session.earlier_verdicts_file
+    failure = unscored_failure(tally, max_unscored)
+    if as_json:
+        report = summary_json(
+            tally,
+            rubric,
+            prepared.version,
+            endpoint=endpoint,
+            verdicts_file=out,
+            earlier_file=earlier,
+            store=store_json(recorded),
+        )
+        report["max_unscored"] = max_unscored
+        report["unscored_failed"] = failure is not None
+        click.echo(json.dumps(report))
+    else:
+        for line in summary_lines(tally, rubric, prepared.version):
+            click.echo(line)
+        apart = set_apart_line(tally, earlier)
+        if apart is not None:
+            click.echo(apart)
+        click.echo(f"wrote {out}")
+        if recorded is not None:
+            click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
+    if tally.not_judged:
+        # A reason may quote what the server said: shown, never interpreted by the terminal.
+        for line in not_judged_lines(tally, rubric.judge.model, endpoint):
+            click.echo(visible(line, one_line=True), err=True)
+    if failure is not None:
+        click.echo(f"judging failed: {failure}; the verdicts are in {out}", err=True)
+    if tally.not_judged or failure is not None:
+        raise SystemExit(EXIT_JUDGING_FAILED)

@@ -63,6 +63,22 @@ class Verdict(BaseModel):
     latency_s: NonNegativeFloat | None = None
     cached: bool = False
     at: datetime
+    endpoint: str | None = Field(
+        default=None,
+        description=(
+            "Where the judge was asked: the provider's base URL, normalised, with no "
+            "credentials, query or fragment; None for a provider with one fixed endpoint, "
+            "or a verdict written before verdicts recorded it."
+        ),
+    )
+    input_digest: str | None = Field(
+        default=None,
+        description=(
+            "The sha256 (hex) of the run's and task's text the prompt was filled from "
+            "(judgekit.judging.judged_input): a rerun reuses the verdict only for the same "
+            "content. None in verdicts written before it was recorded: never reused."
+        ),
+    )
 
 
 class VerdictCheck(Protocol):

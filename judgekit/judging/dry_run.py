@@ -22,7 +22,7 @@ from judgekit._util.terminal_text import visible
 from judgekit.formats.run import Run, load_runs
 
 # The judge's own reading of a pairwise run's two answers, so both agree on what is asked.
-from judgekit.judging.judge import _pairwise_answers as pairwise_answers
+from judgekit.judging.judged_input import pairwise_answers
 from judgekit.judging.pipeline import JudgingInputs
 from judgekit.judging.prompts import render_judge_prompt
 from judgekit.providers.chat import ChatMessage, ChatRequest

@@ -24,19 +24,25 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from judgekit._util.redaction import redact
-from judgekit.errors import DataError, JudgeOutputError, ProviderError
+from judgekit.errors import JudgeOutputError, ProviderError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget, OverBudget
-from judgekit.judging.cache import JudgeCache
+from judgekit.judging.cache import JudgeCache, normalise_endpoint
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
+from judgekit.judging.judged_input import input_digest, pairwise_answers
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt, system_message
 from judgekit.judging.tally import Answer, JudgeTally
-from judgekit.judging.verdict_parsing import parse_verdict, repair_messages
+from judgekit.judging.verdict_parsing import (
+    after_repair,
+    parse_verdict,
+    repair_messages,
+    unscored_kind,
+)
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
 
@@ -74,6 +80,8 @@ class Judge:
         abstain_below: float | None = None,
     ) -> None:
         self.endpoint = client.provider.endpoint
+        # What each verdict records of where it was asked: no credentials, no query.
+        self._verdict_endpoint = normalise_endpoint(self.endpoint) or None
         self.budget = budget
         self.rubric = rubric
         self.client = client
@@ -172,8 +180,9 @@ class Judge:
         """The verdict on one run: a bad answer is unscored; a provider failure (no answer
         at all, after retries) raises :class:`ProviderError` and makes no verdict."""
         task = self.tasks.get(run.task_id) if self.tasks is not None else None
+        digest = input_digest(self.rubric, run, task)
         if self.rubric.scale == "pairwise":
-            answers = _pairwise_answers(run)
+            answers = pairwise_answers(run)
             first = await self._samples(
                 render_judge_prompt(self.rubric, run, task, answers=answers, system=self._system)
             )
@@ -185,8 +194,8 @@ class Judge:
             for answer in second:
                 if answer.error is None:
                     answer.score = _SWAPPED.get(str(answer.score), answer.score)
-            verdict = self._verdict(run, first)
-            back = self._verdict(run, second)
+            verdict = self._verdict(run, first, digest)
+            back = self._verdict(run, second, digest)
             if verdict.status == "scored" and back.status == "scored":
                 verdict.position_bias = verdict.score != back.score
             _add_costs(verdict, second)
@@ -195,7 +204,7 @@ class Judge:
         answers_ = await self._samples(
             render_judge_prompt(self.rubric, run, task, system=self._system)
         )
-        return self._record(self._verdict(run, answers_), [(answers_, False)])
+        return self._record(self._verdict(run, answers_, digest), [(answers_, False)])
 
     async def _samples(self, messages: tuple[ChatMessage, ...], offset: int = 0) -> list[Answer]:
         return list(
@@ -221,7 +230,7 @@ class Judge:
             try:
                 parsed = parse_verdict(response.text, self.rubric.scale)
             except JudgeOutputError as second_error:
-                answer.error = f"{first_error}; after one repair retry: {second_error}"
+                answer.error = after_repair(str(first_error), str(second_error))
                 return answer
         answer.score, answer.reason = parsed.score, parsed.reason
         answer.tokens = score_tokens(response) if response.tokens else None
@@ -285,7 +294,7 @@ class Judge:
         answer.latency_s += response.latency_s
         return response
 
-    def _verdict(self, run: Run, answers: list[Answer]) -> Verdict:
+    def _verdict(self, run: Run, answers: list[Answer], digest: str) -> Verdict:
         scored = [a for a in answers if a.error is None]
         counts = Counter(str(a.score) for a in scored)
         verdict = Verdict(
@@ -295,6 +304,8 @@ class Judge:
             model=self.model,
             status="scored" if scored else "unscored",
             at=datetime.now(UTC),
+            endpoint=self._verdict_endpoint,
+            input_digest=digest,
         )
         if self.samples > 1:
             verdict.samples = [
@@ -372,7 +383,9 @@ class Judge:
     def _count(self, verdict: Verdict) -> None:
         tally = self.tally
         tally.verdicts += 1
-        tally.unscored += verdict.status == "unscored"
+        if verdict.status == "unscored":
+            tally.unscored += 1
+            tally.unscored_reasons[unscored_kind(verdict.unscored_reason)] += 1
         tally.abstained += verdict.status == "abstained"
         if verdict.status == "scored":
             tally.scores[str(verdict.score)] += 1
@@ -383,18 +396,3 @@ def _add_costs(verdict: Verdict, answers: list[Answer]) -> None:
     verdict.output_tokens += sum(a.output_tokens for a in answers)
     latency = sum(a.latency_s for a in answers)
     verdict.latency_s = (verdict.latency_s or 0.0) + latency if latency else verdict.latency_s
-
-
-def _pairwise_answers(run: Run) -> tuple[str, str]:
-    """A pairwise run carries its two answers as ``metadata.answers = [A, B]``."""
-    answers = run.metadata.get("answers")
-    if (
-        not isinstance(answers, list)
-        or len(answers) != 2
-        or not all(isinstance(a, str) for a in answers)
-    ):
-        raise DataError(
-            "a pairwise rubric needs metadata.answers = [answer A, answer B]",
-            field=f"run {run.run_id}",
-        )
-    return answers[0], answers[1]

@@ -1,8 +1,9 @@
 """Judging a runs file into a folder's ``verdicts.jsonl``: the workflow under ``judgekit judge``.
 
 The runs file is read whole and checked before anything is written; verdicts already in the
-folder for the same judge are kept and not asked again; each new verdict is appended durably
-and handed on (to the store) as it finishes. Runs that got no answer from the provider are
+folder for the same judge, endpoint and content of the run are kept and not asked again (the
+others are kept apart, see :mod:`judgekit.judging.verdicts_file`); each new verdict is
+appended durably and handed on (to the store) as it finishes. Runs that got no answer from the provider are
 counted, not written, so rerunning the same command asks only for them.
 """
 
@@ -21,8 +22,9 @@ from judgekit.formats.run import Run, load_runs
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
-from judgekit.judging.cache import JudgeCache
+from judgekit.judging.cache import JudgeCache, normalise_endpoint
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
+from judgekit.judging.judged_input import input_digest
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
 from judgekit.providers.chat import ChatProvider
@@ -74,8 +76,13 @@ def judge_runs_file(
         rubric_version=rubric_version(rubric),
         model=rubric.judge.model,
         run_ids=run_ids,
+        endpoint=normalise_endpoint(provider.endpoint) or None,
         resume=cache is not None,
     ) as output:
+        if output.candidates:
+            # A verdict answers for its run only while the run's judged content is the same.
+            runs_read = islice(load_runs(runs), len(run_ids))
+            output.resume(_digests(runs_read, rubric, tasks, output.candidates))
         client = client or ChatClient(
             provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
         )
@@ -117,6 +124,7 @@ def judge_runs_file(
                 f"not judged (nothing recorded for them{kept})"
             ) from exc
         output.finish()
+        tally.set_apart = output.set_apart
         if tally.stopped_by_budget:
             # Started or not, every run left without a verdict was left for the budget.
             tally.over_budget = len(run_ids) - tally.verdicts - tally.not_judged
@@ -134,6 +142,17 @@ async def _judge(
         )
     finally:
         await judge.client.provider.aclose()
+
+
+def _digests(
+    runs: Iterator[Run], rubric: Rubric, tasks: TaskSet | None, wanted: Collection[str]
+) -> dict[str, str]:
+    """The content digest of each run of ``wanted``."""
+    return {
+        run.run_id: input_digest(rubric, run, tasks.get(run.task_id) if tasks is not None else None)
+        for run in runs
+        if run.run_id in wanted
+    }
 
 
 def _not_yet_judged(runs: Iterator[Run], kept: Collection[str]) -> Iterator[Run]:

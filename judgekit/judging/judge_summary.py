@@ -6,12 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.number_format import dollars, percent, threshold
+from judgekit._util.number_format import dollars, percent, setting, threshold
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.pricing import unknown_price_hint
 
-__all__ = ["not_judged_lines", "summary_json", "summary_lines"]
+__all__ = [
+    "not_judged_lines",
+    "set_apart_line",
+    "summary_json",
+    "summary_lines",
+    "unscored_failure",
+]
 
 
 def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
@@ -22,8 +28,8 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
     cost = _cost(tally, rubric.judge.model)
     lines = [
         f"{rubric.id} (version {version}, {rubric.judge.model}): {tally.verdicts} verdicts, "
-        f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)})"
-        + _abstained(tally),
+        f"{scored} scored ({scores}), {tally.unscored} unscored ({percent(unscored_rate)}"
+        f"{_unscored_reasons(tally)})" + _abstained(tally),
         f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
         f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
     ]
@@ -40,6 +46,42 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
             "(rerun with a higher --max-cost to finish)"
         )
     return lines
+
+
+def set_apart_line(tally: JudgeTally, earlier_file: Path) -> str | None:
+    """How many earlier verdicts were moved to ``earlier_file`` instead of reused, and why;
+    None when none were."""
+    if not tally.set_apart:
+        return None
+    reasons = ", ".join(f"{n} {why}" for why, n in tally.set_apart.most_common())
+    total = tally.set_apart.total()
+    return f"{total} earlier verdicts kept apart in {earlier_file}, not reused: {reasons}"
+
+
+def unscored_failure(tally: JudgeTally, max_unscored: float) -> str | None:
+    """Why this judging failed for its unscored verdicts — all of them, or a share above
+    ``max_unscored`` — or None. The verdicts stand in the file; the exit code says no."""
+    if not tally.unscored:
+        return None
+    share = tally.unscored / tally.verdicts
+    reasons = _unscored_reasons(tally).removeprefix("; ")
+    if tally.unscored == tally.verdicts:
+        head = f"all {tally.verdicts} verdicts are unscored, none usable"
+    elif share > max_unscored:
+        head = (
+            f"{tally.unscored} of {tally.verdicts} verdicts unscored ({percent(share)}), "
+            f"above --max-unscored {setting(max_unscored)}"
+        )
+    else:
+        return None
+    return f"{head} ({reasons}); check the model and the rubric's answer format"
+
+
+def _unscored_reasons(tally: JudgeTally) -> str:
+    """``; 2 not valid JSON, 1 missing field 'score'``, or "" when none is unscored."""
+    if not tally.unscored_reasons:
+        return ""
+    return "; " + ", ".join(f"{n} {kind}" for kind, n in tally.unscored_reasons.most_common())
 
 
 def _cost(tally: JudgeTally, model: str) -> str:
@@ -81,6 +123,7 @@ def summary_json(
     *,
     endpoint: str,
     verdicts_file: Path,
+    earlier_file: Path,
     store: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The ``--json`` object of a judging session."""
@@ -92,6 +135,7 @@ def summary_json(
         "verdicts": tally.verdicts,
         "kept": tally.kept,
         "unscored": tally.unscored,
+        "unscored_reasons": dict(tally.unscored_reasons),
         "abstained": tally.abstained,
         "abstain_below": tally.abstain_below,
         "confidence_note": tally.confidence_note,
@@ -107,5 +151,7 @@ def summary_json(
         "stopped_by_budget": tally.stopped_by_budget,
         "over_budget": tally.over_budget,
         "verdicts_file": str(verdicts_file),
+        "set_apart": dict(tally.set_apart),
+        "earlier_verdicts_file": str(earlier_file) if tally.set_apart else None,
         "store": store,
     }

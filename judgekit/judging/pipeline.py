@@ -28,7 +28,7 @@ from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
 from judgekit.judging.pricing import PriceTable
-from judgekit.judging.verdicts_file import VERDICTS_FILE
+from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.registry import make_provider, parse_model_name
 
@@ -176,6 +176,11 @@ class JudgingSession:
     @property
     def verdicts_file(self) -> Path:
         return self.folder / VERDICTS_FILE
+
+    @property
+    def earlier_verdicts_file(self) -> Path:
+        """Where earlier verdicts that are not reused are kept apart."""
+        return self.folder / EARLIER_VERDICTS_FILE
 
     def judge(
         self,

@@ -58,6 +58,7 @@ __all__ = [
     "MAX_CHARS",
     "cap_text",
     "is_hidden",
+    "judged_fields",
     "prompt_hash",
     "quote_untrusted",
     "reads_as_less_than",
@@ -187,15 +188,31 @@ def render_judge_prompt(
         raise ValueError(f"rubric {rubric.id!r} is {rubric.kind}: it {need}")
     limit = rubric.max_chars or MAX_CHARS
     values = {
-        name: quote_untrusted(
-            name, cap_text(_field_text(name, rubric, run, task, answers, fold_at), limit)
-        )
-        for name in rubric.placeholders
+        name: quote_untrusted(name, cap_text(text, limit))
+        for name, text in judged_fields(rubric, run, task, answers=answers, fold_at=fold_at).items()
     }
     return (
         ChatMessage(role="system", content=system or system_message(rubric)),
         ChatMessage(role="user", content=fill_template(rubric.prompt, values)),
     )
+
+
+def judged_fields(
+    rubric: Rubric,
+    run: Run,
+    task: Task | None = None,
+    *,
+    answers: tuple[str, str] | None = None,
+    fold_at: int = FOLD_AT,
+) -> dict[str, str]:
+    """Each placeholder of ``rubric``'s prompt with the text of ``run`` and ``task`` it is
+    filled from, before quoting and capping: what the judge is asked about.
+
+    Raises :class:`judgekit.errors.DataError` as :func:`render_judge_prompt` does.
+    """
+    return {
+        name: _field_text(name, rubric, run, task, answers, fold_at) for name in rubric.placeholders
+    }
 
 
 def system_message(rubric: Rubric) -> str:

@@ -22,6 +22,8 @@ class JudgeTally:
     not_judged_reasons: Counter[str] = field(default_factory=Counter)
     over_budget: int = 0  # runs started but not judged: their next request had no budget
     unscored: int = 0
+    # Each unscored verdict's reason by its kind (verdict_parsing.unscored_kind), kept ones too.
+    unscored_reasons: Counter[str] = field(default_factory=Counter)
     # Scored verdicts below the promoted confidence threshold (`abstain_below`, when the
     # rubric was promoted selectively): counted apart, neither pass nor fail.
     abstained: int = 0
@@ -37,6 +39,8 @@ class JudgeTally:
     price_source: str | None = None  # where the price came from: a price file or genai-prices
     stopped_by_budget: bool = False
     scores: Counter[str] = field(default_factory=Counter)
+    # Earlier lines of verdicts.jsonl moved to the earlier-verdicts file, not reused, by why.
+    set_apart: Counter[str] = field(default_factory=Counter)
 
     @property
     def scored(self) -> int:

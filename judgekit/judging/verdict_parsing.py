@@ -10,6 +10,7 @@ written to be quoted back to the judge in the one repair retry
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +25,15 @@ from judgekit.formats.rubric import (
 )
 from judgekit.providers.chat import ChatMessage
 
-__all__ = ["ParsedVerdict", "answer_format", "describe_scores", "parse_verdict", "repair_messages"]
+__all__ = [
+    "ParsedVerdict",
+    "after_repair",
+    "answer_format",
+    "describe_scores",
+    "parse_verdict",
+    "repair_messages",
+    "unscored_kind",
+]
 
 # Past this many points a likert scale is described by its bounds, not listed.
 
@@ -122,6 +131,41 @@ def repair_messages(
         ChatMessage(role="assistant", content=said),
         ChatMessage(role="user", content=request),
     )
+
+
+_RETRIED = "; after one repair retry: "
+_MISSING = re.compile(r"missing fields? '\w+'(?: and '\w+')*")
+
+
+def after_repair(first_error: str, second_error: str) -> str:
+    """The reason of a verdict unscored after its repair retry: both errors, in order."""
+    return f"{first_error}{_RETRIED}{second_error}"
+
+
+def unscored_kind(reason: str | None) -> str:
+    """What an unscored verdict's reason comes to, in a few fixed words (the reason itself
+    may quote the judge's answer, which is not for the terminal): by its last error, the
+    one after the repair retry.
+
+    >>> unscored_kind("not valid JSON: Expecting value; after one repair retry: not valid JSON: x")
+    'not valid JSON'
+    >>> unscored_kind("score 7 is outside the scale 1..5; after one repair retry: missing field 'score'")
+    "missing field 'score'"
+    >>> unscored_kind("score 'maybe' is not one of pass, fail")
+    'score off the scale'
+    """
+    last = (reason or "").rpartition(_RETRIED)[2]
+    if last.startswith("not valid JSON"):
+        return "not valid JSON"
+    if last.startswith("score "):
+        return "score off the scale"
+    if _MISSING.fullmatch(last):
+        return last
+    if last == "the answer must be a JSON object":
+        return "not a JSON object"
+    if re.fullmatch(r"field '\w+' must be a string", last):
+        return last
+    return "unreadable for another reason" if last else "no reason recorded"
 
 
 def _explain(exc: ValidationError) -> str:

@@ -41,9 +41,11 @@ def server() -> Iterator[FakeLLMServer]:
         yield running
 
 
-def judge(server: FakeLLMServer, out: Path, *extra: str, runs: Path = SHOP_RUNS) -> dict[str, Any]:
+def judge(
+    server: FakeLLMServer, out: Path, *extra: str, runs: Path = SHOP_RUNS, exit_code: int = 0
+) -> dict[str, Any]:
     result = CliRunner().invoke(main, judge_args(runs, server.openai_base_url, out, *extra))
-    assert result.exit_code == 0, (result.output, result.exception)
+    assert result.exit_code == exit_code, (result.output, result.exception)
     report: dict[str, Any] = json.loads(result.stdout)
     return report
 
@@ -141,7 +143,8 @@ def test_malformed_answers_are_repaired_once_or_unscored(
     runs = tmp_path / "runs.jsonl"
     runs.write_text(json.dumps(ONE_RUN) + "\n")
     with FakeLLMServer(reply=answers_in_turn(*replies)) as server:
-        report = judge(server, tmp_path / "out", runs=runs)
+        # One run, unscored: the judge gave no usable verdict, which fails the command.
+        report = judge(server, tmp_path / "out", runs=runs, exit_code=int(status == "unscored"))
         assert server.calls == calls
     (verdict,) = verdicts(tmp_path / "out")
     assert (verdict["status"], verdict["score"]) == (status, score)

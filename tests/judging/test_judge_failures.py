@@ -122,37 +122,39 @@ def test_failures_left_after_retries_are_not_judged_and_a_rerun_asks_only_for_th
 ) -> None:
     out = tmp_path / "out"
     failing_answer = "A101 is cancelled."  # the answer of 4 runs of the shop file
+    overloaded = [True]  # until the rerun: the same server, recovered
 
     def flaky(request: FakeRequest) -> str:
-        if failing_answer in request.text:
+        if overloaded[0] and failing_answer in request.text:
             raise RuntimeError("overloaded")  # the fake answers HTTP 500
-        return verdict_json("pass")
+        return verdict_json("pass" if overloaded[0] else "fail")
 
     with FakeLLMServer(reply=flaky) as server:
         result = judge(server.openai_base_url, out)
         url = server.openai_base_url
-    assert result.exit_code == 1, result.output
-    report = json.loads(result.stdout)
-    not_judged = report["not_judged"]
-    assert not_judged == 4
-    assert report["verdicts"] == 18 - not_judged
-    assert report["not_judged_reasons"] == {
-        "OpenAI failed to answer (HTTP 500: reply function raised "
-        "RuntimeError('overloaded'))": not_judged
-    }
-    assert result.stderr.splitlines()[0] == (
-        f"{not_judged} runs not judged: openai/gpt-4o-mini at {url}/ gave "
-        "no answer after retries; rerun to finish (it asks only for those)"
-    )
-    written = lines(out / "verdicts.jsonl")
-    assert len(written) == 18 - not_judged
-    assert all(v["status"] == "scored" for v in written)
-    assert failing_answer not in json.dumps(written)
-    assert len(stored_scores()) == 18 - not_judged
+        assert result.exit_code == 1, result.output
+        report = json.loads(result.stdout)
+        not_judged = report["not_judged"]
+        assert not_judged == 4
+        assert report["verdicts"] == 18 - not_judged
+        assert report["not_judged_reasons"] == {
+            "OpenAI failed to answer (HTTP 500: reply function raised "
+            "RuntimeError('overloaded'))": not_judged
+        }
+        assert result.stderr.splitlines()[0] == (
+            f"{not_judged} runs not judged: openai/gpt-4o-mini at {url}/ gave "
+            "no answer after retries; rerun to finish (it asks only for those)"
+        )
+        written = lines(out / "verdicts.jsonl")
+        assert len(written) == 18 - not_judged
+        assert all(v["status"] == "scored" for v in written)
+        assert failing_answer not in json.dumps(written)
+        assert len(stored_scores()) == 18 - not_judged
 
-    with FakeLLMServer(reply=lambda r: verdict_json("fail")) as healthy:
-        rerun = judge(healthy.openai_base_url, out)
-        asked = [r.text for r in healthy.requests]
+        overloaded[0] = False
+        asked_before = len(server.requests)
+        rerun = judge(url, out)
+        asked = [r.text for r in server.requests[asked_before:]]
     assert rerun.exit_code == 0, rerun.output
     again = json.loads(rerun.stdout)
     assert (again["verdicts"], again["kept"], again["not_judged"]) == (18, 18 - not_judged, 0)

@@ -76,3 +76,74 @@ def test_an_append_half_a_second_after_the_last_fsync_is_fsynced(
         out.append(verdict(2))
         assert len(fsyncs) == opened + 1
     assert len(fsyncs) == opened + 2  # and on close
+
+
+def judged(run_id: str, **fields: object) -> Verdict:
+    """A verdict of the judge the tests resume: version v1, model m, endpoint E."""
+    base = verdict(0).model_copy(update={"run_id": run_id, "model": "m"})
+    return base.model_copy(update={"endpoint": "http://e/v1", "input_digest": "d", **fields})
+
+
+def test_every_line_not_reused_is_kept_apart_byte_for_byte_saying_why(tmp_path: Path) -> None:
+    lines = [
+        judged("r0", input_digest="d0"),
+        judged("r1", input_digest="d1"),
+        judged("r2", reason="first"),
+        judged("r9"),  # a run not judged now
+        judged("r3", model="openai/gpt-4o"),
+        judged("r2", reason="second"),
+        judged("r4", input_digest=None),  # written before verdicts recorded their content
+        judged("r5", endpoint="http://other/v1"),
+    ]
+    raw = [line.model_dump_json().encode() + b"\n" for line in lines]
+    (tmp_path / "verdicts.jsonl").write_bytes(b"".join(raw))
+    ids = ["r0", "r1", "r2", "r3", "r4", "r5"]
+    with VerdictsFile(
+        tmp_path, rubric_version="v1", model="m", run_ids=ids, endpoint="http://e/v1"
+    ) as out:
+        assert sorted(out.candidates) == ["r0", "r1", "r2"]
+        out.resume({"r0": "d0", "r1": "changed", "r2": "d"})
+        assert [(v.run_id, v.reason) for v in out.kept.values()] == [("r0", "ok"), ("r2", "second")]
+        out.finish()
+    assert (tmp_path / "verdicts.jsonl").read_bytes() == raw[0] + raw[5]
+    assert (tmp_path / "verdicts.earlier.jsonl").read_bytes() == b"".join(
+        raw[i] for i in (3, 4, 2, 6, 7, 1)
+    )
+    assert out.set_apart == {
+        "of runs not judged now": 1,
+        "of another rubric version or model": 1,
+        "superseded by a later line of their run": 1,
+        "without a record of the content judged (an older verdicts file)": 1,
+        "from another endpoint": 1,
+        "judged other content under the same run id": 1,
+    }
+
+
+def test_a_rerun_after_a_crash_between_the_two_files_adds_no_line_twice(tmp_path: Path) -> None:
+    earlier = [judged("r1", input_digest="old").model_dump_json().encode() + b"\n"]
+    (tmp_path / "verdicts.earlier.jsonl").write_bytes(b"kept from before\n")
+    for _ in range(2):  # the second time as if the first had stopped before its rename
+        (tmp_path / "verdicts.jsonl").write_bytes(earlier[0])
+        with VerdictsFile(tmp_path, rubric_version="v1", model="m", run_ids=["r1"]) as out:
+            out.resume({"r1": "new"})
+            out.finish()
+        assert out.set_apart == {"from another endpoint": 1}
+    assert (tmp_path / "verdicts.earlier.jsonl").read_bytes() == b"kept from before\n" + earlier[0]
+    assert (tmp_path / "verdicts.jsonl").read_bytes() == b""
+
+
+def test_no_cache_reuses_nothing_and_keeps_everything_apart(tmp_path: Path) -> None:
+    line = judged("r1").model_dump_json().encode() + b"\n"
+    (tmp_path / "verdicts.jsonl").write_bytes(line)
+    with VerdictsFile(
+        tmp_path,
+        rubric_version="v1",
+        model="m",
+        run_ids=["r1"],
+        endpoint="http://e/v1",
+        resume=False,
+    ) as out:
+        assert out.candidates == {}
+        out.finish()
+    assert out.set_apart == {"asked again under --no-cache": 1}
+    assert (tmp_path / "verdicts.earlier.jsonl").read_bytes() == line
