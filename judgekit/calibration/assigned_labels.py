@@ -9,7 +9,7 @@ labellers tied counts against the judge (:func:`judgekit.calibration.join.agains
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 
 from judgekit.calibration.join import AssignedLabel
 from judgekit.calibration.selection import majority
@@ -22,15 +22,13 @@ __all__ = ["assigned_labels", "relabelled_since_assignment"]
 LabelsByRun = Mapping[str, Mapping[str, Label]]  # run id → labeller → current label
 
 
-def assigned_labels(
-    split: Split, runs: Collection[str], labels: LabelsByRun
-) -> dict[str, AssignedLabel]:
-    """Each test run of ``runs`` → its label at assignment (``labels``, the current ones,
-    stand in for the tied labels of an assignment that did not record them). A line that
+def assigned_labels(split: Split, labels: LabelsByRun) -> dict[str, AssignedLabel]:
+    """Each test run of ``labels`` → its label at assignment (its current labels stand in
+    for the tied labels of an assignment that did not record them). A line that
     records no label at all (written by hand or by another tool) has none to keep: its run
     counts with its current labels."""
     found: dict[str, AssignedLabel] = {}
-    for run in runs:
+    for run in labels:
         line = split.assigned.get(run)
         if line is None or line.side != "test" or not _records_labels(line):
             continue
@@ -44,14 +42,12 @@ def assigned_labels(
     return found
 
 
-def relabelled_since_assignment(
-    split: Split, runs: Collection[str], labels: LabelsByRun
-) -> list[str]:
-    """The test runs of ``runs`` whose labels now differ from those they were assigned with
+def relabelled_since_assignment(split: Split, labels: LabelsByRun) -> list[str]:
+    """The test runs of ``labels`` whose labels now differ from those they were assigned with
     (a labeller's label changed or added; for an assignment that did not record each
     labeller's, the majority changed)."""
     changed = []
-    for run in runs:
+    for run in labels:
         line = split.assigned.get(run)
         if line is None or line.side != "test" or not _records_labels(line):
             continue

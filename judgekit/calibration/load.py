@@ -182,7 +182,7 @@ def load_calibration(
     if not labels:
         raise CalibrationError(nothing_to_measure(rubric, split, measure_on, log.current))
     by_run = labels_by_run(labels)
-    as_assigned = assigned_labels(split, by_run, by_run)
+    as_assigned = assigned_labels(split, by_run)
     report = calibration_report(
         rubric,
         judged,
@@ -197,7 +197,7 @@ def load_calibration(
     summary = split.summary(
         {run for run, _ in log.current},
         by_run,
-        relabelled=relabelled_since_assignment(split, by_run, by_run),
+        relabelled=relabelled_since_assignment(split, by_run),
         tied=tied,
     )
     return dataclasses.replace(report, measured_on=measure_on, split=summary)

@@ -3,13 +3,13 @@ and how to recover. A split is never rebuilt silently over labels that were read
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from judgekit.calibration.labellers import natural_key
 from judgekit.errors import DataError
 from judgekit.formats.label import Label
+from judgekit.formats.promotion import load_promotion_record
 from judgekit.formats.rubric import Rubric
 
 __all__ = ["SplitLostError", "lost_split_evidence", "lost_split_message"]
@@ -57,12 +57,11 @@ def lost_split_message(rubric: Rubric, path: Path, evidence: str) -> str:
 
 
 def _measured_on_a_split(record: Path) -> bool:
-    """Whether a promotion record exists that names a split (one that cannot be read as
-    JSON counts: what it held is unknown)."""
-    try:
-        data = json.loads(record.read_bytes())
-    except FileNotFoundError:
+    """Whether a promotion record exists that names a split (one that cannot be read
+    counts: what it held is unknown)."""
+    if not record.exists():
         return False
-    except (OSError, ValueError):
+    try:
+        return load_promotion_record(record).split is not None
+    except DataError:
         return True
-    return not isinstance(data, dict) or data.get("split") is not None

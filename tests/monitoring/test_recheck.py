@@ -55,30 +55,36 @@ def judge_with_error_rate(rate: float):  # type: ignore[no-untyped-def]
     return reply
 
 
-@pytest.fixture
-def promoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A promoted rubric (kappa 0.900 [0.815, 0.985] on 100 test labels), its labels, and
-    its runs recorded in the store."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "rubrics").mkdir()
-    path = tmp_path / "rubrics" / "answer_ok.yaml"
+def promote_answer_ok(root: Path, *, labelled_at: datetime) -> Path:
+    """rubrics/answer_ok.yaml under ``root``, its 100 labels (given at ``labelled_at``), and
+    its promotion for real at kappa 0.900: the judge was wrong on 5 of the 100 (2 passes
+    failed, 3 fails passed). Returns the rubric's path."""
+    (root / "rubrics").mkdir()
+    path = root / "rubrics" / "answer_ok.yaml"
     path.write_text(RUBRIC)
-    at = datetime(2026, 11, 1, tzinfo=UTC)
-    with LabelWriter(tmp_path / "labels" / "answer_ok.jsonl") as writer:
+    with LabelWriter(root / "labels" / "answer_ok.jsonl") as writer:
         writer.append_many(
             Label(
                 run_id=r,
                 rubric_id="answer_ok",
                 label="pass" if ok else "fail",
                 labeler="ana",
-                at=at,
+                at=labelled_at,
             )
             for r, ok in TRUTH.items()
         )
-    # The judge promoted was wrong on 5 of the 100: 2 passes failed, 3 fails passed.
     human = {r: "pass" if ok else "fail" for r, ok in TRUTH.items()}
     wrong = {"shop/t/0": "fail", "shop/t/2": "fail", "shop/t/1": "pass", "shop/t/3": "pass"}
     promote_for_real(path, human, {**human, **wrong, "shop/t/5": "pass"})
+    return path
+
+
+@pytest.fixture
+def promoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A promoted rubric (kappa 0.900 [0.815, 0.985] on 100 test labels), its labels, and
+    its runs recorded in the store."""
+    monkeypatch.chdir(tmp_path)
+    promote_answer_ok(tmp_path, labelled_at=datetime(2026, 11, 1, tzinfo=UTC))
     runs = [
         Run(run_id=r, task_id="t", tool_calls=[], final_answer=f"Done as asked (run {r}).")
         for r in TRUTH

@@ -14,15 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
-from judgekit.formats.label import Label
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.labelling.labels_file import LabelWriter
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
-from tests.monitoring.test_recheck import RUBRIC, TRUTH, judge_with_error_rate
-from tests.promoted import promote_for_real
+from tests.monitoring.test_recheck import TRUTH, judge_with_error_rate, promote_answer_ok
 
 MODEL = "openai/gpt-4o-mini"
 TODAY = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -40,25 +37,8 @@ def production(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A promoted rubric; eight days of production verdicts (one batch a day, 80 of 100
     passing, today's the last); 100 labelled runs (half pass, by the labels) in the store."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "rubrics").mkdir()
-    path = tmp_path / "rubrics" / "answer_ok.yaml"
-    path.write_text(RUBRIC)
+    path = promote_answer_ok(tmp_path, labelled_at=TODAY - timedelta(days=30))
     version = rubric_version(load_rubric(path))
-    with LabelWriter(tmp_path / "labels" / "answer_ok.jsonl") as writer:
-        writer.append_many(
-            Label(
-                run_id=r,
-                rubric_id="answer_ok",
-                label="pass" if ok else "fail",
-                labeler="ana",
-                at=TODAY - timedelta(days=30),
-            )
-            for r, ok in TRUTH.items()
-        )
-    # Promoted for real at kappa 0.900: the judge was wrong on 5 of the 100 labelled runs.
-    human = {r: "pass" if ok else "fail" for r, ok in TRUTH.items()}
-    wrong = {"shop/t/0": "fail", "shop/t/2": "fail", "shop/t/1": "pass", "shop/t/3": "pass"}
-    promote_for_real(path, human, {**human, **wrong, "shop/t/5": "pass"})
     labelled = [
         Run(run_id=r, task_id="t", tool_calls=[], final_answer=f"Done as asked (run {r}).")
         for r in TRUTH
