@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import click
-from click.utils import make_default_short_help
 
 
 class LazyCommand(NamedTuple):
@@ -71,7 +70,9 @@ class LazyGroup(click.Group):
     def _short_help(self, ctx: click.Context, name: str, limit: int) -> str:
         if name in self.commands:
             return self.commands[name].get_short_help_str(limit)
-        return make_default_short_help(self.lazy_commands[name].summary, limit).strip()
+        # A command not yet imported is summarised by click's own rule, without importing it.
+        summary = click.Command(name, help=self.lazy_commands[name].summary)
+        return summary.get_short_help_str(limit)
 
 
 def load_command(home: str) -> click.Command:
