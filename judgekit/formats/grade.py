@@ -93,7 +93,7 @@ def load_results(path: str | Path) -> Iterator[Grade]:
 
         report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
     """
-    if is_dir(path) and not is_file(Path(path) / RESULTS_FILE):
+    if is_dir(path):  # a results file beside shard folders is refused there
         shards = shard_folders(Path(path))
         if shards:  # a folder of shard folders reads as the whole sharded run
             yield from _load_shard_results(shards)
