@@ -367,3 +367,25 @@ def test_only_a_shard_s_own_runs_are_graded_into_its_folder(shards: Path, made: 
         "since; rerun the shard\n",
     )
     assert contents(shards) == before
+
+
+@pytest.mark.parametrize("given", ["folder", "file"])
+def test_one_shard_s_results_are_never_read_as_the_whole_run(
+    made: Path, tmp_path: Path, given: str
+) -> None:
+    folder = made / "shards" / "3"
+    results = folder / "results.jsonl"
+    reference = folder if given == "folder" else results
+    env = {"JUDGEKIT_DB": f"sqlite:///{tmp_path / 'store.sqlite'}"}
+    for command in (
+        ("gate", "--baseline", made / "whole", "--candidate", reference),
+        ("report", "--results", reference, "-o", tmp_path / "report.html"),
+    ):
+        code, stdout, stderr = invoke(*command, env=env)
+        assert (code, stdout, stderr) == (
+            2,
+            "",
+            f"judgekit: error: {results}: the results of shard 3/4 alone, a part of its run: "
+            "give the folder that holds all 4 shards' folders\n",
+        )
+    assert not (tmp_path / "report.html").exists()

@@ -181,6 +181,7 @@ def test_a_missing_a_repeated_or_an_unfinished_shard_is_refused(tmp_path: Path) 
     shards = sharded(tmp_path, "--no-store")
     whole = tmp_path / "whole"
     shutil.copytree(shards / "1", whole)
+    (whole / "shard.json").unlink()  # a baseline of its own, no longer a shard
 
     def gate_error() -> str:
         code, _, stderr = invoke("gate", "--baseline", whole, "--candidate", shards)
@@ -240,7 +241,7 @@ def test_a_shard_resumes_only_as_itself(tmp_path: Path) -> None:
     )
     code, stdout, _ = invoke(*run_args(out, "--shard", "2/4", "--no-store", "--resume"))
     assert (code, json.loads(stdout)["runs"]) == (0, 5)
-    assert len(list(load_results(out))) == 5
+    assert len((out / "results.jsonl").read_text().splitlines()) == 5
 
 
 def test_a_shard_recorded_in_the_store_needs_a_group(tmp_path: Path) -> None:
