@@ -389,3 +389,33 @@ def test_one_shard_s_results_are_never_read_as_the_whole_run(
             "give the folder that holds all 4 shards' folders\n",
         )
     assert not (tmp_path / "report.html").exists()
+
+
+def test_a_shard_on_a_stale_suite_records_apart_in_the_store(made: Path, tmp_path: Path) -> None:
+    # The stale shard first: its batch used to be the one the others joined, saying the run
+    # had its 15 pairs, so 18 runs graded passed as the whole run.
+    env = {
+        "JUDGEKIT_DB": f"sqlite:///{tmp_path / 'store.sqlite'}",
+        "JUDGEKIT_SHARD_GROUP": "nightly-8",
+        "GITHUB_RUN_ID": "",
+    }
+    batches = []
+    for i, tasks in ((4, made / "stale.yaml"), (1, SHOP), (2, SHOP), (3, SHOP)):
+        code, stdout, _ = invoke(
+            "run", "--tasks", tasks, "--agent", "examples.shop:agent", "--trials", "5",
+            "--out", tmp_path / str(i), "--shard", f"{i}/4", "--json", env=env,
+        )  # fmt: skip
+        assert code == 0
+        batches.append(json.loads(stdout)["store"]["batch_id"])
+    assert batches == [1, 2, 2, 2]
+    for batch, graded, expected in ((1, 3, 15), (2, 15, 20)):
+        code, stdout, stderr = invoke(
+            "gate", "--baseline", made / "whole", "--candidate", f"batch:{batch}", env=env
+        )
+        assert (code, stdout, stderr) == (
+            2,
+            "",
+            f"judgekit: error: batch:{batch} is batch {batch}, the 4 shards of group "
+            f"'nightly-8', with {graded} of their {expected} runs graded: a shard is missing "
+            "or unfinished (gate the shards' folders to see which)\n",
+        )
