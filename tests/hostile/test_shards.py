@@ -421,3 +421,17 @@ def test_a_shard_on_a_stale_suite_records_apart_in_the_store(made: Path, tmp_pat
             f"'nightly-8', with {graded} of their {expected} runs graded: a shard is missing "
             "or unfinished (gate the shards' folders to see which)\n",
         )
+
+
+def test_a_shard_is_never_saved_as_a_baseline(tmp_path: Path) -> None:
+    code, stdout, stderr = invoke(
+        "run", "--tasks", SHOP, "--agent", "examples.shop:agent", "--trials", "5", "--out",
+        tmp_path / "2", "--no-store", "--shard", "2/4", "--save-baseline", tmp_path / "b.jsonl",
+    )  # fmt: skip
+    assert (code, stdout, stderr) == (
+        2,
+        "",
+        "judgekit: error: --save-baseline saves a whole run's results, and a shard is a part: "
+        "gate the folder of all the shards' --out folders as the baseline instead\n",
+    )
+    assert list(tmp_path.iterdir()) == []
