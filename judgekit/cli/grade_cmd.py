@@ -56,8 +56,10 @@ def grade_command(
     """Grade RUNS (a runs.jsonl file) with the Truth, Path, State and Answer graders.
 
     RUNS may also be a folder of the --out folders of `judgekit run --shard I/N`: the shards
-    are graded as the whole run, refused when one is missing, repeated or unfinished, or a
-    run id is in two (with --no-store: each shard recorded its runs as it ran).
+    are graded as the whole run, refused when one is missing, repeated, unfinished, run on
+    another suite, edited since it finished (its shard.json records the sha256 of its suite
+    and files), or a run id is in two (with --no-store: each shard recorded its runs as it
+    ran). A shard's own runs.jsonl graded into its folder updates its shard.json.
 
     Answer checks only tasks with expect_answer (what the agent must have told the user).
 

@@ -23,6 +23,7 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
+from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
@@ -114,6 +115,11 @@ def run_command(
     Example:
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
     """
+    if shard is not None and save_baseline is not None:
+        raise ConfigError(
+            "--save-baseline saves a whole run's results, and a shard is a part: gate the "
+            "folder of all the shards' --out folders as the baseline instead"
+        )
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_task_files(tasks_path)
     trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)

@@ -14,9 +14,11 @@ from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
 from judgekit.formats.run import RunIdLines, StopReason
 from judgekit.formats.shard import (
+    SHARD_FILE,
     ShardManifest,
     ShardRunIds,
     check_shard_complete,
+    load_shard_manifest,
     shard_folders,
 )
 
@@ -89,22 +91,36 @@ def load_results(path: str | Path) -> Iterator[Grade]:
 
     A malformed line or a run id seen twice (two result sets concatenated, which would
     count trials twice) raises :class:`~judgekit.errors.DataError` naming the file and
-    line; so does a file with no runs::
+    line; so does a file with no runs, and the results of one shard of a sharded run (a
+    part, never the whole: its folder holds a ``shard.json``)::
 
         report = compare_results(load_results("main/"), load_results("pr/results.jsonl"))
     """
-    if is_dir(path) and not is_file(Path(path) / RESULTS_FILE):
+    if is_dir(path):  # a results file beside shard folders is refused there
         shards = shard_folders(Path(path))
         if shards:  # a folder of shard folders reads as the whole sharded run
             yield from _load_shard_results(shards)
             return
     file = results_path(path)
+    _refuse_one_shard(file)
     seen = RunIdLines(file)
     for number, grade in iter_models(file, Grade):
         seen.add(grade.run_id, number)
         yield grade
     if not len(seen):
         raise DataError("no graded runs in this file", path=file)
+
+
+def _refuse_one_shard(file: Path) -> None:
+    """Refuse the results file of one shard's folder, read as if it were a whole run."""
+    manifest = file.parent / SHARD_FILE
+    if file.name == RESULTS_FILE and is_file(manifest):
+        shard = load_shard_manifest(manifest).label
+        raise DataError(
+            f"the results of shard {shard} alone, a part of its run: give the folder that "
+            f"holds all {shard.count} shards' folders",
+            path=file,
+        )
 
 
 def _load_shard_results(shards: list[tuple[Path, ShardManifest]]) -> Iterator[Grade]:

@@ -1,9 +1,9 @@
 """The runs of a sharded run: a folder of shard folders, each with its ``runs.jsonl``.
 
-Read as the unsharded run would be: every shard present once, of one run and complete
-(:func:`judgekit.formats.shard.shard_folders`), each run id once across all shards, and
-each shard holding as many runs as the trials it owes — the checks ``gate`` makes of the
-shards' results. Runs are read as grading reads them (:mod:`judgekit.formats.run_lean`).
+Read as the unsharded run would be: every shard present once, of one run and one suite, its
+files those it finished with (:func:`judgekit.formats.shard.shard_folders`), each run id
+once across all shards, and each shard holding as many runs as the trials it owes — the
+checks ``gate`` makes of the shards' results. Runs are read as grading reads them (:mod:`judgekit.formats.run_lean`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import heapq
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_lines
 from judgekit.errors import DataError, map_exceptions
@@ -20,14 +20,12 @@ from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, no_runs_error
 from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.shard import (
+    SHARD_RUNS,
     ShardManifest,
     ShardRunIds,
     check_shard_complete,
     shard_folders,
 )
-
-SHARD_RUNS: Final = "runs.jsonl"  # the runs file in each shard's folder
-
 
 RunOrder = Callable[[LeanRun | Run], Any]
 

@@ -8,11 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgekit._util.canonical_json import json_digest
 from judgekit._util.yamlfile import LineMap
 from judgekit.errors import DataError
 from judgekit.formats.task_model import Task
 
-__all__ = ["Suite", "TaskSet"]
+__all__ = ["Suite", "TaskSet", "suite_sha256"]
 
 
 class Suite(BaseModel):
@@ -80,3 +81,10 @@ class TaskSet:
 
     def __contains__(self, task_id: object) -> bool:
         return isinstance(task_id, str) and self.get(task_id) is not None
+
+
+def suite_sha256(tasks: TaskSet) -> str:
+    """The sha256 of the suites' content as loaded (defaults applied, in load order): the
+    same on every machine for the same suites, whatever their files' layout or comments,
+    and different once a task, a default or an expectation changes."""
+    return json_digest([suite.model_dump(mode="json") for suite in tasks.suites])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from judgekit._util.input_paths import is_dir, is_file
 from judgekit.errors import StoreError
-from judgekit.formats.grade import RESULTS_FILE, Grade, load_results, results_path
+from judgekit.formats.grade import Grade, load_results, results_path
 from judgekit.formats.shard import SHARD_GROUP_TAG, SHARD_RUNS_TAG, SHARDS_TAG, shard_folders
 from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
 
@@ -82,8 +82,9 @@ def _folder_batch_key(reference: str) -> str | None:
     it, or, for a folder of shards, the batch all its shards recorded into."""
     from judgekit.store.recording import runs_batch_key
 
-    if is_dir(reference) and not is_file(Path(reference) / RESULTS_FILE):
-        shards = shard_folders(Path(reference))
+    if is_dir(reference):
+        # Read (and verified) by load_results already: the batch key is all wanted here.
+        shards = shard_folders(Path(reference), verify_files=False)
         if shards:
             return shards[0][1].batch_key
     runs = results_path(reference).parent / "runs.jsonl"

@@ -15,6 +15,7 @@ from judgekit.graders.grade_rows import GradeRow
 from judgekit.graders.memo import GradingMemo
 from judgekit.graders.results_files import write_results
 from judgekit.graders.run_view import RunView
+from judgekit.graders.shard_output import shard_output
 from judgekit.graders.summary import GradeSummary
 
 
@@ -39,12 +40,32 @@ def grade_file(
     in that many worker processes (:mod:`judgekit.graders.parallel`): the same files,
     summary and errors as one job. On bad input (a malformed line, a repeated run id, no
     runs at all) a :class:`judgekit.DataError` is raised and no result file is written.
+    Graded into a shard's own folder (a shard regraded in place), its runs must be those it
+    finished with, and its ``shard.json`` then records the new results and the suite
+    (:mod:`judgekit.graders.shard_output`).
 
     >>> summary = grade_file("runs.jsonl", "tasks/shop.yaml", out_dir="out")  # doctest: +SKIP
     >>> summary.passed, summary.runs  # doctest: +SKIP
     (7, 12)
     """
     task_set = tasks if isinstance(tasks, TaskSet) else load_task_files(tasks)
+    if out_dir is None:
+        return _grade_file(runs_path, task_set, None, skip_unknown, keep_failures, baseline, jobs)
+    with shard_output(runs_path, out_dir, task_set):
+        return _grade_file(
+            runs_path, task_set, out_dir, skip_unknown, keep_failures, baseline, jobs
+        )
+
+
+def _grade_file(
+    runs_path: str | Path,
+    task_set: TaskSet,
+    out_dir: str | Path | None,
+    skip_unknown: bool,
+    keep_failures: int,
+    baseline: str | Path | None,
+    jobs: int,
+) -> GradeSummary:
     sharded = is_dir(runs_path)
     if jobs > 1 and not sharded:
         from judgekit.graders.parallel import grade_in_parallel

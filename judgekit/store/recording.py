@@ -8,6 +8,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Final
 
+from judgekit._util.file_digest import file_sha256
 from judgekit._util.input_paths import is_file
 from judgekit._util.jsonl import iter_models
 from judgekit.formats.grade import Grade
@@ -21,7 +22,6 @@ from judgekit.store.run_recording import (
     Recorded,
     RunRecorder,
     Source,
-    file_sha256,
     import_batch_key,
     open_batch,
     record_runs_file,

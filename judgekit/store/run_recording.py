@@ -10,13 +10,12 @@ together. A results or verdicts file imported on its own gets ``import:<sha256>`
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-from judgekit.errors import DataError
+from judgekit._util.file_digest import file_sha256
 from judgekit.formats.run import Run, load_runs
 from judgekit.store.provenance import Provenance
 
@@ -27,7 +26,6 @@ Source = Literal["grade", "run", "judge", "import"]
 
 RUNS_KEY_PREFIX: Final = "runs:"
 IMPORT_KEY_PREFIX: Final = "import:"
-_READ_SIZE: Final = 1 << 20
 
 
 class RunRecorder(Protocol):
@@ -66,20 +64,6 @@ class Recorded:
     def as_json(self) -> dict[str, Any]:
         """The ``"store"`` object of a command's ``--json`` output."""
         return {"url": self.url, "batch_id": self.batch_id}
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, read in chunks (a runs file may be gigabytes)."""
-    digest = hashlib.sha256()
-    try:
-        with Path(path).open("rb") as fh:
-            while chunk := fh.read(_READ_SIZE):
-                digest.update(chunk)
-    except FileNotFoundError:
-        raise DataError("no such file", path=path) from None
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    return digest.hexdigest()
 
 
 def runs_batch_key(path: str | Path) -> str:

@@ -11,13 +11,13 @@ from judgekit._util.references import UnresolvedReference, resolve_reference
 from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
-from judgekit.formats.shard import Shard, ShardManifest
+from judgekit.formats.shard import Shard, write_shard_manifest
 from judgekit.formats.task import Suite, Task, TaskSet
 from judgekit.graders.grade import grade_run
 from judgekit.graders.summary import GradeSummary
 from judgekit.trials.in_process import Agent, run_in_process_trial
 from judgekit.trials.recorder import RUNS, TrialRecorder, read_finished_runs
-from judgekit.trials.shards import check_resumed_shard, shard_pairs, write_shard_manifest
+from judgekit.trials.shards import check_resumed_shard, shard_manifest, shard_pairs
 from judgekit.trials.world import Tool
 
 TrialFunction = Callable[[Task, int], Run]  # (task, trial number) -> the run
@@ -95,7 +95,8 @@ def run_trials(
     ``results.jsonl`` and ``results.csv``. With ``resume``, trials already in
     ``runs.jsonl`` are kept and only the missing ones run. With ``shard``, only that
     shard's pairs (:func:`judgekit.trials.shards.shard_pairs`) run, and ``shard.json`` says
-    so, naming ``shard_group`` and the store's ``batch_key``.
+    so, naming ``shard_group``, the store's ``batch_key`` and the suite; once every trial
+    is written it is rewritten with the sha256 of the runs and results files.
     """
     if trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {trials}")
@@ -105,14 +106,7 @@ def run_trials(
     pairs = shard_pairs(tasks, trials, shard)
     manifest = None
     if shard is not None:
-        manifest = ShardManifest(
-            shard=shard.index,
-            of=shard.count,
-            group=shard_group,
-            trials=trials,
-            pairs=len(pairs),
-            batch_key=batch_key,
-        )
+        manifest = shard_manifest(tasks, trials, shard, shard_group, batch_key)
     if resume:
         check_resumed_shard(out, manifest)
     summary = GradeSummary(keep_failures=keep_failures)
@@ -128,11 +122,13 @@ def run_trials(
     plan = [(task, number) for task, number in pairs if (task.id, number) not in done]
     recorder = TrialRecorder(out, resume=resume, previous=previous)
     try:
-        if manifest is not None:
+        if manifest is not None:  # unfinished until the digests below: refused when read
             write_shard_manifest(out, manifest)
         _execute(plan, trial, concurrency, recorder, summary, on_trial)
     finally:
         recorder.close()
+    if manifest is not None:  # every trial written and fsynced: the files as they stay
+        write_shard_manifest(out, manifest.finished(out))
     return summary
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from judgekit._util.atomic_files import atomic_files, make_folders
 from judgekit._util.input_paths import exists
 from judgekit.errors import ConfigError
 from judgekit.formats.shard import (
@@ -30,6 +29,7 @@ from judgekit.formats.shard import (
     load_shard_manifest,
     parse_shard,
 )
+from judgekit.formats.suite import suite_sha256
 from judgekit.formats.task import Task, TaskSet
 from judgekit.trials.recorder import RUNS
 
@@ -66,9 +66,12 @@ def shard_group(explicit: str | None) -> str | None:
     return f"github-{run_id}" if run_id else None
 
 
-def shard_batch_key(group: str, shard: Shard, trials: int, suites: Sequence[str]) -> str:
-    """The store batch every shard of one run records into: the same on every machine."""
-    what = json.dumps([group, shard.count, trials, sorted(suites)])
+def shard_batch_key(
+    group: str, shard: Shard, trials: int, suites: Sequence[str], suite_digest: str
+) -> str:
+    """The store batch every shard of one run records into: the same on every machine for
+    the same suite, another for a shard run on a stale one (whose batch then lacks it)."""
+    what = json.dumps([group, shard.count, trials, sorted(suites), suite_digest])
     return BATCH_KEY_PREFIX + hashlib.sha256(what.encode()).hexdigest()
 
 
@@ -111,34 +114,63 @@ def plan_shard(
             "(on GitHub Actions the workflow run id is used), or pass --no-store"
         )
     suites = sorted({task.suite or "" for task in tasks})
-    key = shard_batch_key(group, shard, trials, suites) if group is not None else None
+    digest = suite_sha256(tasks)
+    key = None if group is None else shard_batch_key(group, shard, trials, suites, digest)
     pairs = len(shard_pairs(tasks, trials, shard))
     return ShardPlan(shard, group, key, pairs, total=len(tasks) * trials)
 
 
+def shard_manifest(
+    tasks: TaskSet, trials: int, shard: Shard, group: str | None, batch_key: str | None
+) -> ShardManifest:
+    """The ``shard.json`` of ``shard`` while it runs: which shard of which run and suite,
+    what it owes; the digests of its files come once it finished."""
+    digest = suite_sha256(tasks)
+    return ShardManifest(
+        shard=shard.index,
+        of=shard.count,
+        group=group,
+        trials=trials,
+        pairs=len(shard_pairs(tasks, trials, shard)),
+        batch_key=batch_key,
+        tasks=len(tasks),
+        run_pairs=len(tasks) * trials,
+        suite_sha256=digest,
+        graded_sha256=digest,
+    )
+
+
 def check_resumed_shard(out_dir: Path, manifest: ShardManifest | None) -> None:
-    """A folder resumed must hold the same shard of the same run (or no shard, unsharded):
-    its finished trials would not match the ones this run owes."""
+    """A folder resumed must hold the same shard of the same run and suite (or no shard,
+    unsharded): its finished trials would not match the ones this run owes."""
     if not exists(out_dir / RUNS):
         return
     path = out_dir / SHARD_FILE
     kept = load_shard_manifest(path) if exists(path) else None
-    if kept == manifest:
+    if kept is not None and manifest is not None and kept.unfinished() == manifest:
+        return
+    if kept is None and manifest is None:
         return
     if kept is None:
         raise ConfigError(f"{out_dir} holds an unsharded run: resume it without --shard")
     if manifest is None:
         raise ConfigError(f"{out_dir} holds shard {kept.label} of a run: resume it with --shard")
+    if kept.suite_sha256 is None:
+        raise ConfigError(
+            f"{path} was written by an older judgekit, without the digests that prove a shard "
+            f"whole: rerun shard {manifest.label} into an empty --out"
+        )
+    run = (kept.shard, kept.of, kept.group, kept.trials)
+    if run == (manifest.shard, manifest.of, manifest.group, manifest.trials):
+        raise ConfigError(
+            f"{path} is {_said(kept)} of another suite ({kept.tasks} tasks, sha256 "
+            f"{kept.suite_sha256[:12]}…; this one: {manifest.tasks} tasks, "
+            f"{(manifest.suite_sha256 or '')[:12]}…): cannot resume it on this suite; rerun "
+            "the shard into an empty --out"
+        )
     raise ConfigError(f"{path} is {_said(kept)}; cannot resume it as {_said(manifest)}")
 
 
 def _said(manifest: ShardManifest) -> str:
     group = "no group" if manifest.group is None else f"group {manifest.group!r}"
     return f"shard {manifest.label} ({manifest.trials} trials, {group})"
-
-
-def write_shard_manifest(out_dir: Path, manifest: ShardManifest) -> None:
-    """Write ``shard.json`` (whole or not at all)."""
-    make_folders(out_dir)
-    with atomic_files() as files:
-        files.text(out_dir / SHARD_FILE).write(manifest.model_dump_json(indent=2) + "\n")

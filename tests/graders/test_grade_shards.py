@@ -12,6 +12,7 @@ from judgekit.cli import main
 from judgekit.errors import DataError
 from judgekit.graders.grade_file import grade_file
 from tests.conftest import REPO
+from tests.trials.test_shards import interrupted, resealed
 
 SHOP = REPO / "tasks" / "shop.yaml"
 
@@ -100,11 +101,10 @@ def test_a_shard_present_twice_is_refused(shards: Path, tmp_path: Path) -> None:
 
 
 def test_an_unfinished_shard_is_refused(shards: Path, tmp_path: Path) -> None:
-    runs = shards / "4" / "runs.jsonl"
-    runs.write_text("".join(runs.read_text(encoding="utf-8").splitlines(keepends=True)[:3]))
+    interrupted(shards / "4", keep=3)
     assert _refusal(shards, tmp_path) == (
-        f"{runs}: shard 4/4 holds 3 of its 5 trials; complete it with "
-        "`judgekit run --resume --shard 4/4`"
+        f"{shards / '4' / 'shard.json'}: shard 4/4 is unfinished (its files have no digests "
+        "yet): complete it with `judgekit run --resume --shard 4/4`"
     )
 
 
@@ -112,6 +112,7 @@ def test_a_run_id_in_two_shards_is_refused(shards: Path, tmp_path: Path) -> None
     first = (shards / "1" / "runs.jsonl").read_text(encoding="utf-8").splitlines(True)[0]
     second = shards / "2" / "runs.jsonl"
     second.write_text(first + "".join(second.read_text(encoding="utf-8").splitlines(True)[1:]))
+    resealed(shards / "2")
     assert _refusal(shards, tmp_path) == (
         f"{second}:1: run_id: duplicate run id 'shop/refund_full/3' (first in "
         f"{shards / '1' / 'runs.jsonl'} at line 1); each run id must appear once across "
@@ -123,6 +124,7 @@ def test_a_bad_line_in_a_shard_names_its_file_and_line(shards: Path, tmp_path: P
     runs = shards / "3" / "runs.jsonl"
     lines = runs.read_text(encoding="utf-8").splitlines(keepends=True)
     runs.write_text("".join([*lines[:2], "{oops\n", *lines[2:]]))
+    resealed(shards / "3")
     assert _refusal(shards, tmp_path).startswith(f"{runs}:3: malformed JSON")
 
 

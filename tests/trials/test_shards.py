@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -58,6 +59,27 @@ def sharded(tmp_path: Path, *store: str) -> Path:
         )
         assert code == 0, stderr
     return tmp_path / "shards"
+
+
+def interrupted(folder: Path, *, keep: int) -> None:
+    """Leave ``folder`` as a shard interrupted after ``keep`` trials leaves it: its files cut
+    to those trials, its shard.json without the digests a finished shard records."""
+    for name in ("runs.jsonl", "results.jsonl"):
+        lines = (folder / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        (folder / name).write_text("".join(lines[:keep]), encoding="utf-8")
+    manifest = json.loads((folder / "shard.json").read_text(encoding="utf-8"))
+    manifest |= {"runs_sha256": None, "results_sha256": None}
+    (folder / "shard.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def resealed(folder: Path) -> None:
+    """Record in ``folder``'s shard.json the digests of its files as they are now, as a
+    shard written that way would: for the checks that hold beyond the digests."""
+    manifest = json.loads((folder / "shard.json").read_text(encoding="utf-8"))
+    for name in ("runs", "results"):
+        data = (folder / f"{name}.jsonl").read_bytes()
+        manifest[f"{name}_sha256"] = hashlib.sha256(data).hexdigest()
+    (folder / "shard.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def rows(grades: list[Grade]) -> list[dict[str, object]]:
@@ -159,6 +181,7 @@ def test_a_missing_a_repeated_or_an_unfinished_shard_is_refused(tmp_path: Path) 
     shards = sharded(tmp_path, "--no-store")
     whole = tmp_path / "whole"
     shutil.copytree(shards / "1", whole)
+    (whole / "shard.json").unlink()  # a baseline of its own, no longer a shard
 
     def gate_error() -> str:
         code, _, stderr = invoke("gate", "--baseline", whole, "--candidate", shards)
@@ -177,11 +200,10 @@ def test_a_missing_a_repeated_or_an_unfinished_shard_is_refused(tmp_path: Path) 
         "each and put its --out folder here"
     )
     shutil.move(tmp_path / "3", shards / "3")
-    results = shards / "4" / "results.jsonl"
-    results.write_text("".join(results.read_text().splitlines(keepends=True)[:3]))
+    interrupted(shards / "4", keep=3)
     assert gate_error() == (
-        f"judgekit: error: {results}: shard 4/4 holds 3 of its 5 trials; complete it with "
-        "`judgekit run --resume --shard 4/4`"
+        f"judgekit: error: {shards / '4' / 'shard.json'}: shard 4/4 is unfinished (its files "
+        "have no digests yet): complete it with `judgekit run --resume --shard 4/4`"
     )
 
 
@@ -190,6 +212,7 @@ def test_a_run_id_in_two_shards_is_refused(tmp_path: Path) -> None:
     first = (shards / "1" / "results.jsonl").read_text().splitlines(keepends=True)[0]
     second = shards / "2" / "results.jsonl"
     second.write_text(first + "".join(second.read_text().splitlines(keepends=True)[1:]))
+    resealed(shards / "2")
     with pytest.raises(DataError) as raised:
         list(load_results(shards))
     assert str(raised.value) == (
@@ -218,7 +241,7 @@ def test_a_shard_resumes_only_as_itself(tmp_path: Path) -> None:
     )
     code, stdout, _ = invoke(*run_args(out, "--shard", "2/4", "--no-store", "--resume"))
     assert (code, json.loads(stdout)["runs"]) == (0, 5)
-    assert len(list(load_results(out))) == 5
+    assert len((out / "results.jsonl").read_text().splitlines()) == 5
 
 
 def test_a_shard_recorded_in_the_store_needs_a_group(tmp_path: Path) -> None:
