@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.options import (
     baseline_writer,
     concurrency_option,
@@ -114,6 +115,7 @@ def run_command(
     Example:
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
     """
+    refuse_output_over_input([save_baseline], [tasks_path, out_dir / RUNS])
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_task_files(tasks_path)
     trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)

@@ -33,6 +33,16 @@ def configured_store_url() -> URL:
     return _parse_url(raw, DB_ENV) if raw else home_store_url()
 
 
+def store_file(url: URL | None = None) -> str | None:
+    """The SQLite file of the store at ``url`` (default: :func:`configured_store_url`), for
+    a command to refuse writing its output over it; None for a server or an in-memory one."""
+    url = configured_store_url() if url is None else url
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return None
+    return database
+
+
 def masked_url(url: URL) -> str:
     """``url`` with any password masked, as :attr:`Store.url` shows it."""
     return url.render_as_string(hide_password=True)
