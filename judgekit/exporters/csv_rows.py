@@ -8,8 +8,8 @@ Agent and model text stays text in a spreadsheet (OWASP's CSV injection):
 * Wherever a spreadsheet may start a cell — the start of the text, and after a comma, a
   semicolon, a tab or a line end inside it, since a spreadsheet set to split on ``;`` (the
   list separator of many locales) splits a comma file's lines there, quotes or not — a
-  formula start (``=``, ``+``, ``-``, ``@``, a tab, a carriage return), even behind spaces
-  or invisible characters (``\u200b``, bidi controls), gets a ``'`` before it, which a
+  formula start (``=``, ``+``, ``-``, ``@``, a tab, a carriage return), even behind spaces,
+  invisible characters (``\u200b``, bidi controls) or quotes, gets a ``'`` before it, which a
   spreadsheet shows as text. So ``a;=1+1`` is written ``a;'=1+1``.
 """
 
@@ -40,6 +40,7 @@ _FORMULA_STARTS: Final = frozenset("=+-@\t\r")
 # Where a spreadsheet may start a new cell inside a cell's text (any delimiter, a line end).
 _CELL_BREAKS: Final = frozenset(",;\t\r\n")
 _QUOTED_IF_HELD: Final = frozenset(',;\t"\r\n')
+_INVISIBLE: Final = ("Zs", "Cf", "Cc")  # space separators, format and control characters
 
 
 def neutralised(text: str | None) -> str:
@@ -63,13 +64,14 @@ def neutralised(text: str | None) -> str:
 
 
 def _formula_follows(text: str, index: int) -> bool:
-    """Whether a formula start comes at ``index``, after any spaces and invisible
-    characters (Unicode's space separators, format and control characters but tab and
-    CR, which are formula starts themselves)."""
+    """Whether a formula start comes at ``index``, after any spaces, invisible characters
+    (Unicode's space separators, format and control characters but tab and CR, which are
+    formula starts themselves) and quotes (a reader splitting on ``;`` takes one at a cell
+    start for the opening quote of ``"=1+1"``)."""
     for char in text[index:]:
         if char in _FORMULA_STARTS:
             return True
-        if not (char.isspace() or unicodedata.category(char) in ("Zs", "Cf", "Cc")):
+        if not (char == '"' or char.isspace() or unicodedata.category(char) in _INVISIBLE):
             return False
         if char in _CELL_BREAKS:
             return False  # a line feed: the next cell start is checked on its own

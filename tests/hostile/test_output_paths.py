@@ -118,6 +118,11 @@ def _graded(tmp: Path) -> Path:
     return results
 
 
+def _export_args(tmp: Path, out: Path) -> list[str | Path]:
+    verdicts = export_files(tmp)[0]
+    return ["export", "verdicts", "--format", "csv", "--verdicts", verdicts, "-o", out]
+
+
 def _baseline_args(tmp: Path, out: Path) -> list[str | Path]:
     folder = tmp / f"grade-{len(list(tmp.glob('grade-*')))}"  # a fresh --out each time
     return ["grade", SHOP_RUNS, "--tasks", SHOP_TASKS, "--out", folder, "--no-store",
@@ -125,12 +130,7 @@ def _baseline_args(tmp: Path, out: Path) -> list[str | Path]:
 
 
 WRITERS = [
-    Writer(
-        "export",
-        lambda tmp, out: [
-            "export", "verdicts", "--format", "csv", "--verdicts", export_files(tmp)[0], "-o", out
-        ],  # fmt: skip
-    ),
+    Writer("export", _export_args),
     Writer("import", lambda tmp, out: ["import", "openai", TRANSCRIPT, "-o", out]),
     Writer(
         "report",
@@ -175,7 +175,7 @@ def test_a_null_device_is_written_in_place_and_stays_a_device(writer: Writer, wo
 @pytest.mark.parametrize("writer", WRITERS, ids=IDS)
 def test_a_full_device_is_one_line_and_stays_a_device(writer: Writer, work: Path) -> None:
     full = device(work / "dev" / "full", FULL)
-    code, out, err = invoke(*writer.args(work, full))
+    code, _, err = invoke(*writer.args(work, full))
     assert (code, err) == (2, f"judgekit: error: cannot write {full}: {NO_SPACE}\n")
     assert is_device(full, FULL)
     assert listing(work / "dev") == ["full"]
