@@ -50,6 +50,7 @@ its tag cannot read                       ``SCALAR_ERRORS``, ``DOCUMENT_ERRORS``
 ``OSError`` reading a file or folder      _util/input_paths.py:                     DataError
                                           ``READ_ERRORS``, ``PATH_ERRORS``
 ``OSError`` writing an output file        _util/atomic_files.py: by hand            OutputError
+(opening a device, a FIFO, a descriptor)  _util/output_targets.py: by hand
 ========================================  ========================================  ==============
 """
 

@@ -4,18 +4,26 @@ A writer puts the content in a temporary file beside its target, fsyncs it, then
 over the target, so a crash or an error leaves either the old file or the whole new one.
 A folder created for a file that was never written is removed again; the temporaries of a
 killed process are swept by the folder's next lock holder.
+
+Only a regular file is ever renamed over (:mod:`judgekit._util.output_targets` says what a
+path names): a symbolic link is followed and the file it leads to replaced, the link kept;
+a device, a FIFO or an open descriptor (``/dev/null``, ``/dev/stdout``) is written in
+place, where "whole or not at all" cannot hold: what was written before an error stays
+written; a socket or a folder is refused.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
+from judgekit._util.output_targets import OutputTarget, open_in_place, output_target
 from judgekit._util.processes import process_is_running
 from judgekit.errors import OutputError
 
@@ -72,11 +80,13 @@ TEMPORARY_SUFFIX = ".judgekit-tmp"
 
 
 class _Ready(NamedTuple):
-    """A temporary file written whole and fsynced, waiting to be renamed over ``target``."""
+    """A temporary file written whole and fsynced, waiting to be renamed over ``target``
+    (the file ``named`` leads to)."""
 
     tmp_name: str
     target: Path
     created: list[Path]
+    named: Path
 
 
 class AtomicFiles:
@@ -118,6 +128,10 @@ def atomic_files() -> Iterator[AtomicFiles]:
     them (or a rename refused in between, which the checks make unlikely) leaves the
     files renamed so far new and the others old, the temporary files of the latter to be
     swept by the folder's next lock holder.
+
+    All or nothing holds among the regular files of the set: a file of it that is a
+    device, a FIFO or a descriptor (``/dev/stdout``) is written in place as the block
+    writes it, so it holds what was written when the block raises.
     """
     ready: list[_Ready] = []
     published: list[Path] = []
@@ -125,28 +139,34 @@ def atomic_files() -> Iterator[AtomicFiles]:
         with ExitStack() as stack:
             yield AtomicFiles(stack, ready)
         for entry in ready:
-            _check_target(entry.target)
-        for tmp_name, target, _ in ready:
+            _check_target(entry.target, entry.named)
+        for tmp_name, target, _, named in ready:
             try:
-                _publish(tmp_name, target)
+                _publish(tmp_name, target, named)
             except OutputError as exc:
                 if not published:
                     raise
                 replaced = ", ".join(str(path) for path in published)
                 raise OutputError(f"{exc} ({replaced} already written)") from None
-            published.append(target)
+            published.append(named)
     except BaseException:
-        for tmp_name, _, created in ready:
+        for tmp_name, _, created, _ in ready:
             Path(tmp_name).unlink(missing_ok=True)
             remove_empty_folders(created)
         raise
 
 
-def _check_target(target: Path) -> None:
-    """A folder where the file should go is refused before any file of a set is renamed
-    (a symbolic link, even a broken or looping one, is replaced like a file)."""
-    if os.path.isdir(target) and not os.path.islink(target):
-        raise OutputError(f"cannot write {target}: it is a folder")
+def _check_target(target: Path, named: Path) -> None:
+    """Anything but a regular file (or nothing) where the file should go is refused before
+    it is renamed over: a folder, or a device, FIFO or socket put there meanwhile."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return  # nothing there (or a folder the rename names): the rename says
+    if stat.S_ISDIR(mode):
+        raise OutputError(f"cannot write {named}: it is a folder")
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise OutputError(f"cannot write {named}: it is no longer a regular file")
 
 
 @contextmanager
@@ -154,8 +174,14 @@ def _atomic_file(
     path: str | Path, *, binary: bool, ready: list[_Ready] | None = None
 ) -> Iterator[IO[Any]]:
     """A temporary file beside ``path``, renamed over it when the block ends, or (with
-    ``ready``) left whole for :func:`atomic_files` to rename."""
-    target = Path(path)
+    ``ready``) left whole for :func:`atomic_files` to rename; ``path`` itself when it is
+    written in place (a device, a FIFO, a descriptor)."""
+    where = output_target(path)
+    if where.replaced is None:
+        with _in_place(where, binary=binary) as fh:
+            yield fh
+        return
+    named, target = where.path, where.replaced
     created = make_folders(target.parent)
     try:
         fd, tmp_name = tempfile.mkstemp(
@@ -163,23 +189,35 @@ def _atomic_file(
         )
     except OSError as exc:
         remove_empty_folders(created)
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        raise OutputError(f"cannot write {named}: {_reason(exc)}") from None
     try:
-        buffered = io.BufferedWriter(_TargetFile(fd, target))
-        opened: IO[Any] = (
-            buffered if binary else io.TextIOWrapper(buffered, encoding="utf-8", newline="")
-        )
-        with opened as fh:
+        with _opened(fd, named, binary=binary) as fh:
             yield fh
-            _finish(fh, target)
+            _finish(fh, named)
         if ready is None:
-            _publish(tmp_name, target)
+            _check_target(target, named)
+            _publish(tmp_name, target, named)
         else:
-            ready.append(_Ready(tmp_name, target, created))
+            ready.append(_Ready(tmp_name, target, created, named))
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         remove_empty_folders(created)
         raise
+
+
+@contextmanager
+def _in_place(where: OutputTarget, *, binary: bool) -> Iterator[IO[Any]]:
+    """``where`` opened and written as it is (no temporary file, no rename); flushed when
+    the block ends, and fsynced when it is a regular file (a descriptor's)."""
+    fd = open_in_place(where)
+    with _opened(fd, where.path, binary=binary) as fh:
+        yield fh
+        _finish(fh, where.path, sync=stat.S_ISREG(os.fstat(fd).st_mode))
+
+
+def _opened(fd: int, named: Path, *, binary: bool) -> IO[Any]:
+    buffered = io.BufferedWriter(_TargetFile(fd, named))
+    return buffered if binary else io.TextIOWrapper(buffered, encoding="utf-8", newline="")
 
 
 class _TargetFile(io.FileIO):
@@ -198,24 +236,25 @@ class _TargetFile(io.FileIO):
             raise OutputError(f"cannot write {self.target}: {_reason(exc)}") from None
 
 
-def _finish(fh: IO[Any], target: Path) -> None:
+def _finish(fh: IO[Any], target: Path, *, sync: bool = True) -> None:
     try:
         fh.flush()
-        os.fsync(fh.fileno())
+        if sync:
+            os.fsync(fh.fileno())
     except OSError as exc:  # a full disk shows here, when the buffered content is written
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
 
 
-def _publish(tmp_name: str, target: Path) -> None:
+def _publish(tmp_name: str, target: Path, named: Path) -> None:
     # mkstemp creates the file readable by its owner only; a report meant to be shared
     # should get the usual 0666 minus the umask, as open() would give it.
     try:
         os.chmod(tmp_name, 0o666 & ~_umask())
         os.replace(tmp_name, target)
     except IsADirectoryError:
-        raise OutputError(f"cannot write {target}: it is a folder") from None
+        raise OutputError(f"cannot write {named}: it is a folder") from None
     except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        raise OutputError(f"cannot write {named}: {_reason(exc)}") from None
 
 
 def _reason(exc: OSError) -> str:

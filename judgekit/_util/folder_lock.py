@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from judgekit._util.atomic_files import make_folders, remove_empty_folders, remove_stale_temporaries
+from judgekit._util.output_targets import output_target
 from judgekit._util.processes import process_is_running
 from judgekit.errors import FolderInUseError, OutputError
 
@@ -80,8 +81,15 @@ def output_folder_lock(folder: str | Path) -> Iterator[Path]:
 
 @contextmanager
 def parent_folder_lock(file: str | Path) -> Iterator[Path]:
-    """:func:`output_folder_lock` of the folder a file is written into."""
-    with output_folder_lock(Path(file).parent) as folder:
+    """:func:`output_folder_lock` of the folder a file is written into (that of the file a
+    symbolic link leads to); no lock for a file written in place (``/dev/null``, a FIFO,
+    ``/dev/stdout``), which has no temporary file to sweep and leaves no lock file in
+    ``/dev``."""
+    replaced = output_target(file).replaced
+    if replaced is None:
+        yield Path(file).parent
+        return
+    with output_folder_lock(replaced.parent) as folder:
         yield folder
 
 

@@ -14,13 +14,19 @@ from judgekit.errors import ConfigError
 HOME_ENV = "JUDGEKIT_HOME"
 
 
+def judgekit_home_path() -> Path:
+    """Where the state folder is (``$JUDGEKIT_HOME`` or ``./.judgekit``), absolute; not
+    created (:func:`judgekit_home` creates it)."""
+    raw = os.environ.get(HOME_ENV)
+    return (Path(raw).expanduser() if raw else Path(".judgekit")).absolute()
+
+
 def judgekit_home() -> Path:
     """The state folder (``$JUDGEKIT_HOME`` or ``./.judgekit``), created if missing.
 
     The path is absolute, so messages naming a file in it are unambiguous.
     """
-    raw = os.environ.get(HOME_ENV)
-    home = (Path(raw).expanduser() if raw else Path(".judgekit")).absolute()
+    home = judgekit_home_path()
     try:
         home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit._util.terminal_text import visible
 from judgekit.cli.options import labels_dir_option
 from judgekit.errors import DataError
@@ -81,12 +82,13 @@ def _say(tally: ExportTally, format_name: str, output: Path, runs_hint: str) -> 
         click.echo(f"judgekit: warning: {visible(line, one_line=True)}", err=True)
 
 
-def _stored(rubric_id: str | None) -> tuple[list[Verdict], dict[str, TraceLink | None]]:
+def _stored(rubric_id: str | None, out: Path) -> tuple[list[Verdict], dict[str, TraceLink | None]]:
     # Imported here: the store loads SQLAlchemy, which a file export never needs.
     from judgekit.exporters.trace_links import trace_link
-    from judgekit.store import open_store
+    from judgekit.store.database import open_store, store_file
     from judgekit.store.queries import stored_rubric_ids
 
+    refuse_output_over_input([out], [store_file()])
     with open_store() as store:
         ids = [rubric_id] if rubric_id is not None else stored_rubric_ids(store, since=None)
         verdicts = [v for rid in ids for v in store.verdicts(rid)]
@@ -126,6 +128,7 @@ def export_verdicts_command(
     from judgekit.formats.verdict import load_verdicts
     from judgekit.formats.verdict_scores import ScaleCheck
 
+    refuse_output_over_input([output], [verdicts_file, *runs_files])
     rubric = load_rubric(rubric_ref) if rubric_ref is not None else None
     links = _links_from_files(runs_files)
     if verdicts_file is not None:
@@ -135,7 +138,7 @@ def export_verdicts_command(
             verdicts = [v for v in verdicts if v.rubric_id == rubric.id]
         source, runs_hint = str(verdicts_file), "the runs of --runs"
     else:
-        verdicts, stored = _stored(rubric.id if rubric is not None else None)
+        verdicts, stored = _stored(rubric.id if rubric is not None else None, output)
         links = stored | links
         source, runs_hint = "the store", "the runs read (the store's, --runs)"
     if not verdicts:
@@ -181,6 +184,7 @@ def export_labels_command(
 
     rubric = load_rubric(rubric_ref)
     path = labels_file if labels_file is not None else labels_path(labels_dir, rubric.id)
+    refuse_output_over_input([output], [path, *runs_files])
     if not path.exists():
         raise DataError(f"no such file: no labels of rubric {rubric.id} to export", path=path)
     log = read_labels(path, rubric)

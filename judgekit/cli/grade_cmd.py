@@ -9,6 +9,7 @@ import click
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.input_paths import is_dir
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.options import (
     json_option,
     k_option,
@@ -88,8 +89,10 @@ def grade_command(
     from judgekit.formats.task_files import load_task_files
     from judgekit.graders.grade_file import grade_file
 
-    tasks = load_task_files(tasks_path)
     results = out_dir / "results.jsonl"
+    outputs = [results, out_dir / "results.csv", save_baseline]
+    refuse_output_over_input(outputs, [runs, tasks_path])
+    tasks = load_task_files(tasks_path)
     with output_folder_lock(out_dir):
         with import_first_hint(runs):
             summary = grade_file(

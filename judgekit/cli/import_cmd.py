@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.import_sources import (
     ImportGroup,
     output_option,
@@ -131,6 +132,7 @@ def import_bfcl_command(
         write_bfcl_suite,
     )
 
+    refuse_output_over_input([output, suite_out], [file, answers, entries])
     tasks: list[Task] = []
     joined = join_bfcl_files(file, answers=answers, questions=entries)
     _write(bfcl_tasks_and_runs(joined, tasks), output, file)
@@ -172,6 +174,7 @@ def import_taubench_command(file: Path, output: Path | None, suite_out: Path) ->
     """
     from judgekit.importers.taubench import import_taubench
 
+    refuse_output_over_input([output, suite_out], [file])
     run_ids = UniqueRunIds()
     imported = import_taubench(file, run_ids=run_ids)
     _write(imported.runs, output, file)

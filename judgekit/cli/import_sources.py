@@ -27,10 +27,12 @@ ERROR_PATTERN_HELP = (
 
 def run_import(name: str, file: Path, output: Path | None, options: ImportOptions) -> None:
     """Import ``file`` with the importer called ``name``: refused before anything is written
-    when the file looks like another source's; one line of counts on standard error."""
+    when the file looks like another source's, or ``output`` is ``file``; one line of counts on standard error."""
+    from judgekit._util.output_targets import refuse_output_over_input
     from judgekit.importers.registry import importer_named, wrong_kind_error
     from judgekit.importers.runs_output import renamed_warnings, write_runs_to
 
+    refuse_output_over_input([output], [file])
     refused = wrong_kind_error(file, name)
     if refused is not None:
         raise refused

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.batch_options import batch_options, print_batch_event
 from judgekit.cli.options import (
     concurrency_option,
@@ -126,7 +127,10 @@ def judge_command(
     from judgekit.calibration.promotion import record_problem
     from judgekit.cli.judge_output import judging_progress, print_dry_run, print_outcome
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
+    from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 
+    outputs = [out_dir / VERDICTS_FILE, out_dir / EARLIER_VERDICTS_FILE]
+    refuse_output_over_input(outputs, [runs, tasks_path, prices])
     request = JudgeRequest(
         runs=runs,
         rubric_ref=rubric_ref,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit._util.terminal_text import visible_markup
 from judgekit.cli.filter_options import filter_options
 from judgekit.cli.monitor_options import (
@@ -134,9 +135,12 @@ def monitor_command(
             "the monitor itself reads the store"
         )
     from judgekit.monitoring.monitor import build_monitor_report
+    from judgekit.monitoring.plot_files import spend_plot_path, write_plots
     from judgekit.monitoring.render import print_monitor_report
-    from judgekit.store import open_store  # SQLAlchemy loads only when the store is read
+    from judgekit.store.database import open_store, store_file  # SQLAlchemy: when read
 
+    if plot_path is not None:
+        refuse_output_over_input([plot_path, spend_plot_path(plot_path)], [store_file()])
     start = since_from_option(since)
     policy = AlertPolicy(
         alpha=alpha, baseline_windows=baseline_windows, min_n=min_n, mean_tolerance=cost_tolerance
@@ -155,7 +159,6 @@ def monitor_command(
     written: list[Path] = []
     if plot_path is not None:
         from judgekit._util.folder_lock import parent_folder_lock
-        from judgekit.monitoring.plot_files import write_plots
 
         # Both figures by one process: never one monitor's scores beside another's costs.
         with parent_folder_lock(plot_path):

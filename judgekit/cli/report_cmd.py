@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 
 from judgekit._util.folder_lock import parent_folder_lock
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit._util.terminal_text import visible_markup
 from judgekit.cli.filter_options import filter_options
 from judgekit.cli.monitor_options import since_from_option
@@ -83,8 +84,9 @@ def report_command(
     from judgekit.errors import StoreError
     from judgekit.report import write_report
     from judgekit.report.gather import build_report_content
-    from judgekit.store import open_store
+    from judgekit.store.database import open_store, store_file
 
+    refuse_output_over_input([out_path], [results, store_file()])
     grades = list(load_results(results)) if results is not None else None
     with open_store() as store:
         batch = None

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
+from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.options import (
     baseline_writer,
     concurrency_option,
@@ -23,7 +24,6 @@ from judgekit.cli.options import (
 )
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.errors import ConfigError
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
@@ -115,15 +115,13 @@ def run_command(
     Example:
       judgekit run --tasks tasks/shop.yaml --agent examples.shop:agent --trials 20 --out out
     """
-    if shard is not None and save_baseline is not None:
-        raise ConfigError(
-            "--save-baseline saves a whole run's results, and a shard is a part: gate the "
-            "folder of all the shards' --out folders as the baseline instead"
-        )
+    refuse_output_over_input([save_baseline], [tasks_path, out_dir / RUNS])
     limits = TrialLimits(max_tool_calls=max_tool_calls, timeout_s=timeout_s)
     tasks = load_task_files(tasks_path)
     trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)
-    sharding = plan_shard(shard, shard_group, tasks, trials, store=store.enabled)
+    sharding = plan_shard(
+        shard, shard_group, tasks, trials, store=store.enabled, baseline=save_baseline is not None
+    )
     # One process at a time in --out: two --resume would run the same missing trials twice.
     with output_folder_lock(out_dir):
         with baseline_writer(save_baseline) as baseline:

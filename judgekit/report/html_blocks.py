@@ -1,4 +1,5 @@
-"""The HTML building blocks of the report; each escapes the text it is given.
+"""The HTML building blocks of the report; each escapes the text it is given, and shows
+its control and bidirectional characters as the terminal does (:func:`escape`).
 
 The page is self-contained: inline style, no script, no external URL, and a
 Content-Security-Policy that forbids anything else.
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+
+from judgekit._util.terminal_text import visible
 
 __all__ = ["DASH", "NONE", "empty_note", "escape", "page", "paragraph", "section", "table"]
 
@@ -51,8 +54,15 @@ def page(title: str, body: Sequence[str]) -> str:
 
 
 def escape(value: object) -> str:
-    """``value`` as text safe inside an element or a quoted attribute."""
-    return html.escape(str(value), quote=True)
+    r"""``value`` as text safe inside an element or a quoted attribute, and inert: control
+    characters (ESC, BEL, C1), bidirectional overrides and isolates, and the other
+    characters the terminal shows by a stand-in (:func:`~judgekit._util.terminal_text.visible`)
+    are shown the same way here (``␛``, ``␇``, ``\u202e``), never put in the page raw.
+
+    >>> escape("<b>\u202eevil\x1b[2J\x07")
+    '&lt;b&gt;\\u202eevil␛[2J␇'
+    """
+    return html.escape(visible(str(value)), quote=True)
 
 
 def paragraph(text: str, css: str | None = None) -> str:

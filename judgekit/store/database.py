@@ -10,7 +10,7 @@ from typing import Final
 from sqlalchemy import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from judgekit._util.home import judgekit_home
+from judgekit._util.home import judgekit_home, judgekit_home_path
 from judgekit.errors import StoreError
 from judgekit.store.engine import SUPPORTED_BACKENDS, create_store_engine, store_errors
 from judgekit.store.migrations import apply_migrations
@@ -31,6 +31,18 @@ def configured_store_url() -> URL:
     """The URL :func:`open_store` opens by default: ``$JUDGEKIT_DB``, else the home store."""
     raw = os.environ.get(DB_ENV)
     return _parse_url(raw, DB_ENV) if raw else home_store_url()
+
+
+def store_file(url: URL | None = None) -> str | None:
+    """The SQLite file of the store at ``url`` (default: :func:`configured_store_url`), for
+    a command to refuse writing its output over it; None for a server or an in-memory one."""
+    if url is None and not os.environ.get(DB_ENV):  # the home store: its folder not made here
+        return str(judgekit_home_path() / "judgekit.sqlite")
+    url = configured_store_url() if url is None else url
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return None
+    return database
 
 
 def masked_url(url: URL) -> str:

@@ -97,10 +97,22 @@ class ShardPlan:
 
 
 def plan_shard(
-    text: str | None, explicit_group: str | None, tasks: TaskSet, trials: int, *, store: bool
+    text: str | None,
+    explicit_group: str | None,
+    tasks: TaskSet,
+    trials: int,
+    *,
+    store: bool,
+    baseline: bool = False,
 ) -> ShardPlan:
     """The shard of ``--shard I/N``; recorded in the store, the shards need a group to
-    meet in one batch (without one, each machine could not tell this run from another)."""
+    meet in one batch (without one, each machine could not tell this run from another).
+    A shard is a part of a run, so it is never saved as a baseline (``baseline``)."""
+    if text is not None and baseline:
+        raise ConfigError(
+            "--save-baseline saves a whole run's results, and a shard is a part: gate the "
+            "folder of all the shards' --out folders as the baseline instead"
+        )
     if text is None:
         if explicit_group:
             raise ConfigError("--shard-group needs --shard I/N")

@@ -56,7 +56,9 @@ def test_one_row_a_verdict_under_the_documented_columns(tmp_path: Path) -> None:
 
 
 def test_every_formula_start_is_neutralised() -> None:
-    starts = ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"]
+    starts = ["=1+1", "+1", "-1", "@SUM(A1)", "\t1", "\r1"]
     assert [neutralised(text) for text in starts] == ["'" + text for text in starts]
+    # A tab or a CR starts a cell of a reader splitting there: what follows is checked too.
+    assert [neutralised(text) for text in ("\t=1", "\r=1")] == ["'\t'=1", "'\r'=1"]
     assert neutralised("a=1") == "a=1"
     assert neutralised("") == ""
