@@ -24,6 +24,7 @@ from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
+from judgekit.importers.span_graph import DroppedDuplicates, keep_first, refuse_parent_cycles
 from judgekit.importers.trace_records import (
     Record,
     iter_records,
@@ -55,7 +56,8 @@ class _Trace:
 def _is_observation(value: object) -> bool:
     return (
         isinstance(value, dict)
-        and value.get("type") in OBSERVATION_TYPES
+        and isinstance(value.get("type"), str)
+        and value["type"] in OBSERVATION_TYPES
         and "traceId" in value
         and "startTime" in value
     )
@@ -95,8 +97,31 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
             trace_id = _check_observation(record)
             traces.setdefault(trace_id, _Trace()).observations.append(record)
     default_task = options.task_id or file_stem(source)
+    for trace in traces.values():
+        trace.observations = _checked_graph(trace.observations, options.duplicates)
     runs = (_run(trace_id, trace, default_task) for trace_id, trace in traces.items())
     return options.run_ids.apply(runs)
+
+
+def _checked_graph(observations: list[Record], duplicates: DroppedDuplicates) -> list[Record]:
+    """The trace's observations, each once (an identical copy dropped, a differing one
+    refused), their parent links free of cycles."""
+    unique = list(
+        keep_first(
+            observations,
+            key=lambda r: str(r.data["id"]),
+            content=lambda r: r.data,
+            where=lambda r: r.where.key("id"),
+            what="observation",
+            dropped=duplicates,
+        )
+    )
+    by_id = {str(r.data["id"]): r for r in unique}
+    parents = {key: r.data.get("parentObservationId") for key, r in by_id.items()}
+    refuse_parent_cycles(
+        parents, lambda key: by_id[key].where.key("parentObservationId"), "observation"
+    )
+    return unique
 
 
 def _add_trace(record: Record, traces: dict[str, _Trace]) -> None:
@@ -130,6 +155,7 @@ def _check_observation(record: Record) -> str:
         raise where.key("level").error(f"unknown level {level!r}; valid: {', '.join(_LEVELS)}")
     optional_string(data, "parentObservationId", where)
     optional_string(data, "statusMessage", where)
+    optional_string(data, "name", where)
     required_string(data, "startTime", where)
     return required_string(data, "traceId", where)
 
