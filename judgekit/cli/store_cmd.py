@@ -101,8 +101,9 @@ def store_import_command(
     provenance = store.provenance()
     # SQLAlchemy loads only when the store is used.
     from judgekit.store import open_store
+    from judgekit.store.recording import no_empty_batch_left
 
-    with open_store() as opened:
+    with open_store() as opened, no_empty_batch_left(opened):
         for path, file_kind in plan:
             recorded = _record(opened, path, file_kind, tasks, skip_unknown, provenance)
             known = f"; {recorded.known} already in the store, left out" if recorded.known else ""

@@ -111,9 +111,10 @@ def _checked_graph(observations: list[Record], duplicates: DroppedDuplicates) ->
             observations,
             key=lambda r: str(r.data["id"]),
             content=lambda r: r.data,
-            where=lambda r: r.where.key("id"),
+            where=lambda r: r.where,
             what="observation",
             dropped=duplicates,
+            id_field="id",
         )
     )
     by_id = {str(r.data["id"]): r for r in unique}

@@ -71,9 +71,10 @@ def import_langsmith(path: str | Path, options: ImportOptions | None = None) -> 
         key=lambda record: _ids(record, trace_of)[0],
         # A run exported twice (flat, and in its root's child_runs) carries its children once.
         content=lambda record: {k: v for k, v in record.data.items() if k != "child_runs"},
-        where=lambda record: record.where.key("id"),
+        where=lambda record: record.where,
         what="run",
         dropped=options.duplicates,
+        id_field="id",
     )
     for record in unique:
         run_id, trace_id = _ids(record, trace_of)

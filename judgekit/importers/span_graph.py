@@ -60,10 +60,11 @@ def keep_first(
     where: Callable[[Item], Location],
     what: str,
     dropped: DroppedDuplicates,
+    id_field: str | None = None,
 ) -> Iterator[Item]:
     """The items with each ``key`` once: a later item of the same key and ``content`` is
     dropped (and counted in ``dropped`` as a ``what``), one of other content is a DataError
-    naming the id and both places."""
+    at the later item's ``id_field`` naming the id and both places."""
     seen: dict[Hashable, Item] = {}
     for item in items:
         first = seen.setdefault(key(item), item)
@@ -72,9 +73,11 @@ def keep_first(
         elif content(first) == content(item):
             dropped.add(what)
         else:
-            raise where(item).error(
+            later = where(item)
+            raise (later.key(id_field) if id_field else later).error(
                 f"{what} id {_shown_id(key(item))} appears twice with different content: "
-                f"{_place(where(first))} and {_place(where(item))}; a {what} id names one {what}"
+                f"{_place(where(first))} and {_place(where(item))}; {_article(what)} {what} id names "
+                f"one {what}"
             )
 
 
@@ -104,6 +107,10 @@ def _raise_cycle(cycle: list[str], where: Callable[[str], Location], what: str) 
         f"{what} ids form a cycle of parents: {loop} (each id's parent is the next); "
         "a trace's parent links must end at a root"
     )
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _shown_id(key: Hashable) -> str:

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
 from typing import Final
 
 from judgekit._util.input_paths import is_file
 from judgekit._util.jsonl import iter_models
+from judgekit.errors import StoreError
 from judgekit.formats.grade import Grade
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.store.database import open_store
@@ -39,6 +41,7 @@ __all__ = [
     "file_sha256",
     "import_batch_key",
     "iter_grades",
+    "no_empty_batch_left",
     "open_batch",
     "record_graded_runs",
     "record_results_file",
@@ -49,6 +52,21 @@ __all__ = [
 ]
 
 TABLES: Final = ("batches", "runs", "grades", "verdicts", "calibrations", "promotions")
+
+
+@contextlib.contextmanager
+def no_empty_batch_left(store: Store) -> Iterator[None]:
+    """Record within the block; when it fails, the batches it created and left empty are
+    removed, so a failed recording leaves no trace of itself in the store (a batch that holds
+    records by then, its own or another process's, stays)."""
+    before = len(store.created_batches)
+    try:
+        yield
+    except BaseException:
+        # The database may be what failed: its error is the one to report, not this one's.
+        with contextlib.suppress(StoreError):
+            store.remove_empty_batches(store.created_batches[before:])
+        raise
 
 
 def record_graded_runs(
