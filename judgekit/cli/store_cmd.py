@@ -76,7 +76,8 @@ def store_import_command(
     for one rubric version and model) or a scored verdict off its rubric's scale is one
     error, exit 2, and nothing is recorded. A runs file goes to the batch that grading or
     judging those runs records to; a results or verdicts file to a batch of its own.
-    Importing a file again records nothing new.
+    Importing a file again records nothing new. A recording that fails past the checks
+    leaves no empty batch; files recorded before it stay, as printed.
 
     \b
     Example:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import signal
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +24,7 @@ from click.testing import CliRunner
 from judgekit.cli.main import main
 from judgekit.formats.run import load_runs
 from judgekit.importers.json_values import iter_json_values
+from tests.conftest import REPO
 from tests.importers.otel_spans import record_spans, write_console, write_otlp_json
 
 OP = "gen_ai.operation.name"
@@ -488,3 +490,43 @@ def test_a_wrong_typed_field_is_one_line_naming_it(
     )
     shown = field.format(n=number)
     assert stderr == f"judgekit: error: {source}:{line}: {shown}: {problem}\n"
+
+
+# --- a store import that fails while recording ----------------------------------------------
+
+
+def _store_counts(database: Path) -> list[int]:
+    """How many batches, runs and grades the store's file holds."""
+    connection = sqlite3.connect(database)
+    try:
+        tables = ("batches", "runs", "grades")
+        return [connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables]
+    finally:
+        connection.close()
+
+
+def test_a_store_import_that_fails_while_recording_leaves_no_batch(tmp_path: Path) -> None:
+    """A run whose turns no 64-bit column holds passes every check of the file, and the
+    database refuses it: each attempt used to leave a batch with nothing in it."""
+    database = tmp_path / "judgekit.sqlite"
+    store = {"JUDGEKIT_DB": f"sqlite:///{database}"}
+    shop, travel = (
+        REPO / "examples" / "runs" / "shop.jsonl",
+        REPO / "examples" / "runs" / "travel.jsonl",
+    )
+    assert invoke("store", "import", shop, env=store)[0] == 0
+    before = _store_counts(database)
+    assert before == [1, 18, 0]
+    first = json.loads(shop.read_text().splitlines()[0])
+    huge = _lines(tmp_path / "huge.jsonl", [{**first, "turns": 2**70}])
+    refused = (
+        f"judgekit: error: sqlite:///{database}: Python int too large to convert to SQLite "
+        "INTEGER (past the 64 bits a column holds)\n"
+    )
+    for _ in range(2):
+        assert invoke("store", "import", huge, env=store) == (2, "", refused)
+        assert _store_counts(database) == before
+    # Files recorded before the failing one stay recorded, as the command printed.
+    code, stdout, stderr = invoke("store", "import", travel, huge, env=store)
+    assert (code, stdout, stderr) == (2, f"{travel}: 17 runs recorded (batch 2)\n", refused)
+    assert _store_counts(database) == [2, 35, 0]
