@@ -24,7 +24,12 @@ from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
-from judgekit.importers.span_graph import DroppedDuplicates, keep_first, refuse_parent_cycles
+from judgekit.importers.span_graph import (
+    DroppedDuplicates,
+    different_copy,
+    keep_first,
+    refuse_parent_cycles,
+)
 from judgekit.importers.trace_records import (
     Record,
     iter_records,
@@ -92,7 +97,7 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
     traces: dict[str, _Trace] = {}
     for record in iter_records(source, ("data",), _WHAT):
         if "observations" in record.data:
-            _add_trace(record, traces)
+            _add_trace(record, traces, options.duplicates)
         else:
             trace_id = _check_observation(record)
             traces.setdefault(trace_id, _Trace()).observations.append(record)
@@ -125,9 +130,14 @@ def _checked_graph(observations: list[Record], duplicates: DroppedDuplicates) ->
     return unique
 
 
-def _add_trace(record: Record, traces: dict[str, _Trace]) -> None:
+def _add_trace(record: Record, traces: dict[str, _Trace], duplicates: DroppedDuplicates) -> None:
     trace_id = required_string(record.data, "id", record.where)
     trace = traces.setdefault(trace_id, _Trace())
+    if trace.record is not None:  # the trace exported again
+        if trace.record.data != record.data:
+            raise different_copy("trace", trace_id, trace.record.where, record.where, "id")
+        duplicates.add("trace")
+        return
     trace.record = record
     where = record.where.key("observations")
     observations = record.data["observations"]

@@ -7,7 +7,8 @@ and both places. Parent links that loop (a span its own parent, two spans each t
 are refused naming the ids of the loop, found in one pass over the trace.
 
 >>> from pathlib import Path
->>> from judgekit.importers.locations import Location
+>>> from judgekit.errors import DataError
+from judgekit.importers.locations import Location
 >>> refuse_parent_cycles({"a": "b", "b": "a"}, lambda _: Location(Path("t.jsonl"), 4), "span")
 Traceback (most recent call last):
 ...
@@ -19,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from judgekit.errors import DataError
 from judgekit.importers.locations import Location
 
-__all__ = ["DroppedDuplicates", "keep_first", "refuse_parent_cycles"]
+__all__ = ["DroppedDuplicates", "different_copy", "keep_first", "refuse_parent_cycles"]
 
 Item = TypeVar("Item")
 # Past this many ids, a cycle is shown by its first ones and its length.
@@ -73,12 +75,17 @@ def keep_first(
         elif content(first) == content(item):
             dropped.add(what)
         else:
-            later = where(item)
-            raise (later.key(id_field) if id_field else later).error(
-                f"{what} id {_shown_id(key(item))} appears twice with different content: "
-                f"{_place(where(first))} and {_place(where(item))}; {_article(what)} {what} id names "
-                f"one {what}"
-            )
+            raise different_copy(what, _shown_id(key(item)), where(first), where(item), id_field)
+
+
+def different_copy(
+    what: str, shown_id: str, first: Location, later: Location, id_field: str | None = None
+) -> DataError:
+    """The error for a second ``what`` of the id ``shown_id`` that differs from the first."""
+    return (later.key(id_field) if id_field else later).error(
+        f"{what} id {shown_id} appears twice with different content: {_place(first)} and "
+        f"{_place(later)}; {_article(what)} {what} id names one {what}"
+    )
 
 
 def refuse_parent_cycles(

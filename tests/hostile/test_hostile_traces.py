@@ -345,6 +345,24 @@ def test_langfuse_pages_delivered_twice_are_kept_once_and_a_changed_copy_refused
     )
 
 
+def test_a_langfuse_trace_exported_twice_with_its_observations_is_kept_once(
+    tmp_path: Path,
+) -> None:
+    page = _langfuse_page(tmp_path)
+    trace = {"id": "trace-1", "name": "weather", "output": "21", "observations": page["data"]}
+    path = _lines(tmp_path / "traces.jsonl", [trace, trace])
+    code, _, stderr = invoke("import", "langfuse", path, "-o", tmp_path / "runs.jsonl")
+    assert code == 0
+    assert stderr.splitlines()[1:] == [f"{path}: 1 duplicate trace dropped (same id, same content)"]
+    assert _calls(tmp_path / "runs.jsonl") == [["lookup", "lookup"]]
+    _lines(path, [trace, {**trace, "output": "35"}])
+    stderr = _refused(["langfuse", path], tmp_path / "changed.jsonl")
+    assert stderr == (
+        f"judgekit: error: {path}:2: id: trace id trace-1 appears twice with different "
+        "content: line 1 and line 2; a trace id names one trace\n"
+    )
+
+
 def test_langsmith_runs_given_twice_are_kept_once_and_a_changed_copy_refused(
     tmp_path: Path,
 ) -> None:
