@@ -7,8 +7,7 @@ and both places. Parent links that loop (a span its own parent, two spans each t
 are refused naming the ids of the loop, found in one pass over the trace.
 
 >>> from pathlib import Path
->>> from judgekit.errors import DataError
-from judgekit.importers.locations import Location
+>>> from judgekit.importers.locations import Location
 >>> refuse_parent_cycles({"a": "b", "b": "a"}, lambda _: Location(Path("t.jsonl"), 4), "span")
 Traceback (most recent call last):
 ...
