@@ -78,8 +78,9 @@ def record_graded_runs(
     url: str | None = None,
     key: str | None = None,
 ) -> Recorded:
-    """Open the store and record a runs file with the results file grading it."""
-    with open_store(url) as store:
+    """Open the store and record a runs file with the results file grading it (a failure
+    leaves no empty batch)."""
+    with open_store(url) as store, no_empty_batch_left(store):
         grades = iter_grades(results_path)
         return record_runs_file(
             store, runs_path, source=source, provenance=provenance, grades=grades, key=key

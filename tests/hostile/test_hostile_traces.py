@@ -548,3 +548,23 @@ def test_a_store_import_that_fails_while_recording_leaves_no_batch(tmp_path: Pat
     code, stdout, stderr = invoke("store", "import", travel, huge, env=store)
     assert (code, stdout, stderr) == (2, f"{travel}: 17 runs recorded (batch 2)\n", refused)
     assert _store_counts(database) == [2, 35, 0]
+
+
+def test_a_grade_the_store_cannot_record_leaves_no_batch(tmp_path: Path) -> None:
+    database = tmp_path / "judgekit.sqlite"
+    store = {"JUDGEKIT_DB": f"sqlite:///{database}"}
+    shop = REPO / "examples" / "runs" / "shop.jsonl"
+    tasks = REPO / "tasks" / "shop.yaml"
+    assert invoke("grade", shop, "--tasks", tasks, "--out", tmp_path / "a", env=store)[0] == 0
+    before = _store_counts(database)
+    first = json.loads(shop.read_text().splitlines()[0])
+    huge = _lines(tmp_path / "huge.jsonl", [{**first, "turns": 2**70}])
+    out = tmp_path / "b"
+    code, _, stderr = invoke("grade", huge, "--tasks", tasks, "--out", out, env=store)
+    assert (code, stderr) == (
+        2,
+        f"judgekit: error: results written to {out / 'results.jsonl'} and "
+        f"{out / 'results.csv'}; the store could not record them: sqlite:///{database}: "
+        "Python int too large to convert to SQLite INTEGER (past the 64 bits a column holds)\n",
+    )
+    assert _store_counts(database) == before
