@@ -27,7 +27,8 @@ ERROR_PATTERN_HELP = (
 
 def run_import(name: str, file: Path, output: Path | None, options: ImportOptions) -> None:
     """Import ``file`` with the importer called ``name``: refused before anything is written
-    when the file looks like another source's, or ``output`` is ``file``; one line of counts on standard error."""
+    when the file looks like another source's, or ``output`` is ``file``; one line of counts
+    on standard error, and one per kind of identical duplicate dropped."""
     from judgekit._util.output_targets import refuse_output_over_input
     from judgekit.importers.registry import importer_named, wrong_kind_error
     from judgekit.importers.runs_output import renamed_warnings, write_runs_to
@@ -41,6 +42,8 @@ def run_import(name: str, file: Path, output: Path | None, options: ImportOption
     tally = write_runs_to(importer.read(file, options), output, source=file)
     destination = f" to {output}" if output is not None else ""
     click.echo(tally.line() + destination, err=True)
+    for dropped in options.duplicates.lines():
+        click.echo(f"{file}: {dropped}", err=True)
     for warning in renamed_warnings(file, options.run_ids):
         click.echo(f"judgekit: warning: {warning}", err=True)
 

@@ -76,7 +76,8 @@ def store_import_command(
     for one rubric version and model) or a scored verdict off its rubric's scale is one
     error, exit 2, and nothing is recorded. A runs file goes to the batch that grading or
     judging those runs records to; a results or verdicts file to a batch of its own.
-    Importing a file again records nothing new.
+    Importing a file again records nothing new. A recording that fails past the checks
+    leaves no empty batch; files recorded before it stay, as printed.
 
     \b
     Example:
@@ -101,8 +102,9 @@ def store_import_command(
     provenance = store.provenance()
     # SQLAlchemy loads only when the store is used.
     from judgekit.store import open_store
+    from judgekit.store.recording import no_empty_batch_left
 
-    with open_store() as opened:
+    with open_store() as opened, no_empty_batch_left(opened):
         for path, file_kind in plan:
             recorded = _record(opened, path, file_kind, tasks, skip_unknown, provenance)
             known = f"; {recorded.known} already in the store, left out" if recorded.known else ""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgekit.formats.run import Run
+from judgekit.importers.span_graph import DroppedDuplicates
 from judgekit.importers.unique_ids import UniqueRunIds
 
 __all__ = ["DEFAULT_ERROR_PATTERN", "ImportOptions", "Importer"]
@@ -26,12 +27,14 @@ class ImportOptions:
     ``task_id``: for runs that name none (default: the file's stem). ``error_pattern``: a
     regex marking a tool result text as an error, for formats with no error flag (None: mark
     none). ``run_ids``: makes run ids unique across the import and remembers what it renamed
-    — every ``read`` passes its runs through ``options.run_ids.apply``.
+    — every ``read`` passes its runs through ``options.run_ids.apply``. ``duplicates``: counts
+    the identical copies of a span a trace importer dropped.
     """
 
     task_id: str | None = None
     error_pattern: str | None = DEFAULT_ERROR_PATTERN
     run_ids: UniqueRunIds = field(default_factory=UniqueRunIds)
+    duplicates: DroppedDuplicates = field(default_factory=DroppedDuplicates)
 
 
 @dataclass(frozen=True)

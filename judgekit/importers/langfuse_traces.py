@@ -24,6 +24,12 @@ from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
+from judgekit.importers.span_graph import (
+    DroppedDuplicates,
+    different_copy,
+    keep_first,
+    refuse_parent_cycles,
+)
 from judgekit.importers.trace_records import (
     Record,
     iter_records,
@@ -55,7 +61,8 @@ class _Trace:
 def _is_observation(value: object) -> bool:
     return (
         isinstance(value, dict)
-        and value.get("type") in OBSERVATION_TYPES
+        and isinstance(value.get("type"), str)
+        and value["type"] in OBSERVATION_TYPES
         and "traceId" in value
         and "startTime" in value
     )
@@ -90,18 +97,47 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
     traces: dict[str, _Trace] = {}
     for record in iter_records(source, ("data",), _WHAT):
         if "observations" in record.data:
-            _add_trace(record, traces)
+            _add_trace(record, traces, options.duplicates)
         else:
             trace_id = _check_observation(record)
             traces.setdefault(trace_id, _Trace()).observations.append(record)
     default_task = options.task_id or file_stem(source)
+    for trace in traces.values():
+        trace.observations = _checked_graph(trace.observations, options.duplicates)
     runs = (_run(trace_id, trace, default_task) for trace_id, trace in traces.items())
     return options.run_ids.apply(runs)
 
 
-def _add_trace(record: Record, traces: dict[str, _Trace]) -> None:
+def _checked_graph(observations: list[Record], duplicates: DroppedDuplicates) -> list[Record]:
+    """The trace's observations, each once (an identical copy dropped, a differing one
+    refused), their parent links free of cycles."""
+    unique = list(
+        keep_first(
+            observations,
+            key=lambda r: str(r.data["id"]),
+            content=lambda r: r.data,
+            where=lambda r: r.where,
+            what="observation",
+            dropped=duplicates,
+            id_field="id",
+        )
+    )
+    by_id = {str(r.data["id"]): r for r in unique}
+    parents = {key: r.data.get("parentObservationId") for key, r in by_id.items()}
+    refuse_parent_cycles(
+        parents, lambda key: by_id[key].where.key("parentObservationId"), "observation"
+    )
+    return unique
+
+
+def _add_trace(record: Record, traces: dict[str, _Trace], duplicates: DroppedDuplicates) -> None:
     trace_id = required_string(record.data, "id", record.where)
     trace = traces.setdefault(trace_id, _Trace())
+    if trace.record is not None:  # the trace exported again
+        if trace.record.data != record.data:
+            raise different_copy("trace", trace_id, trace.record.where, record.where, "id")
+        duplicates.add("trace")
+        return
     trace.record = record
     where = record.where.key("observations")
     observations = record.data["observations"]
@@ -130,6 +166,7 @@ def _check_observation(record: Record) -> str:
         raise where.key("level").error(f"unknown level {level!r}; valid: {', '.join(_LEVELS)}")
     optional_string(data, "parentObservationId", where)
     optional_string(data, "statusMessage", where)
+    optional_string(data, "name", where)
     required_string(data, "startTime", where)
     return required_string(data, "traceId", where)
 

@@ -23,6 +23,7 @@ from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call
+from judgekit.importers.span_graph import keep_first, refuse_parent_cycles
 from judgekit.importers.trace_records import (
     Record,
     iter_records,
@@ -45,7 +46,8 @@ def looks_like_langsmith(head: object) -> bool:
     record = head[0] if isinstance(head, list) and head else head
     return (
         isinstance(record, dict)
-        and record.get("run_type") in _RUN_TYPES
+        and isinstance(record.get("run_type"), str)
+        and record["run_type"] in _RUN_TYPES
         and "inputs" in record
         and ("trace_id" in record or "parent_run_id" in record)
     )
@@ -64,15 +66,31 @@ def import_langsmith(path: str | Path, options: ImportOptions | None = None) -> 
     options = options if options is not None else ImportOptions()
     traces: dict[str, list[Record]] = {}
     trace_of: dict[str, str] = {}  # run id → its trace id
-    for record in _flattened(iter_records(source, (), _WHAT)):
+    unique = keep_first(
+        _flattened(iter_records(source, (), _WHAT)),
+        key=lambda record: _ids(record, trace_of)[0],
+        # A run exported twice (flat, and in its root's child_runs) carries its children once.
+        content=lambda record: {k: v for k, v in record.data.items() if k != "child_runs"},
+        where=lambda record: record.where,
+        what="run",
+        dropped=options.duplicates,
+        id_field="id",
+    )
+    for record in unique:
         run_id, trace_id = _ids(record, trace_of)
-        if run_id in trace_of:
-            continue  # a run exported twice (flat, and in its root's child_runs)
         trace_of[run_id] = trace_id
         traces.setdefault(trace_id, []).append(record)
+    for records in traces.values():
+        _refuse_cycles(records)
     default_task = options.task_id or file_stem(source)
     runs = (_run(trace_id, records, default_task) for trace_id, records in traces.items())
     return options.run_ids.apply(runs)
+
+
+def _refuse_cycles(records: list[Record]) -> None:
+    by_id = {str(record.data["id"]): record for record in records}
+    parents = {key: record.data.get("parent_run_id") for key, record in by_id.items()}
+    refuse_parent_cycles(parents, lambda key: by_id[key].where.key("parent_run_id"), "run")
 
 
 def _flattened(records: Iterator[Record]) -> Iterator[Record]:

@@ -21,7 +21,8 @@ from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import describe_json
 from judgekit.importers.run_draft import error_message, new_tool_call, parse_result
-from judgekit.importers.span_runs import SpanRun, build_runs, token_counts
+from judgekit.importers.span_graph import DroppedDuplicates
+from judgekit.importers.span_runs import SpanRun, build_runs, string_attribute, token_counts
 from judgekit.importers.spans import Span, looks_like_spans, read_spans, traces
 from judgekit.importers.unique_ids import UniqueRunIds
 
@@ -37,7 +38,11 @@ _CALL = "tool_call."
 
 
 def import_openinference(
-    path: str | Path, *, task_id: str | None = None, run_ids: UniqueRunIds | None = None
+    path: str | Path,
+    *,
+    task_id: str | None = None,
+    run_ids: UniqueRunIds | None = None,
+    duplicates: DroppedDuplicates | None = None,
 ) -> Iterator[Run]:
     """The runs of a file of OpenInference spans: OTLP JSON (one document or one per line)
     or the OpenTelemetry SDK's ConsoleSpanExporter output. A run's id is its trace id::
@@ -45,16 +50,18 @@ def import_openinference(
         for run in import_openinference("phoenix-spans.jsonl"):
             print(run.run_id, [call.name for call in run.tool_calls])
     """
-    runs = build_runs(traces(read_spans(Path(path))), _is_agent, _read_span, task_id)
+    spans = read_spans(Path(path))
+    grouped = traces(spans, duplicates if duplicates is not None else DroppedDuplicates())
+    runs = build_runs(grouped, _is_agent, _read_span, task_id)
     return (run_ids if run_ids is not None else UniqueRunIds()).apply(runs)
 
 
 def _is_agent(span: Span) -> bool:
-    return span.attributes.get(KIND) == "AGENT"
+    return string_attribute(span, KIND) == "AGENT"
 
 
 def _read_span(span: Span, run: SpanRun) -> None:
-    kind = span.attributes.get(KIND)
+    kind = string_attribute(span, KIND)
     if kind == "TOOL":
         run.executed_calls.append(_executed_call(span))
     elif kind == "LLM":
@@ -63,19 +70,11 @@ def _read_span(span: Span, run: SpanRun) -> None:
         _read_agent_span(span, run)
 
 
-def _string(span: Span, key: str) -> str | None:
-    value = span.attributes.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    where = span.where.key("attributes").key(key)
-    raise where.error(f"expected a string, got {describe_json(value)}")
-
-
 def _executed_call(span: Span) -> ToolCall:
-    name = _string(span, "tool.name") or span.name
-    call_id = _string(span, "tool_call.id") or _string(span, "tool.id")
-    call = new_tool_call(name, _string(span, "input.value"), call_id)
-    output = _string(span, "output.value")
+    name = string_attribute(span, "tool.name") or span.name
+    call_id = string_attribute(span, "tool_call.id") or string_attribute(span, "tool.id")
+    call = new_tool_call(name, string_attribute(span, "input.value"), call_id)
+    output = string_attribute(span, "output.value")
     call.result = parse_result(output)
     if span.error is not None:
         call.error = error_message(span.error if span.error != "error" else output)
@@ -89,7 +88,7 @@ def _read_llm_span(span: Span, run: SpanRun) -> None:
         run.model_usage_seen = True
         run.draft.add_usage(usage, span.where.key("attributes"))
     _add_cost(span, run)
-    model = _string(span, "llm.model_name")
+    model = string_attribute(span, "llm.model_name")
     if model is not None:
         run.draft.conversation.metadata.setdefault("model", model)
     for message in _messages(span, "llm.input_messages."):
@@ -118,12 +117,12 @@ def _add_cost(span: Span, run: SpanRun) -> None:
 
 
 def _read_agent_span(span: Span, run: SpanRun) -> None:
-    name = _string(span, "agent.name")
+    name = string_attribute(span, "agent.name")
     if name is not None:
         run.draft.conversation.metadata.setdefault("agent_name", name)
     if run.agent_input is None:
-        run.agent_input = _string(span, "input.value")
-    run.agent_answer = _string(span, "output.value") or run.agent_answer
+        run.agent_input = string_attribute(span, "input.value")
+    run.agent_answer = string_attribute(span, "output.value") or run.agent_answer
 
 
 def _messages(span: Span, prefix: str) -> list[dict[str, Any]]:
@@ -177,7 +176,9 @@ def looks_like_openinference(head: object) -> bool:
 
 
 def _read(path: Path, options: ImportOptions) -> Iterator[Run]:
-    return import_openinference(path, task_id=options.task_id, run_ids=options.run_ids)
+    return import_openinference(
+        path, task_id=options.task_id, run_ids=options.run_ids, duplicates=options.duplicates
+    )
 
 
 IMPORTER = Importer(

@@ -25,7 +25,8 @@ from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, describe_json
 from judgekit.importers.run_draft import error_message, new_tool_call, parse_result
-from judgekit.importers.span_runs import SpanRun, build_runs, token_counts
+from judgekit.importers.span_graph import DroppedDuplicates
+from judgekit.importers.span_runs import SpanRun, build_runs, string_attribute, token_counts
 from judgekit.importers.spans import Span, looks_like_spans, read_spans, traces
 from judgekit.importers.unique_ids import UniqueRunIds
 
@@ -48,7 +49,11 @@ _OLD_USAGE_KEYS = {
 
 
 def import_otel(
-    path: str | Path, *, task_id: str | None = None, run_ids: UniqueRunIds | None = None
+    path: str | Path,
+    *,
+    task_id: str | None = None,
+    run_ids: UniqueRunIds | None = None,
+    duplicates: DroppedDuplicates | None = None,
 ) -> Iterator[Run]:
     """The runs of a file of OpenTelemetry GenAI spans: OTLP JSON (one document or one per
     line) or the SDK's ConsoleSpanExporter output. A run's id is its trace id::
@@ -56,18 +61,20 @@ def import_otel(
         for run in import_otel("traces.jsonl"):
             print(run.run_id, [call.name for call in run.tool_calls])
     """
-    runs = build_runs(traces(read_spans(Path(path))), _is_agent, _read_span, task_id)
+    spans = read_spans(Path(path))
+    grouped = traces(spans, duplicates if duplicates is not None else DroppedDuplicates())
+    runs = build_runs(grouped, _is_agent, _read_span, task_id)
     return (run_ids if run_ids is not None else UniqueRunIds()).apply(runs)
 
 
 def _is_agent(span: Span) -> bool:
-    return span.attributes.get(OPERATION) == "invoke_agent"
+    return string_attribute(span, OPERATION) == "invoke_agent"
 
 
 def _read_span(span: Span, run: SpanRun) -> None:
     # OpenLLMetry names a model call's kind in llm.request.type ("chat", "completion").
-    operation = span.attributes.get(OPERATION) or _LEGACY_OPERATIONS.get(
-        str(span.attributes.get("llm.request.type"))
+    operation = string_attribute(span, OPERATION) or _LEGACY_OPERATIONS.get(
+        string_attribute(span, "llm.request.type") or ""
     )
     if operation == "execute_tool":
         run.executed_calls.append(_executed_call(span))
@@ -83,13 +90,11 @@ def _attributes_where(span: Span, key: str) -> Location:
 
 def _executed_call(span: Span) -> ToolCall:
     attributes = span.attributes
-    name = attributes.get("gen_ai.tool.name")
-    if not isinstance(name, str):
+    name = string_attribute(span, "gen_ai.tool.name")
+    if name is None:
         name = span.name.removeprefix("execute_tool").strip() or span.name
-    call_id = attributes.get("gen_ai.tool.call.id")
-    call = new_tool_call(
-        name, attributes.get("gen_ai.tool.call.arguments"), str(call_id) if call_id else None
-    )
+    call_id = string_attribute(span, "gen_ai.tool.call.id")
+    call = new_tool_call(name, attributes.get("gen_ai.tool.call.arguments"), call_id or None)
     result = attributes.get("gen_ai.tool.call.result")
     call.result = parse_result(result) if isinstance(result, str) else result
     error_type = attributes.get("error.type")
@@ -129,8 +134,8 @@ def _read_model_span(span: Span, run: SpanRun) -> None:
 
 
 def _read_agent_span(span: Span, run: SpanRun) -> None:
-    name = span.attributes.get("gen_ai.agent.name")
-    if isinstance(name, str):
+    name = string_attribute(span, "gen_ai.agent.name")
+    if name is not None:
         run.draft.conversation.metadata.setdefault("agent_name", name)
     usage = _usage(span)
     if usage and run.agent_usage is None:
@@ -148,8 +153,8 @@ def _usage(span: Span) -> dict[str, int]:
 
 def _model_name(span: Span, run: SpanRun) -> None:
     for key in _MODEL_KEYS:
-        model = span.attributes.get(key)
-        if isinstance(model, str):
+        model = string_attribute(span, key)
+        if model is not None:
             run.draft.conversation.metadata.setdefault("model", model)
             return
 
@@ -192,7 +197,9 @@ def looks_like_otel(head: object) -> bool:
 
 
 def _read(path: Path, options: ImportOptions) -> Iterator[Run]:
-    return import_otel(path, task_id=options.task_id, run_ids=options.run_ids)
+    return import_otel(
+        path, task_id=options.task_id, run_ids=options.run_ids, duplicates=options.duplicates
+    )
 
 
 IMPORTER = Importer(

@@ -17,7 +17,7 @@ from judgekit.importers.locations import Location, describe_json
 from judgekit.importers.run_draft import RunDraft, file_stem
 from judgekit.importers.spans import Span
 
-__all__ = ["SpanRun", "build_runs", "split_trace", "token_counts"]
+__all__ = ["SpanRun", "build_runs", "split_trace", "string_attribute", "token_counts"]
 
 NS_PER_S = 1_000_000_000
 
@@ -41,6 +41,15 @@ class SpanRun:
     agent_answer: str | None = None
 
 
+def string_attribute(span: Span, key: str) -> str | None:
+    """The span's attribute ``key`` when it is a string, None when absent, else a DataError."""
+    value = span.attributes.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    where = span.where.key("attributes").key(key)
+    raise where.error(f"expected a string, got {describe_json(value)}")
+
+
 def token_counts(span: Span, keys: dict[str, str]) -> dict[str, int]:
     """The token counts a span's attributes hold, by judgekit's name (``keys``: judgekit's
     name → the attribute); a count that is not a whole number ≥ 0 is a DataError."""
@@ -57,27 +66,40 @@ def token_counts(span: Span, keys: dict[str, str]) -> dict[str, int]:
 
 
 def split_trace(spans: list[Span], is_agent: Callable[[Span], bool]) -> list[list[Span]]:
-    """The runs of one trace: the whole trace, or one per top-level agent span."""
-    by_id = {span.span_id: span for span in spans}
-
-    def top_agent(span: Span) -> Span | None:
-        found = None
-        current: Span | None = span
-        while current is not None:
-            if is_agent(current):
-                found = current
-            current = by_id.get(current.parent_id) if current.parent_id else None
-        return found
-
-    tops = [span for span in spans if is_agent(span) and top_agent(span) is span]
+    """The runs of one trace: the whole trace, or one per top-level agent span. The trace's
+    parent links are free of cycles (:func:`judgekit.importers.spans.traces` checked them)."""
+    top = _top_agents(spans, is_agent)
+    tops = [span for span in spans if is_agent(span) and top[span.span_id] is span]
     if len(tops) < 2:
         return [spans]
-    runs: dict[str, list[Span]] = {top.span_id: [] for top in tops}
+    runs: dict[str, list[Span]] = {agent.span_id: [] for agent in tops}
     for span in spans:
-        top = top_agent(span)
-        if top is not None:
-            runs[top.span_id].append(span)
+        agent = top[span.span_id]
+        if agent is not None:
+            runs[agent.span_id].append(span)
     return list(runs.values())
+
+
+def _top_agents(spans: list[Span], is_agent: Callable[[Span], bool]) -> dict[str, Span | None]:
+    """Each span's highest agent span among itself and its ancestors (None: none is an
+    agent), each span visited once, however deep the trace."""
+    by_id = {span.span_id: span for span in spans}
+    top: dict[str, Span | None] = {}
+    for span in spans:
+        chain: list[Span] = []
+        current: Span | None = span
+        while current is not None and current.span_id not in top:
+            chain.append(current)
+            parent = current.parent_id
+            current = by_id.get(parent) if parent is not None else None
+            if len(chain) > len(by_id):  # only a cycle, which traces() refused, gets here
+                raise AssertionError(f"span parents loop at {span.span_id}")
+        above = top[current.span_id] if current is not None else None
+        for member in reversed(chain):  # from the highest down
+            if above is None and is_agent(member):
+                above = member
+            top[member.span_id] = above
+    return top
 
 
 def build_runs(

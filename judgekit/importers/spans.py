@@ -5,14 +5,15 @@
 - the SDK's ``ConsoleSpanExporter`` output: ``span.to_json()`` objects one after another
   (``context.trace_id``, ``parent_id``, ``attributes`` as a plain object), or a JSON list.
 
-Both become :class:`Span` values; :func:`traces` groups them by trace, in start order.
+Both become :class:`Span` values; :func:`traces` groups them by trace, in start order, each
+span once and their parent links checked (:mod:`judgekit.importers.span_graph`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,12 +27,26 @@ from judgekit.importers.locations import (
     optional_string,
     required_string,
 )
+from judgekit.importers.span_graph import DroppedDuplicates, keep_first, refuse_parent_cycles
 
 __all__ = ["Span", "looks_like_spans", "read_spans", "traces"]
 
 _HEX = frozenset("0123456789abcdef")
 _OTLP_ERROR = ("STATUS_CODE_ERROR", 2)
 _SPAN = "a span object"
+# protobuf's JSON mapping writes a double that is not finite as "NaN", "Infinity", "-Infinity".
+_SCALAR_KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "stringValue": ("a string", lambda v: isinstance(v, str)),
+    "boolValue": ("true or false", lambda v: isinstance(v, bool)),
+    "doubleValue": (
+        "a number",
+        lambda v: (
+            (isinstance(v, int | float) and not isinstance(v, bool))
+            or v in ("NaN", "Infinity", "-Infinity")
+        ),
+    ),
+    "bytesValue": ("a base64 string", lambda v: isinstance(v, str)),
+}
 
 
 @dataclass(frozen=True)
@@ -62,12 +77,42 @@ def read_spans(path: Path) -> Iterator[Span]:
                 yield _console_span(record, item_where)
 
 
-def traces(spans: Iterator[Span]) -> list[list[Span]]:
-    """The spans grouped by trace (traces in order of first appearance), each by start time."""
+def traces(spans: Iterator[Span], duplicates: DroppedDuplicates) -> list[list[Span]]:
+    """The spans grouped by trace (traces in order of first appearance), each by start time:
+    an identical copy of a span dropped (counted in ``duplicates``), a differing one or a
+    cycle of parents a DataError."""
     grouped: dict[str, list[Span]] = {}
-    for span in spans:
+    unique = keep_first(
+        spans,
+        key=lambda span: (span.trace_id, span.span_id),
+        content=_content,
+        where=lambda span: span.where,
+        what="span",
+        dropped=duplicates,
+    )
+    for span in unique:
         grouped.setdefault(span.trace_id, []).append(span)
+    for group in grouped.values():
+        _refuse_cycles(group)
     return [sorted(group, key=lambda span: span.start_ns) for group in grouped.values()]
+
+
+def _refuse_cycles(trace: list[Span]) -> None:
+    by_id = {span.span_id: span for span in trace}
+    parents = {span.span_id: span.parent_id for span in trace}
+    refuse_parent_cycles(parents, lambda span_id: by_id[span_id].where, "span")
+
+
+def _content(span: Span) -> tuple[Any, ...]:
+    """What a span says, wherever the file holds it."""
+    return (
+        span.parent_id,
+        span.name,
+        span.start_ns,
+        span.end_ns,
+        span.attributes,
+        span.error,
+    )
 
 
 def looks_like_spans(head: object, attribute_prefix: str) -> bool:
@@ -163,7 +208,10 @@ def any_value(value: Any, where: Location) -> Any:
     (kind, inner), *rest = value.items()
     if rest:
         raise where.error(f"expected one value, got {', '.join(sorted(value))}")
-    if kind in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
+    if kind in _SCALAR_KINDS:
+        expected, fits = _SCALAR_KINDS[kind]
+        if not fits(inner):
+            raise where.key(kind).error(f"expected {expected}, got {describe_json(inner)}")
         return inner
     if kind == "intValue":
         return _int(inner, where.key(kind))

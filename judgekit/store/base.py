@@ -11,6 +11,9 @@ class StoreBase:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        # The batches this store object created, oldest first: what a failed recording
+        # may have left empty (:meth:`StoreBatches.remove_empty_batches`).
+        self._created_batches: list[int] = []
 
     @property
     def engine(self) -> Engine:

@@ -1,14 +1,14 @@
 """Batches: one evaluation each — when, of what (its key), on which commit and branch — and
-the store's methods that find or create them."""
+the store's methods that find, create or (left empty by a failed recording) remove them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, exists, insert, select
 
 from judgekit.errors import StoreError
 from judgekit.store import schema
@@ -75,17 +75,44 @@ class StoreBatches(StoreBase):
         with writing(self._engine) as connection:
             if key is not None:
                 statement = insert_ignoring(table, ["batch_key"], self._dialect).values(**row)
-                connection.execute(statement)
-                found = connection.execute(
-                    select(table.c.id).where(table.c.batch_key == key)
-                ).scalar_one()
-                return int(found)
+                created = connection.execute(statement).rowcount == 1
+                found = int(
+                    connection.execute(
+                        select(table.c.id).where(table.c.batch_key == key)
+                    ).scalar_one()
+                )
+                if created:
+                    self._created_batches.append(found)
+                return found
             # inserted_primary_key, not RETURNING: it also works on SQLite older than 3.35.
             inserted = connection.execute(insert(table).values(**row)).inserted_primary_key
         batch_id = inserted[0] if inserted else None
         if not isinstance(batch_id, int):
             raise StoreError(f"{self.url}: the database returned no id for the new batch")
+        self._created_batches.append(batch_id)
         return batch_id
+
+    @property
+    def created_batches(self) -> list[int]:
+        """The ids of the batches this store object created, oldest first."""
+        return list(self._created_batches)
+
+    def remove_empty_batches(self, batch_ids: Sequence[int]) -> int:
+        """Remove those of ``batch_ids`` that hold no run, grade or verdict (what a failed
+        recording created and left empty), in one statement, so a batch another process
+        records in meanwhile stays; returns how many were removed."""
+        if not batch_ids:
+            return 0
+        table = schema.batches
+        holders = (schema.runs, schema.grades, schema.verdicts)
+        statement = delete(table).where(
+            table.c.id.in_(list(batch_ids)),
+            *(~exists().where(holder.c.batch_id == table.c.id) for holder in holders),
+        )
+        with writing(self._engine) as connection:
+            removed = connection.execute(statement).rowcount
+        self._created_batches = [b for b in self._created_batches if b not in batch_ids]
+        return int(removed)
 
     def new_batch(
         self,

@@ -40,6 +40,8 @@ def _store_error(reason: Callable[[Any], str]) -> Callable[[Any, URL], StoreErro
 STORE_ERRORS: Final[ErrorTable[URL]] = {
     SQLAlchemyError: _store_error(_driver_reason),
     OSError: _store_error(os_reason_with_file),
+    # sqlite3 refuses a whole number past 64 bits before SQLAlchemy sees the statement.
+    OverflowError: _store_error(lambda exc: f"{exc} (past the 64 bits a column holds)"),
 }
 """Any failure of the database, or of its file, while the store uses it."""
 

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
 from typing import Final
@@ -11,6 +12,7 @@ from typing import Final
 from judgekit._util.file_digest import file_sha256
 from judgekit._util.input_paths import is_file
 from judgekit._util.jsonl import iter_models
+from judgekit.errors import StoreError
 from judgekit.formats.grade import Grade
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.store.database import open_store
@@ -39,6 +41,7 @@ __all__ = [
     "file_sha256",
     "import_batch_key",
     "iter_grades",
+    "no_empty_batch_left",
     "open_batch",
     "record_graded_runs",
     "record_results_file",
@@ -51,6 +54,21 @@ __all__ = [
 TABLES: Final = ("batches", "runs", "grades", "verdicts", "calibrations", "promotions")
 
 
+@contextlib.contextmanager
+def no_empty_batch_left(store: Store) -> Iterator[None]:
+    """Record within the block; when it fails, the batches it created and left empty are
+    removed, so a failed recording leaves no trace of itself in the store (a batch that holds
+    records by then, its own or another process's, stays)."""
+    before = len(store.created_batches)
+    try:
+        yield
+    except BaseException:
+        # The database may be what failed: its error is the one to report, not this one's.
+        with contextlib.suppress(StoreError):
+            store.remove_empty_batches(store.created_batches[before:])
+        raise
+
+
 def record_graded_runs(
     runs_path: str | Path,
     results_path: str | Path,
@@ -60,8 +78,9 @@ def record_graded_runs(
     url: str | None = None,
     key: str | None = None,
 ) -> Recorded:
-    """Open the store and record a runs file with the results file grading it."""
-    with open_store(url) as store:
+    """Open the store and record a runs file with the results file grading it (a failure
+    leaves no empty batch)."""
+    with open_store(url) as store, no_empty_batch_left(store):
         grades = iter_grades(results_path)
         return record_runs_file(
             store, runs_path, source=source, provenance=provenance, grades=grades, key=key

@@ -182,9 +182,9 @@ def test_import_otel_on_openinference_spans_names_openinference(tmp_path: Path) 
     )
 
 
-def _span_line(attributes: dict[str, Any]) -> str:
+def _span_line(attributes: dict[str, Any], span_id: str = "0x02") -> str:
     return json.dumps(
-        {"name": "x", "context": {"trace_id": "0x01", "span_id": "0x02"}, "attributes": attributes}
+        {"name": "x", "context": {"trace_id": "0x01", "span_id": span_id}, "attributes": attributes}
     )
 
 
@@ -210,7 +210,10 @@ def test_malformed_spans_name_line_and_field(
 ) -> None:
     path = tmp_path / "spans.jsonl"
     path.write_text(
-        _span_line({"openinference.span.kind": "AGENT"}) + "\n" + _span_line(attributes) + "\n"
+        _span_line({"openinference.span.kind": "AGENT"})
+        + "\n"
+        + _span_line(attributes, span_id="0x03")
+        + "\n"
     )
     with pytest.raises(DataError) as caught:
         list(import_openinference(path))
