@@ -9,6 +9,17 @@ key with ``[REDACTED]``. It sits at the bottom of the package so that every erro
 >>> redact("HTTP 401: Incorrect API key provided: sk-proj-abcDEF0123456789xyz; "
 ...        "token local-server-token-123")
 'HTTP 401: Incorrect API key provided: [REDACTED]; token [REDACTED]'
+
+A key of :data:`MIN_KEY_LENGTH` characters or more is redacted wherever it occurs. A short
+one ("EMPTY", "ollama": what local servers are given) is redacted where it stands as a word
+of its own, so that a key "test" leaves "latest" and "tested" whole:
+
+>>> add_secret("EMPTY")
+>>> redact("key EMPTY rejected; EMPTYING the queue")
+'key [REDACTED] rejected; EMPTYING the queue'
+
+A key shorter than :data:`MIN_KEY_LENGTH` would take ordinary letters out of every text:
+the providers refuse to send one (``judgekit.providers.keys``), and it is never registered.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ import re
 import threading
 from typing import Final
 
-__all__ = ["REDACTED", "add_secret", "redact"]
+__all__ = ["MIN_KEY_LENGTH", "REDACTED", "add_secret", "redact"]
 
 REDACTED: Final = "[REDACTED]"
 
@@ -33,26 +44,44 @@ _KEY_SHAPES: Final = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{16,}"
 )
 
-# Shorter than this, a configured "key" ("test", "none") is too likely to be an ordinary
-# word to be cut out of every message.
-_MIN_SECRET_LENGTH: Final = 8
+MIN_KEY_LENGTH: Final = 4
+"""The fewest characters a key may have: a shorter one ("a", "ok") cannot be cut out of
+what judgekit writes without cutting ordinary words too."""
 
-_secrets: set[str] = set()
+# From this length on, a key is cut out wherever it occurs; a shorter one only where it
+# stands as a word (neither neighbour a letter, a digit, ``_`` or ``-``).
+_SUBSTRING_LENGTH: Final = 8
+_WORD_EDGE: Final = "A-Za-z0-9_\\-"
+
+_secrets: set[str] = set()  # cut out wherever they occur
+_shorts: set[str] = set()  # cut out as words, by _short_secrets
+_short_secrets: re.Pattern[str] | None = None
 _lock = threading.Lock()
 
 
 def add_secret(secret: str | None) -> None:
-    """Redact ``secret`` from every text :func:`redact` sees in this process from now on."""
-    if secret and len(secret) >= _MIN_SECRET_LENGTH:
-        with _lock:
+    """Redact ``secret`` from every text :func:`redact` sees in this process from now on
+    (one shorter than :data:`MIN_KEY_LENGTH` is never sent, so it is not registered)."""
+    global _short_secrets
+    if not secret or len(secret) < MIN_KEY_LENGTH:
+        return
+    with _lock:
+        if len(secret) >= _SUBSTRING_LENGTH:
             _secrets.add(secret)
+        elif secret not in _shorts:
+            _shorts.add(secret)
+            words = "|".join(re.escape(s) for s in sorted(_shorts, key=len, reverse=True))
+            _short_secrets = re.compile(f"(?<![{_WORD_EDGE}])(?:{words})(?![{_WORD_EDGE}])")
 
 
 def redact(text: str) -> str:
     """``text`` with every configured secret and every key-shaped string replaced."""
     with _lock:
         secrets = sorted(_secrets, key=len, reverse=True)  # a key containing another first
+        short = _short_secrets
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
+    if short is not None:
+        text = short.sub(REDACTED, text)
     return _KEY_SHAPES.sub(REDACTED, text)
