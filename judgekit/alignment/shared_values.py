@@ -43,7 +43,7 @@ def refuse_shared_values(source: Path) -> None:
     )
 
 
-def _first_shared_value(text: str) -> tuple[str, int, str] | None:
+def _first_shared_value(text: str) -> tuple[str, int | None, str] | None:
     """(the top-level key, the line, ``&name`` or ``*name``) of the first anchor or alias
     within a value align rewrites. The file has loaded as a rubric: its root is a mapping."""
     depth, key, expecting_key = 0, None, True
@@ -52,17 +52,20 @@ def _first_shared_value(text: str) -> tuple[str, int, str] | None:
             key, expecting_key = event.value, False
             continue
         if key in _REWRITTEN and (depth > 1 or (depth == 1 and not expecting_key)):
+            line = event.start_mark.line + 1 if event.start_mark is not None else None
             if isinstance(event, yaml.AliasEvent):
-                return key, event.start_mark.line + 1, f"*{event.anchor}"
+                return key, line, f"*{event.anchor}"
             anchor = getattr(event, "anchor", None)
             if anchor is not None:
-                return key, event.start_mark.line + 1, f"&{anchor}"
+                return key, line, f"&{anchor}"
         if isinstance(event, _OPEN):
             depth += 1
         elif isinstance(event, _CLOSE):
             depth -= 1
-        if depth == 1 and not expecting_key and isinstance(
-            event, (yaml.ScalarEvent, yaml.AliasEvent, *_CLOSE)
+        if (
+            depth == 1
+            and not expecting_key
+            and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, *_CLOSE))
         ):
             expecting_key = True  # the value is complete
     return None

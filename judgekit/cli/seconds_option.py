@@ -18,7 +18,7 @@ MAX_SECONDS: Final = 365 * 24 * 3600.0
 """A year: longer than any trial or poll should wait, and well within what a clock holds."""
 
 
-class Seconds(click.ParamType):
+class Seconds(click.ParamType[float]):
     """Seconds from 0 (or above 0, with ``above_zero``) to :data:`MAX_SECONDS`."""
 
     name = "seconds"
@@ -26,14 +26,13 @@ class Seconds(click.ParamType):
     def __init__(self, *, above_zero: bool = False) -> None:
         self.above_zero = above_zero
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            seconds = value
-        else:
-            try:
-                seconds = float(value)
-            except (TypeError, ValueError):
-                seconds = math.nan
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
         low_ok = seconds > 0 if self.above_zero else seconds >= 0
         if not (low_ok and seconds <= MAX_SECONDS):  # nan fails both
             span = "above 0 and at most a year" if self.above_zero else "from 0 to a year"

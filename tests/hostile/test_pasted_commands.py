@@ -147,9 +147,7 @@ def test_the_project_readmes_judge_runs_when_pasted(
     project_line = keyed(project / "README.md")[0]
     assert readme_line == project_line and readme_line.startswith(KEY_PLACEHOLDER)
     judged(paste(project_line, project, env), 15)
-    assert {request.headers["authorization"] for request in server.requests} == {
-        "Bearer your-key"
-    }
+    assert {request.headers["authorization"] for request in server.requests} == {"Bearer your-key"}
     assert len((project / "verdicts.jsonl").read_text().splitlines()) == 15
 
 
