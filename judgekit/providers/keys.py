@@ -60,7 +60,8 @@ def check_key(key: str, *, source: str) -> str:
     character or a non-ASCII one cannot go into an HTTP header as it is."""
     for position, character in enumerate(key, start=1):
         if not "!" <= character <= "~":
-            name = unicodedata.name(character, "a control character")
+            control = unicodedata.category(character) == "Cc"
+            name = "a control character" if control else unicodedata.name(character, "unassigned")
             raise ConfigError(
                 f"{source} holds a character that cannot be sent in an HTTP header "
                 f"(U+{ord(character):04X}, {name}, character {position} of {len(key)}): "
