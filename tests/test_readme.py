@@ -34,7 +34,10 @@ EXPECTED_EXIT = {
         "not promoted",
     ),
     # Nothing is promoted yet, so there is no figure to recheck against.
-    "OPENAI_API_KEY=… judgekit monitor --recheck goal_completion": (2, "no promotion record"),
+    "OPENAI_API_KEY=your-key judgekit monitor --recheck goal_completion": (
+        2,
+        "no promotion record",
+    ),
     # The README shows this run failing, with this message.
     "pytest -m judgekit --judgekit-tasks tasks/shop.yaml --judgekit-agent examples.shop:agent "
     "--judgekit-trials 20 --judgekit-min-pass-rate 0.7 --judgekit-baseline main/results.jsonl": (
@@ -153,7 +156,7 @@ def _judgekit(args: list[str], stdin: str | None) -> tuple[int, str, str]:
 
 def _prepare(command: Command, server: FakeLLMServer) -> tuple[list[str], Path | None]:
     """The argv to run, and the file a ``> FILE`` redirect writes to."""
-    line = command.line.replace("OPENAI_API_KEY=… ", "")
+    line = command.line.replace("OPENAI_API_KEY=your-key ", "")
     redirect = None
     if " > " in line:
         line, target = line.split(" > ")

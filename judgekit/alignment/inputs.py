@@ -8,6 +8,7 @@ from pathlib import Path
 
 from judgekit._util.input_paths import is_file
 from judgekit.alignment.dev_set import DevSet, dev_set
+from judgekit.alignment.shared_values import refuse_shared_values
 from judgekit.calibration.selection import select_verdicts
 from judgekit.calibration.split import Split, load_split
 from judgekit.errors import CalibrationError, DataError
@@ -65,6 +66,8 @@ class PreparedAlignment:
 def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
     """Read and check the rubric, labels, split, runs, suites and verdicts, in that order."""
     rubric = load_rubric(request.rubric_ref)
+    if rubric.source is not None:
+        refuse_shared_values(rubric.source)
     if request.optimizer_model is not None:
         parse_model_name(request.optimizer_model)
     path = request.labels_file or labels_path("labels", rubric.id)

@@ -122,7 +122,7 @@ def judge_command(
 
     \b
     Example:
-      OPENAI_API_KEY=... judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
+      OPENAI_API_KEY=your-key judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
     from judgekit.calibration.promotion import record_problem
     from judgekit.cli.judge_output import judging_progress, print_dry_run, print_outcome

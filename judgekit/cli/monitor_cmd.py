@@ -118,7 +118,7 @@ def monitor_command(
     Example:
       judgekit monitor --rubric goal_completion --since 30d --plot scores.png
       judgekit monitor --branch main --suite shop
-      OPENAI_API_KEY=... judgekit monitor --recheck goal_completion
+      OPENAI_API_KEY=your-key judgekit monitor --recheck goal_completion
     """
     if recheck_ref is not None:
         if not only.is_empty:

@@ -30,7 +30,7 @@ def since_from_option(text: str) -> datetime:
     try:
         return parse_since(text)
     except ConfigError as exc:
-        raise click.BadParameter(str(exc)) from None
+        raise click.BadParameter(str(exc), param_hint="'--since'") from None
 
 
 @dataclass(frozen=True)

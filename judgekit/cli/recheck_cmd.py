@@ -29,7 +29,7 @@ def recheck_command(
 
     \b
     Example:
-      OPENAI_API_KEY=... judgekit recheck goal_completion
+      OPENAI_API_KEY=your-key judgekit recheck goal_completion
       judgekit recheck goal_completion --runs out/runs.jsonl --tasks tasks
     """
     recheck_and_print(rubric_ref, recheck, labels_dir=labels_dir, as_json=as_json)

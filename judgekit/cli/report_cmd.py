@@ -81,6 +81,7 @@ def report_command(
       judgekit report -o shop.html --branch main --suite shop
     """
     out_path = old_out_path or out_path
+    start = since_from_option(since)  # a bad --since is refused before the store is opened
     from judgekit.errors import StoreError
     from judgekit.report import write_report
     from judgekit.report.gather import build_report_content
@@ -103,7 +104,7 @@ def report_command(
             grades=grades,
             rubrics=rubrics_from(rubric_refs),
             labels_dir=labels_dir,
-            since=since_from_option(since),
+            since=start,
             by=by,
             only=only,
         )

@@ -22,6 +22,7 @@ from judgekit.cli.options import (
     save_baseline_option,
     tasks_option,
 )
+from judgekit.cli.seconds_option import Seconds
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.grade import Grade
@@ -59,7 +60,7 @@ from judgekit.trials.shards import ShardPlan, plan_shard
     "timeout_s",
     default=300.0,
     show_default=True,
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(above_zero=True),
     help="Wall-time cap per trial, in seconds.",
 )
 @out_dir_option("judgekit-run", "Folder for runs.jsonl, results.jsonl and results.csv.")

@@ -24,12 +24,12 @@ def next_steps(root: Path, out: Path) -> list[tuple[str, list[str]]]:
     return [
         (
             "Judge the shop runs with a real model (the rubric's default judge):",
-            [f"OPENAI_API_KEY=… judgekit judge {runs} {judged} --model openai/gpt-4o-mini"],
+            [f"OPENAI_API_KEY=your-key judgekit judge {runs} {judged} --model openai/gpt-4o-mini"],
         ),
         (
             "or with a local OpenAI-compatible server (Ollama, vLLM, llama.cpp):",
             [
-                f"judgekit judge {runs} {judged} --model local/<model> "
+                f"judgekit judge {runs} {judged} --model local/llama3.1 "
                 "--base-url http://localhost:11434/v1"
             ],
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from judgekit.errors import ConfigError
+from judgekit.providers.keys import check_key
 
 
 def api_key_from_env(variable: str | None) -> str | None:
@@ -15,4 +16,4 @@ def api_key_from_env(variable: str | None) -> str | None:
     key = os.environ.get(variable)
     if not key:
         raise ConfigError(f"--api-key-env {variable}: that environment variable is not set")
-    return key
+    return check_key(key, source=variable)

@@ -232,7 +232,9 @@ class Judge:
             except JudgeOutputError as second_error:
                 answer.error = after_repair(str(first_error), str(second_error))
                 return answer
-        answer.score, answer.reason = parsed.score, parsed.reason
+        # The answer's text is redacted as it arrived; a key written with JSON escapes
+        # ("\u0073k-…") shows only once parsed.
+        answer.score, answer.reason = parsed.score, redact(parsed.reason)
         answer.tokens = score_tokens(response) if response.tokens else None
         return answer
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judgekit._util.redaction import redact
 
 
 class ChatMessage(BaseModel):
@@ -45,7 +47,14 @@ class TokenLogprob(BaseModel):
 
 
 class ChatResponse(BaseModel):
-    """What a provider answered, with what it cost in tokens and time."""
+    """What a provider answered, with what it cost in tokens and time.
+
+    Every answer enters judgekit as one of these, from a provider, a batch or the cache, so
+    the keys are cut out here (:func:`~judgekit._util.redaction.redact`): a server that
+    echoes the key it was sent puts it in no verdict, cache entry, store row or line printed.
+    An answer whose tokens spell a key keeps no tokens, as a key split across tokens has no
+    one token to redact.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -58,6 +67,24 @@ class ChatResponse(BaseModel):
         default=None,
         description="The answer's tokens with log-probabilities, when asked and given.",
     )
+
+    @field_validator("text", "model")
+    @classmethod
+    def _without_keys(cls, value: str) -> str:
+        return redact(value)
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_without_keys(
+        cls, tokens: tuple[TokenLogprob, ...] | None
+    ) -> tuple[TokenLogprob, ...] | None:
+        if tokens is None:
+            return None
+        spelled = "".join(token.token for token in tokens)
+        alternatives = "\n".join(alt for token in tokens for alt, _ in token.top)
+        if redact(spelled) != spelled or redact(alternatives) != alternatives:
+            return None
+        return tokens
 
 
 class ChatProvider(ABC):

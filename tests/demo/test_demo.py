@@ -95,7 +95,7 @@ def test_demo_prints_the_commands_for_a_real_model(demo_run: DemoRun) -> None:
     out, root = demo_run.out, repo_root()
     rubric = root / "rubrics" / "goal_completion.yaml"
     assert (
-        f"  OPENAI_API_KEY=… judgekit judge {out / 'shop' / 'runs.jsonl'} --rubric {rubric} "
+        f"  OPENAI_API_KEY=your-key judgekit judge {out / 'shop' / 'runs.jsonl'} --rubric {rubric} "
         f"--tasks {root / 'tasks'} --model openai/gpt-4o-mini\n"
     ) in demo_run.output
     assert "--base-url http://localhost:11434/v1" in demo_run.output

@@ -92,9 +92,9 @@ def provider_for(api: str, server: RawServer) -> tuple[ChatProvider, str]:
     """The provider of ``api`` at ``server``, and the URL it posts to."""
     if api == "openai":
         return OpenAIProvider(
-            api_key="k", base_url=f"{server.url}/v1"
+            api_key="test", base_url=f"{server.url}/v1"
         ), f"{server.url}/v1/chat/completions"
-    return AnthropicProvider(api_key="k", base_url=server.url), f"{server.url}/v1/messages"
+    return AnthropicProvider(api_key="test", base_url=server.url), f"{server.url}/v1/messages"
 
 
 def ask(provider: ChatProvider) -> ChatResponse:

@@ -102,8 +102,8 @@ def test_a_bad_since_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.Monkey
     result = CliRunner().invoke(main, ["monitor", "--since", "last week"])
     assert result.exit_code == 2
     assert result.stderr == (
-        "judgekit: error: Invalid value: 'last week' is not a date; expected YYYY-MM-DD or a "
-        "number of days such as 90d (see judgekit monitor --help)\n"
+        "judgekit: error: Invalid value for '--since': 'last week' is not a date; expected "
+        "YYYY-MM-DD or a number of days such as 90d (see judgekit monitor --help)\n"
     )
 
 

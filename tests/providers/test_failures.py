@@ -149,7 +149,7 @@ def _openai_status_error(
     status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
 ) -> openai.APIStatusError:
     response = httpx2.Response(status, request=REQUEST, headers=headers or {}, json=body or {})
-    client = openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1")
+    client = openai.OpenAI(api_key="test", base_url="http://127.0.0.1:9/v1")
     # The SDK's own factory: the right subclass, body unwrapped as the SDK does it.
     return client._make_status_error_from_response(response)
 
@@ -158,7 +158,7 @@ def _anthropic_status_error(
     status: int, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
 ) -> anthropic.APIStatusError:
     response = httpx2.Response(status, request=REQUEST, headers=headers or {}, json=body or {})
-    client = anthropic.Anthropic(api_key="k", base_url="http://127.0.0.1:9")
+    client = anthropic.Anthropic(api_key="test", base_url="http://127.0.0.1:9")
     return client._make_status_error_from_response(response)
 
 

@@ -25,9 +25,9 @@ URLS = [
 
 @pytest.mark.parametrize("url", URLS)
 def test_a_plain_base_url_is_resolved_as_the_sdk_resolves_it(url: str) -> None:
-    sdk = openai.AsyncOpenAI(api_key="k", base_url=url)
+    sdk = openai.AsyncOpenAI(api_key="test", base_url=url)
     assert plain_base_url(url) == str(sdk.base_url)
-    assert OpenAIProvider(api_key="k", base_url=url).endpoint == str(sdk.base_url)
+    assert OpenAIProvider(api_key="test", base_url=url).endpoint == str(sdk.base_url)
 
 
 @pytest.mark.parametrize(
@@ -47,21 +47,21 @@ def test_a_plain_base_url_is_resolved_as_the_sdk_resolves_it(url: str) -> None:
 )
 def test_any_other_address_is_left_to_the_sdk(url: str) -> None:
     assert plain_base_url(url) is None
-    sdk = openai.AsyncOpenAI(api_key="k", base_url=url)
-    assert OpenAIProvider(api_key="k", base_url=url).endpoint == str(sdk.base_url)
+    sdk = openai.AsyncOpenAI(api_key="test", base_url=url)
+    assert OpenAIProvider(api_key="test", base_url=url).endpoint == str(sdk.base_url)
 
 
 def test_no_base_url_is_the_sdks_default() -> None:
     assert plain_base_url(None) is None
-    expected = str(openai.AsyncOpenAI(api_key="k").base_url)
-    assert OpenAIProvider(api_key="k").endpoint == expected
+    expected = str(openai.AsyncOpenAI(api_key="test").base_url)
+    assert OpenAIProvider(api_key="test").endpoint == expected
 
 
 def test_the_sdk_is_imported_only_by_the_first_request() -> None:
     script = (
         "import sys\n"
         "from judgekit.providers.openai_provider import OpenAIProvider\n"
-        "provider = OpenAIProvider(api_key='k', base_url='http://127.0.0.1:9/v1')\n"
+        "provider = OpenAIProvider(api_key='test', base_url='http://127.0.0.1:9/v1')\n"
         "print(provider.endpoint, 'openai' in sys.modules)\n"
     )
     out = subprocess.run(
@@ -80,10 +80,10 @@ def test_a_lazily_built_client_answers_and_closes() -> None:
             await provider.aclose()
 
     with FakeLLMServer(reply=lambda r: '{"score": "pass"}') as server:
-        provider = OpenAIProvider(api_key="k", base_url=server.openai_base_url)
+        provider = OpenAIProvider(api_key="test", base_url=server.openai_base_url)
         assert asyncio.run(ask(provider)) == '{"score": "pass"}'
         assert server.calls == 1
     # Closing a provider that never asked builds no client.
-    idle = OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9/v1")
+    idle = OpenAIProvider(api_key="test", base_url="http://127.0.0.1:9/v1")
     asyncio.run(idle.aclose())
     assert idle._sdk is None

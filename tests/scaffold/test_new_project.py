@@ -81,7 +81,7 @@ def test_the_readme_block_works_in_a_new_folder(tmp_path: Path) -> None:
             if line.startswith("cd "):
                 cwd = cwd / line.removeprefix("cd ")
                 continue
-            args = shlex.split(line.removeprefix("OPENAI_API_KEY=… "))[1:]
+            args = shlex.split(line.removeprefix("OPENAI_API_KEY=your-key "))[1:]
             if line.startswith("OPENAI_API_KEY="):
                 args += ["--base-url", server.openai_base_url]
             stdin = "p\n" * 15 if args[0] == "label" else ""

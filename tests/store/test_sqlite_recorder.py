@@ -230,7 +230,11 @@ def test_judging_again_from_the_cache_loads_no_sqlalchemy_sdk_or_price_table(
         for i in range(5)
     ]
     runs.write_text("".join(lines), encoding="utf-8")
-    env = {**os.environ, "JUDGEKIT_HOME": str(tmp_path / "home"), "OPENAI_API_KEY": "k"}
+    env = {
+        **os.environ,
+        "JUDGEKIT_HOME": str(tmp_path / "home"),
+        "OPENAI_API_KEY": "sk-test-startup",
+    }
     env.pop("JUDGEKIT_DB", None)
     rubric = tmp_path / "refunds.yaml"
     rubric.write_text(RUBRIC, encoding="utf-8")
