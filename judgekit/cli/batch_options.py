@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from judgekit.cli.number_types import FiniteFloatRange
+
 if TYPE_CHECKING:
     from judgekit.judging.batch.options import BatchOptions
 
@@ -31,7 +33,7 @@ def batch_options(func: F) -> F:
         "--poll-interval",
         default=30.0,
         show_default=True,
-        type=click.FloatRange(min=0),
+        type=FiniteFloatRange(min=0),
         metavar="SECONDS",
         help="With --batch: seconds between two looks at a batch.",
     )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judgekit.cli.batch_options import batch_options, print_batch_event
+from judgekit.cli.number_types import DOLLARS
 from judgekit.cli.options import (
     concurrency_option,
     json_instead_of,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 )
 @click.option(
     "--max-cost",
-    type=click.FloatRange(min=0),
+    type=DOLLARS,
     help="Spend at most this many US dollars: a request that could pass it is not sent.",
 )
 @click.option(

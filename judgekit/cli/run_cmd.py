@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
+from judgekit.cli.number_types import FiniteFloatRange
 from judgekit.cli.options import (
     baseline_writer,
     concurrency_option,
@@ -58,7 +59,7 @@ from judgekit.trials.shards import ShardPlan, plan_shard
     "timeout_s",
     default=300.0,
     show_default=True,
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     help="Wall-time cap per trial, in seconds.",
 )
 @out_dir_option("judgekit-run", "Folder for runs.jsonl, results.jsonl and results.csv.")
