@@ -113,7 +113,12 @@ def test_a_budget_stop_with_no_verdict_records_no_batch(tmp_path: Path) -> None:
         (["gate", "a", "b"], "--turns-tolerance", "inf", "'inf' is not a finite number."),
         (["monitor"], "--alpha", "nan", "'nan' is not a finite number."),
         (["monitor"], "--cost-tolerance", "nan", "'nan' is not a finite number."),
-        (["monitor", "--recheck", "r.yaml"], "--drift-alpha", "nan", "'nan' is not a finite number."),
+        (
+            ["monitor", "--recheck", "r.yaml"],
+            "--drift-alpha",
+            "nan",
+            "'nan' is not a finite number.",
+        ),
         (["recheck", "r.yaml"], "--drift-alpha", "nan", "'nan' is not a finite number."),
     ],
 )
