@@ -31,6 +31,7 @@ A write that fails (a full disk) is cut back to the last whole line and reported
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections import Counter
@@ -92,7 +93,6 @@ class VerdictsFile:
         self.candidates: dict[str, Verdict] = {}
         # --no-cache: the earlier line of each run that would have been reused.
         self.standing: dict[str, bytes] = {}
-        self.appended = 0  # new verdicts written
         self._reuse = resume
         self._asked_again: set[str] = set()  # standing runs whose new verdict is written
         self._head: list[str] = []  # the standing runs, in the order written before the new
@@ -155,7 +155,6 @@ class VerdictsFile:
                 self._size = os.fstat(self._fh.fileno()).st_size
             self._last_sync = time.monotonic()
         self._write((verdict.model_dump_json() + "\n").encode())
-        self.appended += 1
         if verdict.run_id in self.standing:
             self._asked_again.add(verdict.run_id)
         if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
@@ -168,7 +167,10 @@ class VerdictsFile:
         view = memoryview(line)
         try:
             while view:  # an unbuffered write may take only part of the line
-                view = view[self._fh.write(view) or 0 :]
+                written = self._fh.write(view)
+                if not written:  # no room, and no error said so
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
         except OSError as exc:
             with suppress(OSError):  # else the torn last line is dropped by the next reader
                 os.ftruncate(self._fh.fileno(), self._size)
