@@ -57,7 +57,8 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 @click.option(
     "--max-cost",
     type=DOLLARS,
-    help="Spend at most this many US dollars: a request that could pass it is not sent.",
+    help="Spend at most this many US dollars: a request that could pass it is not sent, "
+    "and runs left unjudged end with exit 1.",
 )
 @click.option(
     "--no-cache",

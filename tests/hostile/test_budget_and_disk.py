@@ -168,3 +168,14 @@ def test_a_full_disk_mid_run_loses_no_verdict_written_before(tmp_path: Path) -> 
     assert stored_reasons() == {
         f"r{i}": again if f"r{i}" in asked_again else first for i in range(RUNS)
     }
+
+
+@pytest.mark.parametrize("max_usd", [float("nan"), float("inf"), 0.0, -1.0])
+def test_the_python_api_refuses_a_budget_that_is_no_finite_amount(max_usd: float) -> None:
+    from judgekit.errors import ConfigError
+    from judgekit.judging.budget import Budget
+    from judgekit.judging.pricing import PriceTable
+
+    with pytest.raises(ConfigError) as raised:
+        Budget(max_usd, prices=PriceTable(), model="openai/gpt-4o-mini")
+    assert str(raised.value) == (f"--max-cost must be a positive number of dollars, not {max_usd}")
