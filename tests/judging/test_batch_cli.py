@@ -4,6 +4,7 @@ API's acceptance of a batch and its reply, resumed by a rerun that pays for no s
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -15,15 +16,19 @@ from tests.judging.conftest import judge_command, verdict_json
 from tests.judging.test_batch import fifty_runs
 
 
-def submitted(records: Path) -> bool:
-    """Whether a batch's id is recorded (its intent is recorded first, before it is sent)."""
-    for record in records.iterdir() if records.exists() else ():
-        try:
-            if json.loads(record.read_text(encoding="utf-8")).get("batch_id"):
-                return True
-        except (OSError, ValueError):
-            pass  # replaced while read
-    return False
+def read_submitted_line(process: subprocess.Popen[bytes]) -> bytes:
+    """The stderr line saying a batch was submitted (its id recorded just before), read as
+    it comes: the process then polls in silence."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stderr], [], [], 1.0)
+        if ready:
+            line = process.stderr.readline()
+            assert line, process.communicate()  # the process ended
+            if line.startswith(b"submitted batch"):
+                return line
+    raise AssertionError("no batch was submitted within 60 s")
 
 
 def test_a_killed_process_is_resumed_by_polling_the_same_batch(tmp_path: Path) -> None:
@@ -34,18 +39,14 @@ def test_a_killed_process_is_resumed_by_polling_the_same_batch(tmp_path: Path) -
         slow = judge_command(runs, base, out, "--no-store", "--batch", "--poll-interval", "3600")
         process = subprocess.Popen(slow, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            deadline = time.monotonic() + 60
-            while not submitted(records):
-                assert process.poll() is None, process.communicate()
-                assert time.monotonic() < deadline, "no batch was submitted within 60 s"
-                time.sleep(0.05)
+            line = read_submitted_line(process)
         finally:
             process.kill()
-            _, stderr = process.communicate()
+            process.communicate()
         assert process.returncode == -9
         (batch_api, batch_id, size), *more = server.batches.creates
         assert (batch_api, size, more) == ("openai", 50, [])
-        assert f"submitted batch {batch_id} (50 requests)\n" in stderr.decode()
+        assert line.decode() == f"submitted batch {batch_id} (50 requests)\n"
         assert not (out / "verdicts.jsonl").exists() or not (out / "verdicts.jsonl").read_text()
 
         fast = judge_command(runs, base, out, "--no-store", "--batch", "--poll-interval", "0.01")
