@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from judgekit.cli.number_types import DOLLARS
 from judgekit.cli.options import concurrency_option, json_option, rubric_option, suites_option
 
 
@@ -56,7 +57,7 @@ from judgekit.cli.options import concurrency_option, json_option, rubric_option,
 )
 @click.option(
     "--max-cost",
-    type=click.FloatRange(min=0),
+    type=DOLLARS,
     help="Spend at most this many US dollars on the judge: a request that could pass it is "
     "not sent, and nothing is written.",
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from judgekit.cli.seconds_option import Seconds
+from judgekit.cli.number_types import Seconds
 
 if TYPE_CHECKING:
     from judgekit.judging.batch.options import BatchOptions

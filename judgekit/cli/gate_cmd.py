@@ -11,6 +11,7 @@ from rich.console import Console
 
 from judgekit._util.input_paths import is_dir
 from judgekit.cli.filter_options import filter_options
+from judgekit.cli.number_types import FiniteFloatRange
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, load_rubrics
 from judgekit.gate.render import print_gate_report
@@ -43,7 +44,7 @@ EXIT_GATE_SAYS_NO = 1
     "--alpha",
     default=0.05,
     show_default=True,
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     help="Chance of a false pass-rate alarm anywhere in the suite (with --correction holm).",
 )
 @click.option(
@@ -57,14 +58,14 @@ EXIT_GATE_SAYS_NO = 1
     "--cost-tolerance",
     default=0.2,
     show_default=True,
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     help="Largest rise of a task's mean cost allowed with its pass rate flat (0.2 = +20%).",
 )
 @click.option(
     "--turns-tolerance",
     default=0.2,
     show_default=True,
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     help="Largest rise of a task's mean turns allowed with its pass rate flat.",
 )
 @filter_options(runs="both sides", batches="the baseline (a store reference)")

@@ -9,6 +9,7 @@ import click
 
 from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.batch_options import batch_options, print_batch_event
+from judgekit.cli.number_types import DOLLARS
 from judgekit.cli.options import (
     concurrency_option,
     json_instead_of,
@@ -56,8 +57,9 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 )
 @click.option(
     "--max-cost",
-    type=click.FloatRange(min=0),
-    help="Spend at most this many US dollars: a request that could pass it is not sent.",
+    type=DOLLARS,
+    help="Spend at most this many US dollars: a request that could pass it is not sent, "
+    "and runs left unjudged end with exit 1.",
 )
 @click.option(
     "--no-cache",

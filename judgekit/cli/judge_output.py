@@ -1,6 +1,6 @@
 """What ``judgekit judge`` shows: the progress bar on stderr (nothing when --json or not a
 terminal), the --dry-run plan, and the outcome — the summary or its --json object, the runs
-not judged and the unscored verdicts that fail the judging (exit 1)."""
+not judged, those the budget left and the unscored verdicts that fail the judging (exit 1)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EXIT_JUDGING_FAILED", "judging_progress", "print_dry_run", "print_outcome"]
 
-# Some runs got no answer from the provider (rerun to finish), or too many verdicts are
-# unscored (the judge's answers could not be read): the verdicts that exist are written.
+# Some runs got no answer from the provider or were left by the --max-cost budget (rerun to
+# finish), or too many verdicts are unscored (the judge's answers could not be read): the
+# verdicts that exist are written.
 EXIT_JUDGING_FAILED = 1
 
 # What makes rich treat a stream that is not a TTY as a terminal.
@@ -88,6 +89,7 @@ def print_outcome(
     from judgekit._util.terminal_text import visible
     from judgekit.judging.judge_summary import (
         not_judged_lines,
+        over_budget_line,
         set_apart_line,
         summary_json,
         summary_lines,
@@ -116,14 +118,18 @@ def print_outcome(
         apart = set_apart_line(tally, earlier)
         if apart is not None:
             click.echo(apart)
-        click.echo(f"wrote {out}")
+        if out.exists():  # stopped before its first verdict, a judging writes no file
+            click.echo(f"wrote {out}")
         if recorded is not None:
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
     if tally.not_judged:
         # A reason may quote what the server said: shown, never interpreted by the terminal.
         for line in not_judged_lines(tally, rubric.judge.model, endpoint):
             click.echo(visible(line, one_line=True), err=True)
+    over_budget = over_budget_line(tally, len(prepared.run_ids))
+    if over_budget is not None:
+        click.echo(over_budget, err=True)
     if failure is not None:
         click.echo(f"judging failed: {failure}; the verdicts are in {out}", err=True)
-    if tally.not_judged or failure is not None:
+    if tally.not_judged or over_budget is not None or failure is not None:
         raise SystemExit(EXIT_JUDGING_FAILED)

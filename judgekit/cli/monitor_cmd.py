@@ -20,6 +20,7 @@ from judgekit.cli.monitor_options import (
     recheck_options,
     since_from_option,
 )
+from judgekit.cli.number_types import FiniteFloatRange
 from judgekit.cli.options import (
     by_option,
     json_instead_of,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the comman
     "--alpha",
     default=0.01,
     show_default=True,
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     help="Chance of a false alert in one monitor run (Holm across gating metrics).",
 )
 @click.option(
@@ -66,7 +67,7 @@ if TYPE_CHECKING:  # the monitor's queries load SQLAlchemy: only when the comman
     "--cost-tolerance",
     default=0.2,
     show_default=True,
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     help="Cost or turns alert only when the mean rose by more than this (0.2 = +20%).",
 )
 @click.option(

@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 import click
 from rich.console import Console
 
+from judgekit.cli.number_types import FiniteFloatRange
 from judgekit.cli.options import concurrency_option, suites_option
 from judgekit.errors import ConfigError
 from judgekit.monitoring.since import parse_since
@@ -73,7 +74,7 @@ def recheck_options(*, after_recheck_flag: bool) -> Callable[[F], F]:
             "--drift-alpha",
             default=0.05,
             show_default=True,
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
             help=text("the level of the one-sided test of a kappa drop."),
         ),
     ]

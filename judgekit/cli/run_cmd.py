@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
 from judgekit._util.output_targets import refuse_output_over_input
+from judgekit.cli.number_types import Seconds
 from judgekit.cli.options import (
     baseline_writer,
     concurrency_option,
@@ -22,7 +23,6 @@ from judgekit.cli.options import (
     save_baseline_option,
     tasks_option,
 )
-from judgekit.cli.seconds_option import Seconds
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.grade import Grade

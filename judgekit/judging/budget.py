@@ -22,6 +22,7 @@ room while others were in flight may find it then).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 
 from judgekit.errors import ConfigError
@@ -43,6 +44,8 @@ class Budget:
     """At most ``max_usd`` spent by one judge on ``model``, priced by ``prices``."""
 
     def __init__(self, max_usd: float, *, prices: PriceTable, model: str) -> None:
+        if not (math.isfinite(max_usd) and max_usd > 0):  # nan would compare as no budget
+            raise ConfigError(f"--max-cost must be a positive number of dollars, not {max_usd}")
         if prices.cost(model, 0, 0) is None:
             raise ConfigError(
                 f"--max-cost needs the price of {model}: {prices.unknown_hint(model)}"

@@ -66,9 +66,11 @@ def judge_runs_file(
     """Judge every run of ``runs`` (whose ids are ``run_ids``) into ``folder/verdicts.jsonl``.
 
     ``on_verdict`` sees every verdict of the file, kept ones included (recording them again
-    is idempotent). Without a cache nothing is kept: every run is asked again. Raises
-    :class:`JudgingStopped` when the provider cannot answer at all; the verdicts finished
-    before it stay in the file. ``client`` replaces the usual :class:`ChatClient` (the
+    is idempotent). Without a cache nothing is kept: every run is asked again, its earlier
+    verdict left in the file until the new one is in. Raises :class:`JudgingStopped` when
+    the provider cannot answer at all, and :class:`~judgekit.errors.OutputError` when the
+    file cannot be written (a full disk); the verdicts finished before either stay in the
+    file. ``client`` replaces the usual :class:`ChatClient` (the
     batch APIs' :class:`~judgekit.judging.batch.batch_client.BatchClient`).
     """
     with VerdictsFile(
@@ -117,13 +119,15 @@ def judge_runs_file(
         try:
             tally = asyncio.run(_judge(judge, todo, settings, keep))
         except JudgingStopped as exc:
+            output.finish(stopped=True)
             judged = judge.tally.verdicts
             kept = f"; the {judged} verdicts that finished are in {output.path}" if judged else ""
             raise JudgingStopped(
                 f"{exc}; judging stopped with {len(run_ids) - judged} of {len(run_ids)} runs "
                 f"not judged (nothing recorded for them{kept})"
             ) from exc
-        output.finish()
+        # Runs left unjudged leave the file as it was unless a new verdict joined it.
+        output.finish(stopped=tally.verdicts < len(run_ids))
         tally.set_apart = output.set_apart
         if tally.stopped_by_budget:
             # Started or not, every run left without a verdict was left for the budget.

@@ -13,6 +13,7 @@ from judgekit.judging.pricing import unknown_price_hint
 
 __all__ = [
     "not_judged_lines",
+    "over_budget_line",
     "set_apart_line",
     "summary_json",
     "summary_lines",
@@ -21,7 +22,7 @@ __all__ = [
 
 
 def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
-    """Verdicts and scores, calls and cost, then what was kept or left for the budget."""
+    """Verdicts and scores, calls and cost, then what was kept."""
     scored = tally.scored
     scores = ", ".join(f"{score} {n}" for score, n in sorted(tally.scores.items())) or "none"
     unscored_rate = tally.unscored / tally.verdicts if tally.verdicts else 0.0
@@ -39,13 +40,19 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
         lines.append(
             f"{tally.kept} of the verdicts were already in the output folder: not asked again"
         )
-    if tally.stopped_by_budget:
-        lines.append(
-            f"stopped at the --max-cost budget: {tally.over_budget} runs not judged, since "
-            "their next request could have passed it; the verdicts that finished are kept "
-            "(rerun with a higher --max-cost to finish)"
-        )
     return lines
+
+
+def over_budget_line(tally: JudgeTally, runs: int) -> str | None:
+    """How many runs the --max-cost budget left unjudged and how to finish; None when it
+    left none."""
+    if not (tally.stopped_by_budget and tally.over_budget):
+        return None
+    return (
+        f"stopped at the --max-cost budget: {tally.over_budget} of {runs} runs not judged, "
+        "since their next request could have passed it; rerun with a higher --max-cost to "
+        "finish (it asks only for those)"
+    )
 
 
 def set_apart_line(tally: JudgeTally, earlier_file: Path) -> str | None:

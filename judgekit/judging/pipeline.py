@@ -2,8 +2,8 @@
 
 :func:`prepare_judging` reads and checks every input (rubric, suites, price table, runs
 file, API key) before anything is written or asked; :func:`judging_session` then locks the
-output folder and opens the store, recording the runs first so their verdicts join the
-runs' batch; :meth:`JudgingSession.judge` judges the runs with
+output folder and opens the store, which records the runs with the first verdict so their
+verdicts join the runs' batch; :meth:`JudgingSession.judge` judges the runs with
 :func:`~judgekit.judging.judge_file.judge_runs_file`.
 """
 
@@ -237,9 +237,10 @@ class JudgingSession:
 def judging_session(
     prepared: PreparedJudging, folder: Path, *, provenance: Provenance | None
 ) -> Iterator[JudgingSession]:
-    """Lock ``folder`` and, with a ``provenance``, open the store and record the runs first:
-    the verdicts join their batch, and ``judgekit monitor --recheck`` can later ask a judge
-    about the same runs. Without one nothing is recorded."""
+    """Lock ``folder`` and, with a ``provenance``, open the store; the runs are recorded with
+    the first verdict, which joins their batch (``judgekit monitor --recheck`` can later ask
+    a judge about the same runs), so a judging without a verdict records nothing. Without
+    one nothing is recorded."""
     with ExitStack() as stack:
         stack.enter_context(output_folder_lock(folder))
         sink = _open_sink(prepared.runs, provenance, stack) if provenance is not None else None
@@ -247,13 +248,16 @@ def judging_session(
 
 
 def _open_sink(runs: Path, provenance: Provenance, stack: ExitStack) -> VerdictSink:
+    """The store opened now (a store it cannot use stops the judging before any request);
+    the runs are recorded with the first verdict."""
     from judgekit.store.run_recording import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
     store = _open_recorder()
     stack.enter_context(store)
-    recorded = record_runs_file(store, runs, source="judge", provenance=provenance)
-    return VerdictSink(store, recorded)
+    return VerdictSink(
+        store, lambda: record_runs_file(store, runs, source="judge", provenance=provenance)
+    )
 
 
 def _open_recorder() -> SqliteRecorder | Store:

@@ -6,6 +6,11 @@ Message Batches take the requests in one call and stream the results as JSONL. B
 the price of the same requests asked one by one. Each request carries a ``custom_id``; the
 answers come back keyed by it, in no particular order.
 
+A batch submitted by a process that was killed before the answer arrived is found again:
+an OpenAI batch carries its tag in its ``metadata``; an Anthropic batch has no metadata, so
+it is the one batch listed since the intent with as many requests — once ended, the one whose
+results hold exactly the request set's custom ids.
+
 :func:`batch_api` gives a provider's :class:`BatchApi`; a provider without one (``local/…``,
 plugins) is a :class:`~judgekit.errors.ConfigError`.
 """
@@ -33,6 +38,9 @@ __all__ = ["BatchApi", "BatchNotFound", "BatchState", "batch_api"]
 BatchAnswers = dict[str, ChatResponse | ProviderError]
 """custom_id → the answer, or why that request got none."""
 
+TAG_KEY = "judgekit_tag"  # the metadata key of an OpenAI batch's tag
+CLOCK_SKEW_S = 300.0  # how far the provider's clock may run behind this machine's
+
 
 class BatchNotFound(ProviderError):
     """The provider does not know the batch (deleted, expired long ago, another account)."""
@@ -53,8 +61,13 @@ class BatchApi(ABC):
         self.provider = provider
 
     @abstractmethod
-    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
-        """Send ``(custom_id, request)`` pairs as one batch; its id."""
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
+        """Send ``(custom_id, request)`` pairs as one batch tagged ``tag``; its id."""
+
+    @abstractmethod
+    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+        """The id of the batch of ``custom_ids`` tagged ``tag``, submitted after ``since``
+        (seconds since the epoch) by a process that never heard its id; None if none was."""
 
     @abstractmethod
     async def state(self, batch_id: str) -> BatchState:
@@ -80,7 +93,7 @@ def batch_api(provider: ChatProvider) -> BatchApi:
 class _OpenAIBatches(BatchApi):
     provider: OpenAIProvider
 
-    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
         lines = "".join(
             json.dumps(
                 {
@@ -102,8 +115,18 @@ class _OpenAIBatches(BatchApi):
                 input_file_id=uploaded.id,
                 endpoint="/v1/chat/completions",
                 completion_window="24h",
+                metadata={TAG_KEY: tag},
             )
         return batch.id
+
+    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+        with provider_errors(self.provider, openai_failures()):
+            async for batch in self.provider._client.batches.list(limit=100):  # newest first
+                if (batch.metadata or {}).get(TAG_KEY) == tag:
+                    return batch.id
+                if batch.created_at < since - CLOCK_SKEW_S:
+                    break
+        return None
 
     async def state(self, batch_id: str) -> BatchState:
         import openai
@@ -167,8 +190,8 @@ _OPENAI_ENDED = frozenset({"completed", "expired", "failed", "cancelled"})
 class _AnthropicBatches(BatchApi):
     provider: AnthropicProvider
 
-    async def submit(self, requests: Sequence[tuple[str, ChatRequest]]) -> str:
-        items: list[Any] = []
+    async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
+        items: list[Any] = []  # Message Batches take no metadata: see find()
         for custom_id, request in requests:
             params: dict[str, Any] = {
                 "model": request.model,
@@ -182,6 +205,23 @@ class _AnthropicBatches(BatchApi):
         with provider_errors(self.provider, anthropic_failures()):
             batch = await self.provider._client.messages.batches.create(requests=items)
         return batch.id
+
+    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+        unverified: list[str] = []
+        with provider_errors(self.provider, anthropic_failures()):
+            batches = self.provider._client.messages.batches
+            async for batch in batches.list(limit=100):  # newest first
+                if batch.created_at.timestamp() < since - CLOCK_SKEW_S:
+                    break
+                if sum(batch.request_counts.model_dump().values()) != len(custom_ids):
+                    continue
+                if batch.processing_status != "ended":
+                    unverified.append(batch.id)
+                    continue
+                if {item.custom_id async for item in await batches.results(batch.id)} == custom_ids:
+                    return batch.id
+        # Not ended, its custom ids cannot be read yet: the one candidate, or none for sure.
+        return unverified[0] if len(unverified) == 1 else None
 
     async def state(self, batch_id: str) -> BatchState:
         import anthropic

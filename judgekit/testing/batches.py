@@ -4,7 +4,9 @@ Each request of a batch is answered by the server's ``reply`` function, as a cha
 be. A batch moves one status per retrieve (OpenAI ``validating`` → ``in_progress`` →
 ``completed``; Anthropic ``in_progress`` → ``ended``), so a client must poll. A test can make
 some requests fail (:attr:`FakeBatches.fail_when`) or a batch expire with only its first
-requests answered (:attr:`FakeBatches.expire_after`).
+requests answered (:attr:`FakeBatches.expire_after`). Batches are listed newest first, as
+both APIs do, an OpenAI batch with its ``metadata``; :meth:`FakeBatches.hold_creates` makes
+the server accept a batch and hold the reply, as a client killed before hearing it would.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class _Batch:
     cancelled: bool = False
     results: list[dict[str, Any]] | None = None  # once ended
     expired: bool = False
+    metadata: dict[str, str] | None = None  # OpenAI's
 
 
 class FakeBatches:
@@ -58,6 +61,9 @@ class FakeBatches:
         self.answered: list[FakeRequest] = []
         """Every batch request answered by ``reply``, in order."""
         self._lock = threading.Lock()
+        self._holding = False
+        self._held = threading.Event()  # a created batch's reply is being held
+        self._released = threading.Event()
         self._ids = itertools.count(1)
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, _Batch] = {}
@@ -69,10 +75,37 @@ class FakeBatches:
             self._batches.clear()
             self._files.clear()
 
+    def hold_creates(self) -> None:
+        """Accept each batch created from now on, then hold the reply until
+        :meth:`release_creates`; :meth:`wait_held` waits for the first one held."""
+        self._released.clear()
+        self._holding = True
+
+    def wait_held(self, timeout_s: float) -> bool:
+        """Whether a created batch's reply is held, waiting up to ``timeout_s``."""
+        return self._held.wait(timeout_s)
+
+    def release_creates(self) -> None:
+        """Send the held replies (to whoever still listens), and stop holding."""
+        self._holding = False
+        self._released.set()
+
     def route(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Response | None:
         """The answer to a batch or file request; None when ``path`` is no batch route."""
-        path = path.split("?", 1)[0]
+        response = self._route(method, path, headers, raw)
+        creating = method == "POST" and path in ("/v1/batches", "/v1/messages/batches")
+        if creating and self._holding and response is not None and response.status == 200:
+            self._held.set()
+            self._released.wait()
+        return response
+
+    def _route(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes
+    ) -> Response | None:
+        path, _, query = path.partition("?")
         with self._lock:
+            if method == "GET" and path in ("/v1/batches", "/v1/messages/batches"):
+                return self._list("openai" if path == "/v1/batches" else "anthropic", query)
             if method == "POST" and path == "/v1/files":
                 return self._upload(headers, raw)
             if method == "POST" and path == "/v1/batches":
@@ -123,6 +156,7 @@ class FakeBatches:
         lines = [json.loads(line) for line in content.decode().splitlines() if line.strip()]
         requests = [(str(line["custom_id"]), line["body"]) for line in lines]
         batch = self._new("openai", f"batch_{next(self._ids)}", requests)
+        batch.metadata = body.get("metadata")
         return _json(self._openai_object(batch))
 
     def _openai_batch(self, batch_id: str, *, cancel: bool) -> Response:
@@ -155,6 +189,7 @@ class FakeBatches:
             "output_file_id": output_id,
             "error_file_id": error_id,
             "errors": None,
+            "metadata": batch.metadata,
             "request_counts": {
                 "total": len(batch.requests),
                 "completed": done,
@@ -217,6 +252,27 @@ class FakeBatches:
         }
 
     # -- both ------------------------------------------------------------------------------
+
+    def _list(self, api: Api, query: str) -> Response:
+        """The API's batches, newest first, ``limit`` a page from ``after``/``after_id``."""
+        params = dict(part.partition("=")[::2] for part in query.split("&") if part)
+        newest = [b for b in reversed(self._batches.values()) if b.api == api]
+        after = params.get("after") or params.get("after_id")
+        if after is not None:
+            ids = [b.id for b in newest]
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        page = newest[: int(params.get("limit", "20"))]
+        shown = self._openai_object if api == "openai" else self._anthropic_object
+        data = [shown(batch) for batch in page]
+        body: dict[str, Any] = {
+            "data": data,
+            "has_more": len(page) < len(newest),
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+        }
+        if api == "openai":
+            body["object"] = "list"
+        return _json(body)
 
     def _new(self, api: Api, batch_id: str, requests: list[tuple[str, dict[str, Any]]]) -> _Batch:
         batch = _Batch(api, batch_id, requests)

@@ -122,6 +122,7 @@ class FakeLLMServer:
         if self._http is None:
             return
         self.release()  # a held handler thread must finish for the server to stop
+        self.batches.release_creates()
         self._http.shutdown()
         self._http.server_close()
         if self._thread is not None:

@@ -147,7 +147,13 @@ def test_a_budget_smaller_than_one_request_sends_nothing(tmp_path: Path) -> None
             "0.0001",
         )
         assert server.calls == 0
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        "stopped at the --max-cost budget: 3 of 3 runs not judged, since their next request "
+        "could have passed it; rerun with a higher --max-cost to finish (it asks only for "
+        "those)\n"
+    )
+    assert not (tmp_path / "out" / "verdicts.jsonl").exists()
     report = json.loads(result.stdout)
     assert (report["verdicts"], report["over_budget"], report["cost_usd"]) == (0, 3, 0.0)
     assert report["stopped_by_budget"] is True

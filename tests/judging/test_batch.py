@@ -263,3 +263,43 @@ def test_each_sample_of_a_run_is_its_own_item_of_the_batch(tmp_path: Path) -> No
     assert (tally.verdicts, tally.api_calls) == (10, 30)
     assert verdicts(tmp_path / "out")["batch/02"]["agreement"] == 1.0
     assert len(verdicts(tmp_path / "out")["batch/02"]["samples"]) == 3  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+def test_a_batch_submitted_without_its_id_heard_is_found_and_no_other(name: str) -> None:
+    """What a rerun looks up when a kill left only the intent: the batch of that intent (an
+    OpenAI batch by its metadata tag, an ended Anthropic batch by its results' custom ids),
+    never another batch, nor one made before the intent."""
+    import asyncio
+    import time
+
+    from judgekit.providers.batch_calls import batch_api
+    from judgekit.providers.chat import ChatMessage, ChatRequest
+    from judgekit.providers.registry import make_provider
+
+    question = ChatRequest(
+        model="m", messages=(ChatMessage(role="user", content="q"),), max_tokens=16
+    )
+    with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
+        base = server.openai_base_url if name == "openai" else server.anthropic_base_url
+
+        async def look_ups() -> list[str | None]:
+            api = batch_api(make_provider(name, base_url=base, api_key="sk-test"))
+            mine = await api.submit([("a-0", question), ("b-0", question)], tag="t-mine")
+            other = await api.submit([("c-0", question), ("d-0", question)], tag="t-other")
+            if name == "anthropic":  # once ended, a batch's custom ids can be read
+                await api.state(mine)
+                await api.state(other)
+            now = time.time()
+            found = [
+                await api.find("t-mine", since=now, custom_ids={"a-0", "b-0"}),
+                await api.find("t-none", since=now, custom_ids={"e-0", "f-0"}),
+                await api.find("t-mine", since=now + 3600, custom_ids={"a-0", "b-0"}),
+            ]
+            await api.provider.aclose()
+            return [mine, *found]
+
+        mine, found, unknown, too_late = asyncio.run(look_ups())
+    assert (found, unknown) == (mine, None)
+    # A batch made before the intent (less the clock skew allowed) is not it.
+    assert too_late is None

@@ -220,7 +220,14 @@ def test_max_cost_never_sends_a_request_that_could_pass_it(tmp_path: Path) -> No
     )
     with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
         report = judge(
-            server, tmp_path / "out", "--max-cost", "0.0015", "--concurrency", "4", runs=runs
+            server,
+            tmp_path / "out",
+            "--max-cost",
+            "0.0015",
+            "--concurrency",
+            "4",
+            runs=runs,
+            exit_code=1,  # runs left unjudged: not a success
         )
         last = server.requests[-1]
     assert report["stopped_by_budget"] is True

@@ -132,18 +132,46 @@ def test_a_rerun_after_a_crash_between_the_two_files_adds_no_line_twice(tmp_path
     assert (tmp_path / "verdicts.jsonl").read_bytes() == b""
 
 
-def test_no_cache_reuses_nothing_and_keeps_everything_apart(tmp_path: Path) -> None:
-    line = judged("r1").model_dump_json().encode() + b"\n"
-    (tmp_path / "verdicts.jsonl").write_bytes(line)
+def test_no_cache_keeps_each_earlier_verdict_until_its_new_one_is_in(tmp_path: Path) -> None:
+    lines = [judged(f"r{i}", reason="earlier").model_dump_json().encode() + b"\n" for i in (1, 2)]
+    (tmp_path / "verdicts.jsonl").write_bytes(b"".join(lines))
     with VerdictsFile(
         tmp_path,
         rubric_version="v1",
         model="m",
-        run_ids=["r1"],
+        run_ids=["r1", "r2"],
         endpoint="http://e/v1",
         resume=False,
     ) as out:
-        assert out.candidates == {}
-        out.finish()
+        out.resume({"r1": "d", "r2": "d"})
+        assert (out.kept, list(out.standing)) == ({}, ["r1", "r2"])
+        new = judged("r1", reason="asked again")
+        out.append(new)
+        # Stopped here (a budget, a full disk, a kill): each run has a verdict in the file.
+        assert (tmp_path / "verdicts.jsonl").read_bytes() == b"".join(lines) + (
+            new.model_dump_json().encode() + b"\n"
+        )
+        out.finish(stopped=True)
     assert out.set_apart == {"asked again under --no-cache": 1}
-    assert (tmp_path / "verdicts.earlier.jsonl").read_bytes() == line
+    assert (tmp_path / "verdicts.jsonl").read_bytes() == lines[1] + (
+        new.model_dump_json().encode() + b"\n"
+    )
+    assert (tmp_path / "verdicts.earlier.jsonl").read_bytes() == lines[0]
+
+
+def test_a_stop_before_any_new_verdict_leaves_the_file_byte_for_byte(tmp_path: Path) -> None:
+    raw = judged("r1").model_dump_json().encode() + b"\n" + judged("r9").model_dump_json().encode()
+    (tmp_path / "verdicts.jsonl").write_bytes(raw)  # r9 is not judged now; no last newline
+    for resume in (True, False):
+        with VerdictsFile(
+            tmp_path,
+            rubric_version="v1",
+            model="m",
+            run_ids=["r1", "r2"],
+            endpoint="http://e/v1",
+            resume=resume,
+        ) as out:
+            out.resume({"r1": "d"})
+            out.finish(stopped=True)
+        assert (tmp_path / "verdicts.jsonl").read_bytes() == raw
+        assert not (tmp_path / "verdicts.earlier.jsonl").exists()

@@ -3,7 +3,9 @@
 The judge runs exactly as it does without batches — cache first, prompts, parsing, verdicts,
 costs — but each request it cannot answer from the cache waits here. Once every run being
 judged is waiting (the event loop has settled), the waiting requests go out as one batch,
-which is polled every ``poll_interval_s`` until it ends; its answers resume the judge. An
+which is polled every ``poll_interval_s`` until it ends; its answers resume the judge. A
+batch's intent is recorded before it is sent (see
+:mod:`~judgekit.judging.batch.batch_record`), so a rerun finds a batch whose id never arrived. An
 answer that is not a valid verdict gets its one repair retry in a small follow-up batch of
 the repairs, made the same way. A request the batch failed or left unanswered (expiry) gets a
 retryable :class:`ProviderError`: its run is *not judged*, and a rerun asks for it again.
@@ -104,10 +106,7 @@ class BatchClient(ChatClient):
     async def _batch(self, record: BatchRecord, requests: dict[str, ChatRequest]) -> BatchAnswers:
         batch_id = record.batch_id()
         if batch_id is None:
-            batch_id = await self.api.submit(list(requests.items()))
-            record.save(batch_id, self.provider.name, len(requests))
-            self.submitted.append(batch_id)
-            self.on_event(f"submitted batch {batch_id} ({len(requests)} requests)")
+            batch_id = await self._found_or_submitted(record, requests)
         else:
             self.resumed.append(batch_id)
             self.on_event(f"polling batch {batch_id} ({len(requests)} requests), submitted before")
@@ -130,6 +129,30 @@ class BatchClient(ChatClient):
         left = sum(not isinstance(answer, ChatResponse) for answer in answers.values())
         self.on_event(f"batch {batch_id} {status}: {len(requests) - left} answered, {left} not")
         return answers
+
+    async def _found_or_submitted(
+        self, record: BatchRecord, requests: dict[str, ChatRequest]
+    ) -> str:
+        """The batch a killed process submitted for these requests, found by the intent it
+        recorded first; else a new batch, its intent recorded before it is sent."""
+        size, provider = len(requests), self.provider.name
+        intent = record.intent()
+        if intent is not None:
+            found = await self.api.find(intent.tag, since=intent.at, custom_ids=set(requests))
+            if found is not None:
+                record.save(found, provider, size)
+                self.resumed.append(found)
+                self.on_event(
+                    f"polling batch {found} ({size} requests), found by the tag recorded "
+                    "before it was submitted"
+                )
+                return found
+        intent = record.save_intent(provider, size)
+        batch_id = await self.api.submit(list(requests.items()), tag=intent.tag)
+        record.save(batch_id, provider, size)
+        self.submitted.append(batch_id)
+        self.on_event(f"submitted batch {batch_id} ({size} requests)")
+        return batch_id
 
     async def _wait_for_end(self, batch_id: str) -> str:
         """Poll until the batch ends; a poll that fails retryably is tried again, up to
