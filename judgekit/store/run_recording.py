@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-from judgekit.errors import DataError
+from judgekit._util.input_paths import open_regular, read_error
 from judgekit.formats.run import Run, load_runs
 from judgekit.store.provenance import Provenance
 
@@ -72,13 +72,11 @@ def file_sha256(path: str | Path) -> str:
     """The sha256 of a file's bytes, read in chunks (a runs file may be gigabytes)."""
     digest = hashlib.sha256()
     try:
-        with Path(path).open("rb") as fh:
+        with open_regular(path) as fh:
             while chunk := fh.read(_READ_SIZE):
                 digest.update(chunk)
-    except FileNotFoundError:
-        raise DataError("no such file", path=path) from None
     except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+        raise read_error(exc, path) from None
     return digest.hexdigest()
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.home import judgekit_home
-from judgekit._util.input_paths import reading
+from judgekit._util.input_paths import read_text
 from judgekit.errors import DataError
 
 __all__ = ["BATCHES_FOLDER", "BatchRecord"]
@@ -35,8 +35,7 @@ class BatchRecord:
         """The id of the batch submitted for these requests, or None when there is none."""
         if not self.path.exists():
             return None
-        with reading(self.path):
-            text = self.path.read_text(encoding="utf-8")
+        text = read_text(self.path)
         try:
             data = json.loads(text)
         except ValueError as exc:
