@@ -6,9 +6,16 @@ whose member inflates to 3 GiB. Each is now one line, exit 2, nothing written.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
+import struct
+import subprocess
+import sys
+import time
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,8 +25,10 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
+from judgekit.errors import DataError
+from judgekit.importers.inspect_log import import_inspect
 from tests.conftest import REPO
-from tests.processes import listing
+from tests.processes import env, listing
 
 SHOP_RUNS = REPO / "examples" / "runs" / "shop.jsonl"
 SHOP_TASKS = REPO / "tasks" / "shop.yaml"
@@ -213,3 +222,131 @@ def test_a_link_to_a_regular_file_is_read_as_the_file(tmp_path: Path) -> None:
                           "--no-store")  # fmt: skip
     assert (code, err) == (0, "")
     assert (tmp_path / "out" / "results.jsonl").stat().st_size > 0
+
+
+# ------------------------------------------------------------ an Inspect .eval zip bomb
+
+GIB = 2**30
+HEADER = json.dumps({"version": 2, "status": "success", "eval": {"task": "t"}}).encode()
+SAMPLE = json.dumps({"id": "s1", "epoch": 1, "messages": []}).encode()
+
+
+def _zeros_deflated(size: int) -> bytes:
+    """A raw deflate stream of ``size`` zero bytes (a whole number of MiB), built from one
+    MiB compressed once: after a sync flush the window holds only zeros, so the same
+    compressed MiB follows itself. 3 GiB is 3.2 MB, made in a blink."""
+    mib = bytes(2**20)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = packer.compress(mib) + packer.flush(zlib.Z_SYNC_FLUSH)
+    again = packer.compress(mib) + packer.flush(zlib.Z_SYNC_FLUSH)
+    return first + again * (size // 2**20 - 1) + packer.flush(zlib.Z_FINISH)
+
+
+Member = tuple[str, bytes, int, int]  # name, deflated bytes, stated size, stated CRC-32
+
+
+def _eval_log(path: Path, members: list[Member]) -> Path:
+    """A .eval zip written byte by byte, each member with the size and CRC its headers
+    state, true or not (zipfile cannot write a member that lies)."""
+    body, directory = b"", b""
+    for name, deflated, stated, crc in members:
+        encoded = name.encode()
+        sizes = (crc, len(deflated), stated, len(encoded))
+        local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 33, *sizes, 0)
+        directory += struct.pack(
+            "<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 33, *sizes, 0, 0, 0, 0, 0, len(body)
+        )
+        directory += encoded
+        body += local + encoded + deflated
+    end = struct.pack(
+        "<4s4H2LH", b"PK\x05\x06", 0, 0, len(members), len(members), len(directory), len(body), 0
+    )
+    path.write_bytes(body + directory + end)
+    return path
+
+
+def _deflated(data: bytes) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return packer.compress(data) + packer.flush()
+
+
+def _honest(name: str, data: bytes) -> Member:
+    return name, _deflated(data), len(data), zlib.crc32(data)
+
+
+def test_an_eval_log_built_here_reads_as_zipfile_and_judgekit_read_it() -> None:
+    """The hand-built zip is a real one: zipfile and the importer read its members."""
+    path = _eval_log(
+        Path(os.environ["JUDGEKIT_HOME"]).parent / "ok.eval",
+        [_honest("header.json", HEADER), _honest("samples/s1_epoch_1.json", SAMPLE)],
+    )
+    with zipfile.ZipFile(path) as archive:
+        assert archive.read("samples/s1_epoch_1.json") == SAMPLE
+    assert [run.run_id for run in import_inspect(path)] == ["t/s1/1"]
+
+
+@pytest.mark.parametrize("member", ["header.json", "samples/s2_epoch_1.json"])
+def test_an_eval_member_that_holds_3_gib_is_refused_unread(tmp_path: Path, member: str) -> None:
+    """A 3.2 MB log whose header or second sample inflates to 3 GiB of zeros was read until
+    MemoryError; its stated size is now refused before a byte is inflated."""
+    bomb = (member, _zeros_deflated(3 * GIB), 3 * GIB, 0)
+    members = [_honest("header.json", HEADER), _honest("samples/s1_epoch_1.json", SAMPLE), bomb]
+    if member == "header.json":
+        members = [bomb, members[1]]
+    log = _eval_log(tmp_path / "bomb.eval", members)
+    assert log.stat().st_size < 4_000_000
+    out = tmp_path / "out"
+    code, stdout, stderr = invoke("import", "inspect", log, "-o", out / "runs.jsonl")
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        f"judgekit: error: {log}: {member}: holds 3,221,225,472 bytes, more than the 256 MiB "
+        "a member of a .eval log may hold\n"
+    )
+    assert not out.exists()  # the first sample's run is not written alone
+
+
+def test_an_eval_member_that_lies_about_its_size_is_inflated_only_so_far(tmp_path: Path) -> None:
+    """A member stating 1,000 bytes whose data inflates to 3 GiB: zipfile's read of it
+    inflated up to 2 GiB in one call before cutting it to the stated size. Read a MiB at a
+    time, a judgekit process stays far below that, and reads what was stated."""
+    bomb = ("samples/s1_epoch_1.json", _zeros_deflated(3 * GIB), 1000, zlib.crc32(bytes(1000)))
+    log = _eval_log(tmp_path / "liar.eval", [_honest("header.json", HEADER), bomb])
+    out = tmp_path / "out"
+    measure = (
+        "import resource, subprocess, sys; "
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+        "print(done.stderr, end='')"
+    )
+    command = [sys.executable, "-c", measure, sys.executable, "-m", "judgekit"]
+    started = time.monotonic()
+    done = subprocess.run(
+        [*command, "import", "inspect", str(log), "-o", str(out / "runs.jsonl")],
+        cwd=REPO, env=env(tmp_path / "home"), capture_output=True, text=True, timeout=120,
+        check=True,
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    first, message = done.stdout.split("\n", 1)
+    code, peak_kib = map(int, first.split())
+    assert (code, message) == (
+        2,
+        f"judgekit: error: {log}: samples/s1_epoch_1.json: malformed JSON: Expecting value: "
+        "line 1 column 1 (char 0)\n",  # the 1,000 zeros it states, and not one more
+    )
+    assert peak_kib < 200 * 1024, f"peak RSS {peak_kib:,} KiB"
+    assert seconds < 30
+    assert not out.exists()
+
+
+def test_a_member_past_a_smaller_limit_is_refused(tmp_path: Path) -> None:
+    """``member_max_bytes`` bounds each member; 1 MiB and one byte is past 1 MiB."""
+    log = _eval_log(
+        tmp_path / "log.eval",
+        [_honest("header.json", HEADER), _honest("samples/s1_epoch_1.json", bytes(2**20 + 1))],
+    )
+    with pytest.raises(DataError) as caught:
+        list(import_inspect(log, member_max_bytes=2**20))
+    assert str(caught.value) == (
+        f"{log}: samples/s1_epoch_1.json: holds 1,048,577 bytes, more than the 1 MiB a member "
+        "of a .eval log may hold"
+    )
