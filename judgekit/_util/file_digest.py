@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Final
 
-from judgekit.errors import DataError
+from judgekit._util.input_paths import open_regular, read_error
 
 __all__ = ["file_sha256"]
 
@@ -14,15 +14,13 @@ _READ_SIZE: Final = 1 << 20
 
 
 def file_sha256(path: str | Path) -> str:
-    """The sha256 (hex) of the file at ``path``; a file that is absent or cannot be read is
-    a :class:`DataError` naming it."""
+    """The sha256 (hex) of the regular file at ``path``; a file that is absent, not a regular
+    file or cannot be read is a :class:`DataError` naming it."""
     digest = hashlib.sha256()
     try:
-        with Path(path).open("rb") as fh:
+        with open_regular(path) as fh:
             while chunk := fh.read(_READ_SIZE):
                 digest.update(chunk)
-    except FileNotFoundError:
-        raise DataError("no such file", path=path) from None
     except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
+        raise read_error(exc, path) from None
     return digest.hexdigest()

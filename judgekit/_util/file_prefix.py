@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from judgekit._util.input_paths import open_regular
+
 __all__ = ["FilePrefix", "prefix_change", "prefix_of", "whole_lines_prefix"]
 
 
@@ -41,14 +43,15 @@ def prefix_of(data: bytes) -> FilePrefix:
 def whole_lines_prefix(path: Path) -> FilePrefix:
     """The prefix of the file at ``path`` that ends with its last newline (OSError when it
     cannot be read)."""
-    return prefix_of(path.read_bytes())
+    with open_regular(path) as fh:
+        return prefix_of(fh.read())
 
 
 def prefix_change(path: Path, prefix: FilePrefix) -> Literal["shorter", "changed"] | None:
     """How the file at ``path`` no longer begins with ``prefix``: it is ``shorter`` than
     the prefix, or its first bytes ``changed``; None when it still begins with it (the same
     file, perhaps with lines appended). OSError when it cannot be read."""
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(prefix.length)
     if len(head) < prefix.length:
         return "shorter"

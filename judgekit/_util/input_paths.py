@@ -13,6 +13,13 @@ the probes here answer False only when nothing is there, and raise for the rest:
     with reading(tasks_path):               # any OSError inside: one DataError line
         tasks = load_tasks(tasks_path)
     text = read_text(path)                  # UTF-8, or a DataError saying it is not
+    with open_regular(runs) as fh:          # OSError for a FIFO, a device: never blocks
+        ...
+
+Input is read from regular files only (or symbolic links to them): a FIFO, a device, a
+socket is refused before it is read (``FILE: not a regular file (a FIFO)``), since
+opening a FIFO with no writer waits for ever and ``/dev/zero`` never ends. No command
+reads standard input; ``-`` is a file name like any other.
 """
 
 from __future__ import annotations
@@ -22,16 +29,19 @@ import os
 import stat
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import BinaryIO
 
 from judgekit.errors import DataError, ErrorTable, map_exception, map_exceptions
 
 __all__ = [
     "PATH_ERRORS",
     "READ_ERRORS",
+    "NotRegularFileError",
     "exists",
     "is_dir",
     "is_file",
     "named_path_errors",
+    "open_regular",
     "os_reason",
     "read_bytes",
     "read_error",
@@ -54,7 +64,15 @@ def os_reason_with_file(exc: OSError) -> str:
     return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else os_reason(exc)
 
 
+class NotRegularFileError(OSError):
+    """What is at a path to read is not a regular file: a FIFO, a device, a socket."""
+
+    def __init__(self, kind: str, path: str | Path) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file ({kind})", str(path))
+
+
 READ_ERRORS: ErrorTable[str | Path | None] = {
+    NotRegularFileError: lambda exc, where: DataError(os_reason(exc), path=where),
     # An absent file, and a folder where a file should be, keep the plainer wording of
     # judgekit's other readers.
     FileNotFoundError: lambda exc, where: DataError("no such file", path=where),
@@ -115,10 +133,49 @@ def is_dir(path: str | Path) -> bool:
     return mode is not None and stat.S_ISDIR(mode)
 
 
+# What is not a regular file, by the test of its mode; anything else (a door, a port) is
+# "a special file".
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _refuse_irregular(mode: int, path: str | Path) -> None:
+    """Raise the OSError a reader maps for anything but a regular file at ``path``."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+    raise NotRegularFileError(kind, path)
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading in binary, if it is (or leads to) a regular file.
+
+    Raises OSError as ``open`` would, and :class:`NotRegularFileError` for a FIFO, a
+    device or a socket. The path is looked at before it is opened (opening a FIFO waits
+    for a writer; opening a device may act on it), then opened without waiting and looked
+    at again, so a FIFO put in its place in between is refused just the same.
+    """
+    _refuse_irregular(os.stat(path).st_mode, path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _refuse_irregular(os.fstat(fd).st_mode, path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bytes(path: str | Path) -> bytes:
-    """The bytes of a file; any failure is a DataError naming it."""
-    with reading(path):
-        return Path(path).read_bytes()
+    """The bytes of a regular file; any failure is a DataError naming it."""
+    with reading(path), open_regular(path) as fh:
+        return fh.read()
 
 
 def read_text(path: str | Path) -> str:

@@ -13,11 +13,11 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from judgekit._util.input_paths import read_error, reading
+from judgekit._util.input_paths import open_regular, read_error, reading
 from judgekit.errors import DataError, ErrorTable, map_exceptions
 
 __all__ = [
@@ -37,12 +37,28 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def open_text(path: str | Path) -> IO[str]:
-    """Open a text file for reading, transparently gunzipping ``*.gz``."""
+    """Open a regular text file for reading, transparently gunzipping ``*.gz``."""
     p = Path(path)
     with reading(p):
-        if p.suffix == ".gz":
-            return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
-        return p.open(encoding="utf-8")
+        raw = open_regular(p)
+    if p.suffix == ".gz":
+        return io.TextIOWrapper(_GzipOwningFile(raw), encoding="utf-8")
+    return io.TextIOWrapper(raw, encoding="utf-8")
+
+
+class _GzipOwningFile(gzip.GzipFile):
+    """A GzipFile over an open file that closes that file too (GzipFile leaves a file it
+    was given open)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 LINES_FILE_ERRORS: ErrorTable[str | Path] = {

@@ -12,6 +12,7 @@ unreadable scalars are one-line errors naming the file and line.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 
 from judgekit._util.gc_pause import gc_paused
+from judgekit._util.input_paths import open_regular
 from judgekit._util.yamlbuild import read_plain_yaml
 from judgekit._util.yamlcompose import LineNode, PlainLoader, read_yaml
 from judgekit.errors import DataError, ErrorTable, map_exceptions
@@ -100,7 +102,8 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
     """
     p = Path(path)
     with map_exceptions(YAML_FILE_ERRORS, p), gc_paused():
-        text = p.read_text(encoding="utf-8")
+        with io.TextIOWrapper(open_regular(p), encoding="utf-8") as fh:
+            text = fh.read()
         return _read(text, p)
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-from judgekit._util.input_paths import is_file, os_reason
+from judgekit._util.input_paths import is_file, open_regular, os_reason
 from judgekit._util.number_format import bracketed_interval, rate, setting, statistic, threshold
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.promotion import (
@@ -199,7 +199,8 @@ def rubric_status(
     labels = (labels_dir or default_labels_dir(rubrics_dir)) / f"{rubric.id}.jsonl"
     labelled = is_file(labels)
     try:
-        record = parse_promotion_record(path.read_bytes(), path=path)
+        with open_regular(path) as fh:
+            record = parse_promotion_record(fh.read(), path=path)
     except FileNotFoundError:
         if labelled:
             return "calibrating", f"hand labels in {labels}, not promoted yet"

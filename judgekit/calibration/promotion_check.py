@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judgekit._util.file_prefix import FilePrefix, prefix_change
-from judgekit._util.input_paths import os_reason
+from judgekit._util.input_paths import open_regular, os_reason
 from judgekit._util.number_format import byte_count
 from judgekit.calibration.promotion_evidence import resolved_path
 from judgekit.calibration.promotion_figures import Evidence, criteria_problems, figure_problems
@@ -194,7 +194,7 @@ def _split_file(record: PromotionRecord, rubrics_dir: Path) -> tuple[Path, bytes
     assert digest.file is not None and digest.length is not None
     path = resolved_path(digest.file, rubrics_dir)
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             return path, fh.read(digest.length)
     except OSError as exc:
         raise DataError(f"cannot read: {os_reason(exc)}", path=path) from None

@@ -11,7 +11,9 @@ file in its working directory before it exits::
 
 Every field is optional. A file that is absent is fine (the run simply has no usage); a
 file that is not valid JSON or does not fit this shape is ignored as a whole and the reason
-is noted in the run's metadata (``usage_error``), never raised.
+is noted in the run's metadata (``usage_error``), never raised; so is one that is not a
+regular file (a FIFO would hold the trial for ever) or holds more than
+:data:`USAGE_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.input_paths import open_regular, os_reason
 from judgekit._util.jsonl import parse_json
+from judgekit._util.number_format import whole
 from judgekit.formats.matchers import render_path
 from judgekit.formats.numbers import NonNegativeFloat
 from judgekit.formats.run import ToolCall
 
 USAGE_FILE = Path(".judgekit") / "usage.json"
+USAGE_MAX_BYTES = 16 * 2**20
+"""The most of ``usage.json`` read: a usage report is a few kilobytes; 16 MiB holds
+thousands of tool calls."""
 
 
 class AgentUsage(BaseModel):
@@ -49,10 +56,16 @@ def read_agent_usage(workdir: Path) -> tuple[AgentUsage | None, str | None]:
     """
     path = workdir / USAGE_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_regular(path) as fh:
+            data = fh.read(USAGE_MAX_BYTES + 1)
+        if len(data) > USAGE_MAX_BYTES:
+            return None, f"{USAGE_FILE}: more than {whole(USAGE_MAX_BYTES / 2**20)} MiB"
+        text = data.decode("utf-8")
     except FileNotFoundError:
         return None, None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        return None, f"{USAGE_FILE}: cannot be read: {os_reason(exc)}"
+    except UnicodeDecodeError as exc:
         return None, f"{USAGE_FILE}: cannot be read: {exc}"
     try:
         data = parse_json(text)

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit._util.file_locks import locked
+from judgekit._util.input_paths import open_regular, read_error
 from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
@@ -150,14 +151,12 @@ def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
     file = Path(path)
     log = LabelLog(path=file)
     try:
-        with file.open("rb") as fh, locked(fh.fileno(), exclusive=False):
+        with open_regular(file) as fh, locked(fh.fileno(), exclusive=False):
             data = fh.read()  # never half of a label another labeller is appending
     except FileNotFoundError:
         return log
-    except IsADirectoryError:
-        raise DataError("is a folder, expected a file", path=file) from None
     except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=file) from None
+        raise read_error(exc, file) from None
     raw_lines = data.split(b"\n")
     # data ending with "\n" leaves an empty last element; otherwise the last one is unfinished.
     unfinished = raw_lines[-1] if raw_lines[-1] else None

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.input_paths import open_regular, read_error
 from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError, OutputError
 from judgekit.formats.label import is_json_line, locked
@@ -105,14 +106,12 @@ def read_split_file(path: str | Path) -> SplitLog:
     """The split recorded in ``path`` (an empty log when the file does not exist)."""
     file = Path(path)
     try:
-        with file.open("rb") as fh, locked(fh.fileno(), exclusive=False):
+        with open_regular(file) as fh, locked(fh.fileno(), exclusive=False):
             data = fh.read()  # never half of a line another process is appending
     except FileNotFoundError:
         return SplitLog(path=file)
-    except IsADirectoryError:
-        raise DataError("is a folder, expected a file", path=file) from None
     except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror or exc}", path=file) from None
+        raise read_error(exc, file) from None
     return _parse(file, data)
 
 

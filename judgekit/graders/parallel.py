@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from judgekit._util.atomic_files import atomic_files
+from judgekit._util.input_paths import open_regular
 from judgekit.errors import DataError
 from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, RunIdLines
@@ -64,7 +65,7 @@ def chunks(path: Path, size: int | None = None) -> Iterator[Chunk]:
     if path.suffix == ".gz":
         raise _GiveUp
     try:
-        fh = path.open("rb")
+        fh = open_regular(path)
     except OSError:  # one process names the file and what is wrong with it
         raise _GiveUp from None
     with fh:
@@ -101,7 +102,7 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
     tasks = _TASKS
     assert tasks is not None, "grade_chunk runs in a worker started by grade_in_parallel"
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             fh.seek(chunk.start)
             text = fh.read(chunk.end - chunk.start).decode("utf-8")
         pieces = text.split("\n")

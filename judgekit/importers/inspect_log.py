@@ -8,6 +8,11 @@ them by ``tool_call_id``, with an ``error`` object when the tool failed. A run's
 ``<task>/<sample id>/<epoch>``, its task the sample id, its trial the epoch; usage is summed
 over the sample's ``model_usage``; the sample's scores, target and metadata are kept in the
 run's metadata.
+
+A ``.eval`` member is read within :data:`MEMBER_MAX_BYTES`: one that says it holds more is
+refused before it is read, and since a zip may lie about its sizes each member is inflated
+a piece at a time and refused once it passes the limit, so a 3 MB log whose member
+inflates to 3 GiB costs neither the memory nor the time.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from judgekit._util.input_paths import open_regular, reading
 from judgekit._util.jsonl import parse_json, read_json_document
+from judgekit._util.number_format import byte_count, whole
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, StopReason, ToolCall
 from judgekit.importers.conversations import Conversation, Message
@@ -46,6 +53,11 @@ _LIMIT_STOPS: dict[str, StopReason] = {
     "cost": "max_cost",
 }
 _ZSTD = 93  # the zip compression method of .eval logs written by recent inspect_ai
+MEMBER_MAX_BYTES = 256 * 2**20
+"""The most a member of a ``.eval`` log (``header.json``, one sample) may inflate to: far
+above a sample's usual size (kilobytes to a few megabytes, long agent transcripts with
+images tens of megabytes), well below what would exhaust memory once parsed."""
+_PIECE_BYTES = 2**20  # how much of a member is inflated at a time
 
 
 def looks_like_inspect_log(head: object) -> bool:
@@ -60,19 +72,25 @@ def looks_like_inspect_log(head: object) -> bool:
     )
 
 
-def import_inspect(path: str | Path, options: ImportOptions | None = None) -> Iterator[Run]:
+def import_inspect(
+    path: str | Path,
+    options: ImportOptions | None = None,
+    *,
+    member_max_bytes: int = MEMBER_MAX_BYTES,
+) -> Iterator[Run]:
     """Stream the runs of an Inspect AI eval log (``.json``, ``.json.gz`` or ``.eval``)::
 
         for run in import_inspect("logs/2026-01-01_weather.eval"):
             print(run.run_id, run.metadata["scores"])
 
     A malformed log raises :class:`judgekit.errors.DataError` naming the file, the line
-    (for a JSON log) and the field.
+    (for a JSON log) and the field; so does a ``.eval`` member that inflates past
+    ``member_max_bytes``.
     """
     source = Path(path)
     options = options if options is not None else ImportOptions()
     if source.suffix == ".eval":
-        header, samples = _zipped_log(source)
+        header, samples = _zipped_log(source, member_max_bytes)
     else:
         header, samples = _json_log(source)
     task = _task_name(header, Location(source).key("eval"))
@@ -98,32 +116,61 @@ def _json_log(path: Path) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]
     return log, ((sample, where.item(number)) for number, sample in enumerate(samples))
 
 
-def _zipped_log(path: Path) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]]]:
+def _zipped_log(path: Path, limit: int) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]]]:
+    with reading(path):
+        raw = open_regular(path)  # a FIFO or a device is refused before it is read
     try:
-        archive = zipfile.ZipFile(path)
+        archive = zipfile.ZipFile(raw)
     except (zipfile.BadZipFile, OSError) as exc:
+        raw.close()
         raise DataError(f"not an Inspect .eval log (a zip file): {exc}", path=path) from None
     names = archive.namelist()
     if "header.json" not in names:
         raise DataError("not an Inspect .eval log: no header.json in the zip", path=path)
-    header = as_object(_member(archive, "header.json", path), Location(path).key("header.json"))
+    header_json = _member(archive, "header.json", path, limit)
+    header = as_object(header_json, Location(path).key("header.json"))
     members = [name for name in names if name.startswith("samples/") and name.endswith(".json")]
-    samples = ((_member(archive, name, path), Location(path).key(name)) for name in members)
+    samples = ((_member(archive, name, path, limit), Location(path).key(name)) for name in members)
     return header, samples
 
 
-def _member(archive: zipfile.ZipFile, name: str, path: Path) -> Any:
+def _member(archive: zipfile.ZipFile, name: str, path: Path, limit: int) -> Any:
     info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise _too_large(path, name, f"holds {byte_count(info.file_size)} bytes", limit)
     if info.compress_type == _ZSTD:
         _enable_zstd(path)
     try:
-        data = archive.read(name)
+        with archive.open(name) as stream:
+            data = _bounded_read(stream, limit)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise DataError(f"{name}: cannot read it from the zip: {exc}", path=path) from None
+    if data is None:
+        raise _too_large(path, name, "inflates past its stated size", limit)
     try:
         return parse_json(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"{name}: malformed JSON: {exc}", path=path) from None
+
+
+def _bounded_read(stream: IO[bytes], limit: int) -> bytes | None:
+    """The member's bytes, inflated a piece at a time; None once they pass ``limit``."""
+    pieces: list[bytes] = []
+    size = 0
+    while piece := stream.read(_PIECE_BYTES):
+        size += len(piece)
+        if size > limit:
+            return None
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+def _too_large(path: Path, name: str, what: str, limit: int) -> DataError:
+    return DataError(
+        f"{name}: {what}, more than the {whole(limit / 2**20)} MiB a member of a .eval log "
+        "may hold",
+        path=path,
+    )
 
 
 def _enable_zstd(path: Path) -> None:

@@ -44,7 +44,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from judgekit._util.atomic_files import atomic_bytes_writer
-from judgekit._util.input_paths import exists, os_reason
+from judgekit._util.input_paths import exists, open_regular, os_reason, read_error
 from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.errors import DataError, OutputError
 from judgekit.formats.verdict import Verdict
@@ -264,14 +264,13 @@ class VerdictsFile:
         with atomic_bytes_writer(self.earlier_path) as fh:
             if exists(self.earlier_path):
                 try:
-                    with self.earlier_path.open("rb") as earlier:
+                    with open_regular(self.earlier_path) as earlier:
                         for line in earlier:
                             line = _whole(line)
                             held.add(line)
                             fh.write(line)
                 except OSError as exc:
-                    why = exc.strerror or exc
-                    raise DataError(f"cannot read: {why}", path=self.earlier_path) from None
+                    raise read_error(exc, self.earlier_path) from None
             for line, why in self._apart:
                 if line not in held:
                     held.add(line)
@@ -283,7 +282,7 @@ class VerdictsFile:
         """Each line of the file with its verdict, streamed; a last line cut short by a crash
         is skipped."""
         try:
-            with self.path.open("rb") as fh:
+            with open_regular(self.path) as fh:
                 for number, raw in enumerate(fh, start=1):
                     if not raw.strip():
                         continue
@@ -299,7 +298,7 @@ class VerdictsFile:
                         self._stale = True  # whole but without its newline: rewrite it whole
                     yield raw, verdict
         except OSError as exc:
-            raise DataError(f"cannot read: {exc.strerror or exc}", path=self.path) from None
+            raise read_error(exc, self.path) from None
 
     def _unreadable(self, exc: ValidationError, line: int) -> DataError:
         error = validation_error_to_data_error(exc, path=self.path, line=line)

@@ -28,7 +28,9 @@ made absolute, since the agent itself runs inside the copy. The agent also finds
 in-process world's rng) in its environment.
 
 How a run ends: ``timeout`` when the agent was killed at the deadline, ``error`` when it
-exited non-zero or could not start, else ``completed``. The exit code and the last 4,000
+exited non-zero, could not start, or printed more than
+:data:`~judgekit.trials.process_group.OUTPUT_MAX_BYTES` (16 MiB, stdout and stderr
+together; its process group is then killed), else ``completed``. The exit code and the last 4,000
 characters of its output are kept in ``metadata`` (``exit_code``, ``output``) for every run,
 to read why a run failed; ``final_answer`` is the last non-empty line the agent printed on
 stdout (for a completed run). A crash, a timeout or a violation is a failed trial, never an
@@ -45,14 +47,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.number_format import setting
+from judgekit._util.number_format import setting, whole
 from judgekit.errors import ConfigError
 from judgekit.formats.agent_usage import USAGE_FILE, AgentUsage, read_agent_usage
 from judgekit.formats.run import Run, StopReason, Usage
 from judgekit.formats.task import Task, TaskSet
 from judgekit.trials.command_template import CommandTemplate
 from judgekit.trials.in_process import run_id_of, trial_seed
-from judgekit.trials.process_group import Finished, run_command
+from judgekit.trials.process_group import OUTPUT_MAX_BYTES, Finished, run_command
 from judgekit.trials.runner import TrialFunction
 from judgekit.trials.workdir import (
     copy_workdir,
@@ -208,6 +210,8 @@ def _run_check(
     output = finished.output
     if finished.timed_out:
         output += f"\n[check killed after {setting(timeout_s)} s]"
+    elif finished.output_overflowed:
+        output += f"\n[check killed: {_printed_too_much()}]"
     return _check_state(finished.exit_code == 0, finished.exit_code, output)
 
 
@@ -218,7 +222,7 @@ def _check_state(passed: bool, exit_code: int | None, output: str) -> dict[str, 
 def _stop_reason(finished: Finished) -> StopReason:
     if finished.timed_out:
         return "timeout"
-    if finished.start_error is not None or finished.exit_code != 0:
+    if finished.output_overflowed or finished.start_error is not None or finished.exit_code != 0:
         return "error"
     return "completed"
 
@@ -230,11 +234,17 @@ def _metadata(finished: Finished, timeout_s: float, usage_error: str | None) -> 
     metadata["output"] = finished.output[-AGENT_OUTPUT_CHARS:]
     if finished.timed_out:
         metadata["stop_detail"] = f"no exit within {setting(timeout_s)} s; process group killed"
+    elif finished.output_overflowed:
+        metadata["stop_detail"] = f"agent {_printed_too_much()}; process group killed"
     elif finished.start_error is not None:
         metadata["stop_detail"] = f"agent {finished.start_error}"
     if usage_error is not None:
         metadata["usage_error"] = usage_error
     return metadata
+
+
+def _printed_too_much() -> str:
+    return f"printed more than {whole(OUTPUT_MAX_BYTES / 2**20)} MiB"
 
 
 def _usage(usage: AgentUsage | None) -> Usage | None:

@@ -12,6 +12,8 @@ import shutil
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
+from judgekit._util.input_paths import open_regular
+
 Digests = dict[str, str]  # path relative to the workdir (POSIX form) -> sha256
 
 
@@ -75,7 +77,7 @@ def place_hidden(workdir: Path, files: Iterable[Path]) -> None:
 
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:  # an agent may leave a FIFO in the file's place
         for block in iter(lambda: fh.read(1 << 16), b""):
             digest.update(block)
     return digest.hexdigest()

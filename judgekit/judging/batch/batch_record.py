@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.home import judgekit_home
-from judgekit._util.input_paths import reading
+from judgekit._util.input_paths import read_text
 from judgekit.errors import DataError
 
 __all__ = ["BATCHES_FOLDER", "BatchIntent", "BatchRecord"]
@@ -63,8 +63,7 @@ class BatchRecord:
     def _read(self) -> dict[str, object] | None:
         if not self.path.exists():
             return None
-        with reading(self.path):
-            text = self.path.read_text(encoding="utf-8")
+        text = read_text(self.path)
         try:
             data = json.loads(text)
         except ValueError as exc:
