@@ -114,8 +114,10 @@ def import_bfcl_command(
     Each task says what BFCL's AST checker accepts: each argument's possible answers,
     strings compared as BFCL standardises them, Java/JavaScript values as the source text its
     converters read (booleans only true/false, a long with L); the run holds the model's
-    calls, its `result` read as BFCL's JSON form ([{name: "<JSON arguments>"}]), output in
-    any other form kept as text. Lines that already carry possible_answer and function
+    calls, its `result` read as BFCL's JSON form ([{name: "<JSON arguments>"}]) or, from a
+    prompt-mode model, as text ("[f(a=1), g(b='x')]") decoded as BFCL decodes it (text
+    that does not decode is kept as the final answer, and counted); token counts and
+    latency become the run's usage. Lines that already carry possible_answer and function
     need neither --answers nor --entries. The category is read from each id.
 
     \b
@@ -125,19 +127,15 @@ def import_bfcl_command(
         --entries BFCL_v4_simple_python.json -o runs.jsonl --suite-out tasks.yaml
       judgekit grade runs.jsonl --tasks tasks.yaml --out results
     """
-    from judgekit.formats.task import Task
-    from judgekit.importers.bfcl_files import (
-        bfcl_tasks_and_runs,
-        join_bfcl_files,
-        write_bfcl_suite,
-    )
+    from judgekit.importers.bfcl_files import BfclImport, join_bfcl_files, write_bfcl_suite
 
     refuse_output_over_input([output, suite_out], [file, answers, entries])
-    tasks: list[Task] = []
-    joined = join_bfcl_files(file, answers=answers, questions=entries)
-    _write(bfcl_tasks_and_runs(joined, tasks), output, file)
-    write_bfcl_suite(tasks, suite_out, name=file.stem)
-    click.echo(f"wrote {len(tasks)} tasks to {suite_out}", err=True)
+    imported = BfclImport()
+    _write(imported.runs(join_bfcl_files(file, answers=answers, questions=entries)), output, file)
+    write_bfcl_suite(imported.tasks, suite_out, name=file.stem)
+    click.echo(f"wrote {len(imported.tasks)} tasks to {suite_out}", err=True)
+    if (undecoded := imported.undecoded_line()) is not None:
+        click.echo(undecoded, err=True)
 
 
 @import_group.command("taubench")
