@@ -11,10 +11,14 @@ backticks, new lines and spaces from both ends, add a missing ``[`` or ``]``, th
   tuples (as lists), dicts, bare names (as their text), calls with keywords (as a nested
   ``{name: arguments}``), calls without (as their source text), subscripts (as their text)
   and arithmetic on number literals (``+ - * / // % **``, computed here without ``eval``);
-- Java and JavaScript categories: drop the outer brackets and read
-  ``name(arg=value, ...)``; each value stays source text, a string literal without its
-  quotes, as BFCL's tree-sitter readers return it (BFCL's converters then read the text
-  by the doc type, see :mod:`judgekit.importers.bfcl_source`).
+- Java and JavaScript categories: drop the outer brackets and read one
+  ``name(arg=value, ...)`` call; each value stays source text, a string literal without
+  its quotes, as BFCL's tree-sitter readers return it (BFCL's converters then read the
+  text by the doc type, see :mod:`judgekit.importers.bfcl_source`). As there, several
+  calls decode as none, and a ``[...]`` or ``{...}`` value is not Java. Not reproduced:
+  BFCL's Java reader writes a compound value such as ``1 + 2`` without its spaces
+  (``1+2``; kept as written here), and tree-sitter's error recovery refuses some
+  unqualified one-argument calls (``f(a=1)``; decoded here).
 
 Text that does not decode raises :class:`CallTextError` saying why.
 """
@@ -56,7 +60,7 @@ def _python_calls(text: str) -> Calls:
     try:
         body = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        raise CallTextError(f"not Python call syntax ({exc.msg}, column {exc.offset})") from None
+        raise CallTextError(f"not Python call syntax ({exc.msg})") from None
     except ValueError as exc:  # a NUL character
         raise CallTextError(f"not Python call syntax ({exc})") from None
     if isinstance(body, ast.Call):
@@ -186,10 +190,16 @@ def _source_calls(text: str, language: str) -> Calls:
         calls.append((name, _source_arguments(text[match.end() : end], language)))
         rest = text[end + 1 :].lstrip()
         if not rest:
-            return calls
+            break
         if not rest.startswith(","):
             raise CallTextError(f"text after the call: {rest[:40]!r}")
         position = len(text) - len(rest) + 1
+    if len(calls) > 1:
+        # BFCL's readers find no call in a comma-separated sequence of calls.
+        raise CallTextError(
+            f"{len(calls)} calls; BFCL reads one {_LANGUAGE_NAMES[language]} call per result"
+        )
+    return calls
 
 
 _LANGUAGE_NAMES = {"java": "Java", "javascript": "JavaScript"}
@@ -208,6 +218,8 @@ def _source_arguments(text: str, language: str) -> dict[str, Any]:
             raise CallTextError(f"the argument {name!r} is given twice")
         if not value:
             raise CallTextError(f"the argument {name!r} has no value")
+        if language == "java" and value[0] in "[{":
+            raise CallTextError(f"the argument {name!r} is a list or dict literal, not Java")
         arguments[name] = _unquoted(value, language)
     return arguments
 
