@@ -1,6 +1,6 @@
 """judgekit import taubench on τ-bench's 200 real gpt-4o airline runs, against τ-bench's reward.
 
-The suite is built from the file alone (no list of write tools); graded with it, every run
+The suite is built with airline's own write tools (recognised from the file); graded with it, every run
 τ-bench evaluated gets τ-bench's verdict, and the suite's mean over tasks reproduces τ-bench's
 published pass^1..4.
 """
@@ -51,7 +51,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.stderr.splitlines() == [
         f"imported 200 runs with 1164 tool calls (73 tool errors, 0 with invalid arguments) "
         f"to {out / 'runs.jsonl'}",
-        f"wrote 50 tasks to {out / 'airline.yaml'} (writes: {', '.join(WRITES)})",
+        f"write tools: airline's own (6): {', '.join(WRITES)}",
+        f"wrote 50 tasks to {out / 'airline.yaml'}",
     ]
     return out
 
