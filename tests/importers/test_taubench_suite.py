@@ -80,6 +80,20 @@ def test_the_write_tools_are_taubench_own(imported: Path) -> None:
     assert by_id["8"]["answer_normalise"] == ["lowercase", "remove_commas"]
 
 
+def test_every_run_file_line_holds_the_calls_as_sent(imported: Path) -> None:
+    # Read as plain JSON, not through judgekit: a call sent with "{}" (list_all_airports in
+    # runs 10/0 and 23/0) must say `args: {}`, not leave args out.
+    compact = shared_data_path("taubench", "gpt-4o-airline.compact.jsonl")
+    records = [json.loads(line) for line in compact.read_text(encoding="utf-8").splitlines()]
+    lines = (imported / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    same = [
+        [(c["name"], c.get("args"), c["id"]) for c in json.loads(line)["tool_calls"]]
+        == [(c["name"], c["arguments"], c["id"]) for c in record["tool_calls"]]
+        for line, record in zip(lines, records, strict=True)
+    ]
+    assert sum(same) == 200
+
+
 def test_grade_agrees_with_the_taubench_reward_on_every_evaluated_run(imported: Path) -> None:
     graded = CliRunner().invoke(
         main,
