@@ -129,20 +129,18 @@ def infer_write_tools(entries: list[TaubenchEntry], runs: list[Run]) -> set[str]
     The last resort, for a domain that is not τ-bench's own and no ``--write-tools``. A tool
     is read-only when a run whose database τ-bench found right (``r_actions`` 1) made a
     successful call to it that no ground-truth action of its task accounts for, extra keys
-    aside, and that repeats no earlier call of the run (a repeat may leave the data as it
-    was). A ground truth leaving the data untouched is no evidence: τ-bench may have refused
-    its write. Tools no ground truth uses are read-only: the assumption is that the tasks'
-    ground truths together use every tool that writes.
+    aside, and that no later successful call to the same tool may have overwritten (an
+    address set wrong, then right). A ground truth leaving the data untouched is no
+    evidence: τ-bench may have refused its write. Tools no ground truth uses are read-only:
+    the assumption is that the tasks' ground truths together use every tool that writes.
     """
     read_only: set[str] = set()
     for entry, run in zip(entries, runs, strict=True):
         if not entry.database_matched:
             continue
-        for number, call in enumerate(run.tool_calls):
-            if call.error is not None or any(
-                (earlier.name, earlier.args) == (call.name, call.args)
-                for earlier in run.tool_calls[:number]
-            ):
+        succeeded = [call for call in run.tool_calls if call.error is None]
+        for number, call in enumerate(succeeded):
+            if any(later.name == call.name for later in succeeded[number + 1 :]):
                 continue
             if not any(
                 a["name"] == call.name and covers(call.args, a["kwargs"]) for a in entry.actions

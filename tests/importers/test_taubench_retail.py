@@ -233,6 +233,10 @@ def test_grade_agrees_with_taubench_on_every_mistake_kind(
     lines = (out / "results" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     verdicts = [json.loads(line)["passed"] for line in lines]
     assert len(verdicts) == len(runs) == 12
-    disagree = [why for (*_, reward, why), passed in zip(runs, verdicts) if passed != (reward == 1)]
+    disagree = [
+        why
+        for (*_, reward, why), passed in zip(runs, verdicts, strict=True)
+        if passed != (reward == 1)
+    ]
     assert disagree == []
     assert sum(verdicts) == 6
