@@ -147,23 +147,31 @@ def import_bfcl_command(
     required=True,
     help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
 )
-def import_taubench_command(file: Path, output: Path | None, suite_out: Path) -> None:
+@click.option(
+    "--write-tools",
+    metavar="A,B,C",
+    callback=lambda _ctx, _param, text: _tool_names(text),
+    help="The tools that change the data, for a domain that is not τ-bench's airline or retail.",
+)
+def import_taubench_command(
+    file: Path, output: Path | None, suite_out: Path, write_tools: list[str] | None
+) -> None:
     """Import a τ-bench trajectories file (FILE, .json or .json.gz) as runs and a suite.
 
     Runs are imported as `import openai` does; a run τ-bench never evaluated (reward_info
     null: it hit the step limit) gets stop_reason max_turns, so it fails, as τ-bench counts
-    it. One task per τ-bench task id: its ground-truth write actions as expected calls in any
-    order (order: unordered), lists of two or more ids (strings or numbers) as $unordered
-    (τ-bench stores them sorted), read-only tools in ignore_tools, refused calls ignored, its
-    outputs as expect_answer with τ-bench's rule (lowercase, remove_commas).
+    it. One task per τ-bench task id: its ground-truth writes as expected calls in any order,
+    lists a tool stores sorted as $unordered, other lists in order (as τ-bench's data hash
+    sees them), read-only tools, refused calls and exact repeats of idempotent writes set
+    aside, its outputs as expect_answer with τ-bench's rule (lowercase, remove_commas). A
+    ground-truth write that a run τ-bench found right has no successful call for is left
+    out: τ-bench's replay refused it.
 
     \b
-    Which tools write is read from FILE, no list per domain. A tool is read-only when
-    (a) a task whose ground truth uses it left the database as a task with no actions does
-    (same gt_data_hash), or (b) a run whose database τ-bench found right (r_actions 1) made a
-    successful call to it that no ground-truth action of its task accounts for (extra keys
-    aside). Other tools some ground truth uses write. Assumed: a tool no ground truth uses
-    is read-only.
+    The write tools: --write-tools if given; else those of τ-bench's own domain (airline,
+    retail) that FILE's tools belong to; else, said on the console, inferred from FILE: the
+    tools some ground truth uses less those a run τ-bench found right called successfully
+    beyond its ground truth (repeats aside).
 
     \b
     Example:
@@ -174,11 +182,17 @@ def import_taubench_command(file: Path, output: Path | None, suite_out: Path) ->
 
     refuse_output_over_input([output, suite_out], [file])
     run_ids = UniqueRunIds()
-    imported = import_taubench(file, run_ids=run_ids)
+    imported = import_taubench(file, run_ids=run_ids, write_tools=write_tools)
     _write(imported.runs, output, file)
     write_suite_file(imported.suite, suite_out)
-    click.echo(
-        f"wrote {len(imported.suite['tasks'])} tasks to {suite_out} (writes: "
-        f"{', '.join(imported.write_tools)})",
-        err=True,
-    )
+    click.echo(imported.write_tools.describe(), err=True)
+    click.echo(f"wrote {len(imported.suite['tasks'])} tasks to {suite_out}", err=True)
+
+
+def _tool_names(text: str | None) -> list[str] | None:
+    names = None if text is None else [name.strip() for name in text.split(",")]
+    if names is not None and not all(names):
+        raise click.BadParameter(
+            f"expected tool names separated by commas, got {text!r}", param_hint="--write-tools"
+        )
+    return names

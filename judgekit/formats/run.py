@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
@@ -40,6 +40,13 @@ class ToolCall(BaseModel):
     arguments_error: str | None = Field(
         default=None, description="Why the arguments could not be parsed (None when they could)."
     )
+
+    @model_serializer(mode="wrap")
+    def _always_args(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Empty arguments are a value (`{}`), not a default to leave out: a reader other than
+        # judgekit would take a missing `args` for null.
+        data: dict[str, Any] = handler(self)
+        return data if "args" in data else {"name": data.pop("name"), "args": {}, **data}
 
 
 class Usage(BaseModel):

@@ -34,9 +34,15 @@ class TaubenchEntry:
 
     @property
     def database_matched(self) -> bool:
-        """τ-bench found the run's database equal to the one its ground truth leaves."""
+        """τ-bench found the run's database equal to the one its ground truth leaves.
+
+        Its ``info`` says ``r_actions`` 1 for a task without outputs; for one with outputs
+        τ-bench keeps only the outputs' verdict there, and a reward of 1 says both held.
+        """
         info = (self.reward_info or {}).get("info")
-        return isinstance(info, dict) and info.get("r_actions") == 1.0
+        return (self.reward_info or {}).get("reward") == 1.0 or (
+            isinstance(info, dict) and info.get("r_actions") == 1.0
+        )
 
 
 def read_taubench_entries(path: Path) -> list[TaubenchEntry]:
