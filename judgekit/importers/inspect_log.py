@@ -104,6 +104,7 @@ def _json_log(path: Path) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]
     log = as_object(read_json_document(path, expected=f"expected {_LOG_SHAPE}"), root, _LOG_SHAPE)
     if "eval" not in log:
         raise root.key("eval").error(f"required field is missing (expected {_LOG_SHAPE})")
+    _task_name(log, root.key("eval"))  # a log naming no task is malformed, samples or not
     samples = log.get("samples")
     if samples is None or samples == []:
         raise _no_samples(log, root.key("samples"))
@@ -332,6 +333,7 @@ IMPORTER = Importer(
     what="an Inspect AI eval log",
     looks_like=looks_like_inspect_log,
     read=import_inspect,
+    binary_suffixes=(".eval",),
     details="An Inspect AI eval log (.json, or .eval as inspect writes it): each sample and "
     "epoch is one run, <task>/<sample id>/<epoch>, its task the sample id; tool calls from "
     "the assistant messages with the tool messages' results and errors; usage summed over "
