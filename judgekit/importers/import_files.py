@@ -68,7 +68,8 @@ def files_to_import(
         kind, other = _folder_files(importer, path)
         if not kind:
             raise DataError(
-                f"this folder holds no {importer.what} ({_files(len(other))} of other kinds)",
+                f"this folder holds no file for `judgekit import {importer.name}` "
+                f"({_files(len(other))} of other kinds)",
                 path=path,
             )
         files += kind
