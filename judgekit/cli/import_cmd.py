@@ -10,6 +10,7 @@ import click
 from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.import_sources import (
     ImportGroup,
+    files_argument,
     output_option,
     run_import,
     task_id_option,
@@ -43,7 +44,7 @@ def import_group() -> None:
 
 
 @import_group.command("openai")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@files_argument
 @output_option
 @task_id_option
 @click.option(
@@ -54,37 +55,41 @@ def import_group() -> None:
     "'' to mark none.",
 )
 def import_openai_command(
-    file: Path, output: Path | None, task_id: str | None, error_pattern: str
+    files: tuple[Path, ...], output: Path | None, task_id: str | None, error_pattern: str
 ) -> None:
-    """Import OpenAI Chat Completions transcripts from FILE.
+    """Import OpenAI Chat Completions transcripts from each FILE into one runs file.
 
-    FILE holds one conversation (a message list, or an object with `messages`), a JSON
-    array of conversations, or one conversation per line; .gz is read directly.
+    A FILE holds one conversation (a message list, or an object with `messages`), a JSON
+    array of conversations, or one conversation per line; .gz is read directly. Several
+    FILEs make one runs file, their run ids unique across them; a folder stands for its
+    files of this kind, in name order (not its subfolders).
 
     \b
     Example:
       judgekit import openai transcripts.jsonl -o runs.jsonl
     """
-    from judgekit.importers.interface import ImportOptions
-
-    options = ImportOptions(task_id=task_id, error_pattern=error_pattern or None)
-    run_import("openai", file, output, options)
+    run_import("openai", files, output, task_id=task_id, error_pattern=error_pattern or None)
 
 
 @import_group.command("anthropic")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@files_argument
 @output_option
 @task_id_option
-def import_anthropic_command(file: Path, output: Path | None, task_id: str | None) -> None:
-    """Import Anthropic Messages transcripts (tool_use / tool_result blocks) from FILE.
+def import_anthropic_command(
+    files: tuple[Path, ...], output: Path | None, task_id: str | None
+) -> None:
+    """Import Anthropic Messages transcripts (tool_use / tool_result blocks) from each FILE.
+
+    Several FILEs make one runs file, their run ids unique across them; a folder stands for
+    its files of this kind, in name order (not its subfolders).
 
     \b
     Example:
       judgekit import anthropic conversations.jsonl -o runs.jsonl
     """
-    from judgekit.importers.interface import ImportOptions
+    from judgekit.importers.interface import DEFAULT_ERROR_PATTERN
 
-    run_import("anthropic", file, output, ImportOptions(task_id=task_id))
+    run_import("anthropic", files, output, task_id=task_id, error_pattern=DEFAULT_ERROR_PATTERN)
 
 
 @import_group.command("bfcl")

@@ -55,3 +55,6 @@ class Importer:
     details: str = ""
     # True when the format flags no failed tool call, so `--error-pattern` is offered.
     guesses_errors: bool = False
+    # Endings of this format's files that are not JSON (so never sniffed): a folder given
+    # to the import reads its files ending so, beside those whose head ``looks_like`` it.
+    binary_suffixes: tuple[str, ...] = ()
