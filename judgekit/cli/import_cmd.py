@@ -14,6 +14,7 @@ from judgekit.cli.import_sources import (
     run_import,
     task_id_option,
 )
+from judgekit.cli.import_tau2bench import import_tau2bench_command
 from judgekit.formats.run import Run
 from judgekit.importers.runs_output import write_runs_to, write_suite_file
 from judgekit.importers.unique_ids import UniqueRunIds
@@ -172,9 +173,12 @@ def import_taubench_command(file: Path, output: Path | None, suite_out: Path) ->
       judgekit import taubench gpt-4o-airline.json.gz -o runs.jsonl --suite-out airline.yaml
       judgekit grade runs.jsonl --tasks airline.yaml --out results --k 4
     """
+    from judgekit.importers.registry import wrong_kind_error
     from judgekit.importers.taubench import import_taubench
 
     refuse_output_over_input([output, suite_out], [file])
+    if (refused := wrong_kind_error(file, "taubench")) is not None:
+        raise refused
     run_ids = UniqueRunIds()
     imported = import_taubench(file, run_ids=run_ids)
     _write(imported.runs, output, file)
@@ -184,3 +188,6 @@ def import_taubench_command(file: Path, output: Path | None, suite_out: Path) ->
         f"{', '.join(imported.write_tools)})",
         err=True,
     )
+
+
+import_group.add_command(import_tau2bench_command)
