@@ -261,3 +261,15 @@ def test_taubench_names_tau2bench_for_a_tau2_results_file(results_file: Path) ->
         f"judgekit: error: {results_file}: this looks like τ²-bench results; "
         "try `judgekit import tau2bench`"
     )
+
+
+def test_reading_a_tau2_file_as_taubench_names_tau2bench(results_file: Path) -> None:
+    from judgekit.errors import DataError
+    from judgekit.importers.taubench import import_taubench
+
+    with pytest.raises(DataError) as raised:
+        import_taubench(results_file)
+    assert str(raised.value) == (
+        f"{results_file}: this looks like τ²-bench results (`simulations`, not a list of "
+        "τ-bench runs); try `judgekit import tau2bench`"
+    )
