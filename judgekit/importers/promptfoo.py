@@ -7,7 +7,7 @@ provider's ``response.output`` (text as is, anything else as JSON), its usage th
 ``tokenUsage`` (``prompt`` / ``completion``), its cost ``cost``, its duration ``latencyMs``.
 A provider error (``failureReason`` 2) stops the run with ``error``. promptfoo's verdict is
 kept in ``metadata.promptfoo``: ``success``, ``score``, ``namedScores``, the test's ``vars``,
-the provider, and each assertion's pass, score, reason, type and value.
+the provider (id and label), and each assertion's pass, score, reason, type and value.
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ def _verdict(result: dict[str, Any]) -> dict[str, Any]:
         "named_scores": result.get("namedScores") or {},
         "vars": result.get("vars") or {},
         "provider": provider.get("id") if isinstance(provider, dict) else provider,
+        "provider_label": provider.get("label") if isinstance(provider, dict) else None,
         "assertions": [_assertion(c) for c in components or [] if isinstance(c, dict)],
     }
     if result.get("error"):
