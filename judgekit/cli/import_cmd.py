@@ -15,9 +15,10 @@ from judgekit.cli.import_sources import (
     run_import,
     task_id_option,
 )
+from judgekit.cli.import_tau2bench import import_tau2bench_command
+from judgekit.cli.import_taubench import import_taubench_command
 from judgekit.formats.run import Run
-from judgekit.importers.runs_output import write_runs_to, write_suite_file
-from judgekit.importers.unique_ids import UniqueRunIds
+from judgekit.importers.runs_output import write_runs_to
 
 
 def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
@@ -143,61 +144,5 @@ def import_bfcl_command(
         click.echo(undecoded, err=True)
 
 
-@import_group.command("taubench")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@output_option
-@click.option(
-    "--suite-out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
-)
-@click.option(
-    "--write-tools",
-    metavar="A,B,C",
-    callback=lambda _ctx, _param, text: _tool_names(text),
-    help="The tools that change the data, for a domain that is not τ-bench's airline or retail.",
-)
-def import_taubench_command(
-    file: Path, output: Path | None, suite_out: Path, write_tools: list[str] | None
-) -> None:
-    """Import a τ-bench trajectories file (FILE, .json or .json.gz) as runs and a suite.
-
-    Runs are imported as `import openai` does; a run τ-bench never evaluated (reward_info
-    null: it hit the step limit) gets stop_reason max_turns, so it fails, as τ-bench counts
-    it. One task per τ-bench task id: its ground-truth writes as expected calls in any order,
-    lists a tool stores sorted as $unordered, other lists in order (as τ-bench's data hash
-    sees them), read-only tools, refused calls and exact repeats of idempotent writes set
-    aside, its outputs as expect_answer with τ-bench's rule (lowercase, remove_commas). A
-    ground-truth write that a run τ-bench found right has no successful call for is left
-    out: τ-bench's replay refused it.
-
-    \b
-    The write tools: --write-tools if given; else those of τ-bench's own domain (airline,
-    retail) that FILE's tools belong to; else, said on the console, inferred from FILE: the
-    tools some ground truth uses less those a run τ-bench found right called successfully
-    beyond its ground truth (repeats aside).
-
-    \b
-    Example:
-      judgekit import taubench gpt-4o-airline.json.gz -o runs.jsonl --suite-out airline.yaml
-      judgekit grade runs.jsonl --tasks airline.yaml --out results --k 4
-    """
-    from judgekit.importers.taubench import import_taubench
-
-    refuse_output_over_input([output, suite_out], [file])
-    run_ids = UniqueRunIds()
-    imported = import_taubench(file, run_ids=run_ids, write_tools=write_tools)
-    _write(imported.runs, output, file)
-    write_suite_file(imported.suite, suite_out)
-    click.echo(imported.write_tools.describe(), err=True)
-    click.echo(f"wrote {len(imported.suite['tasks'])} tasks to {suite_out}", err=True)
-
-
-def _tool_names(text: str | None) -> list[str] | None:
-    names = None if text is None else [name.strip() for name in text.split(",")]
-    if names is not None and not all(names):
-        raise click.BadParameter(
-            f"expected tool names separated by commas, got {text!r}", param_hint="--write-tools"
-        )
-    return names
+import_group.add_command(import_taubench_command)
+import_group.add_command(import_tau2bench_command)

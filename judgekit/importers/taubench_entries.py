@@ -48,6 +48,12 @@ class TaubenchEntry:
 def read_taubench_entries(path: Path) -> list[TaubenchEntry]:
     """Every entry of a τ-bench trajectories file (.json or .json.gz), validated."""
     document = _load(path)
+    if isinstance(document, dict) and "simulations" in document:
+        raise DataError(
+            "this looks like τ²-bench results (`simulations`, not a list of τ-bench runs); "
+            "try `judgekit import tau2bench`",
+            path=path,
+        )
     if not isinstance(document, list):
         raise DataError(
             f"expected a JSON list of τ-bench runs, got {describe_json(document)}", path=path
