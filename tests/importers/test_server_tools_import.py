@@ -211,3 +211,62 @@ def test_openai_builtin_tools_are_provider_run_calls_with_their_results(tmp_path
         ToolCall(name="computer_call", args=items[3]["action"], id="call_cu_1",
                  result=records[1]["input"][0]["output"]),
     ]  # fmt: skip
+
+
+def test_anthropic_mcp_connector_calls_are_provider_run(tmp_path: Path) -> None:
+    beta = pytest.importorskip("anthropic.types.beta", reason="needs the anthropic SDK")
+    use = beta.BetaMCPToolUseBlock(
+        type="mcp_tool_use",
+        id="mcptoolu_1",
+        name="lookup_order",
+        server_name="shop",
+        input={"order_id": "A100"},
+    )
+    answers = [
+        beta.BetaMCPToolResultBlock(
+            type="mcp_tool_result",
+            tool_use_id="mcptoolu_1",
+            is_error=True,
+            content=[{"type": "text", "text": "order A100 not found"}],
+        )
+    ]
+    content = [use.model_dump(mode="json"), *(a.model_dump(mode="json") for a in answers)]
+    messages = [
+        {"role": "user", "content": "Where is A100?"},
+        {"role": "assistant", "content": content},
+    ]
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"messages": messages}))
+    (run,) = import_anthropic(path)
+    assert run.tool_calls == [
+        ToolCall(
+            name=content[0]["name"],
+            args=content[0]["input"],
+            id="mcptoolu_1",
+            result=content[1]["content"][0]["text"],
+            error="order A100 not found",
+            executed_by="provider",
+        )
+    ]
+
+
+def test_openai_mcp_calls_are_provider_run(tmp_path: Path) -> None:
+    item = responses.response_output_item.McpCall(
+        type="mcp_call",
+        id="mcp_1",
+        server_label="shop",
+        name="lookup_order",
+        arguments='{"order_id": "A100"}',
+        output='{"status": "shipped"}',
+    )
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps({"output": [item.model_dump(mode="json")]}))
+    (run,) = import_openai_responses(path)
+    assert run.tool_calls == [
+        ToolCall(
+            name="lookup_order",
+            args=json.loads(item.arguments),
+            result=json.loads(item.output or ""),
+            executed_by="provider",
+        )
+    ]
