@@ -14,7 +14,13 @@ The suite says what τ²-bench checks in judgekit's terms: the gold *write* acti
 as expected calls in any order (only their ``compare_args`` when the task names them), the
 other tools ignored, refused calls ignored, ``communicate_info`` as ``expect_answer`` with
 τ²-bench's rule (lowercase, commas removed). Which tools write is read from the file: the
-``tool_type`` its ``action_checks`` record; a gold action's tool it never types is expected.
+``tool_type`` its ``action_checks`` record; for a tool it never types, the domain's own
+(airline and retail write the same tools as τ-bench's, ``@is_tool(ToolType.WRITE)`` in τ²-bench's
+``tools.py``); a gold action's tool neither types is expected.
+Arguments compare as τ²-bench's data hash sees them (``json.dumps`` with sorted keys, lists in
+order), except the lists its retail tools store sorted (``exchange_items``, ``return_items``:
+``src/tau2/domains/retail/tools.py``), which match in any order; the domain is the file's
+``info.environment_info.domain_name``.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from judgekit.formats.run import Run, StopReason, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.locations import Location, as_object, describe_json, required_string
 from judgekit.importers.run_draft import NO_ERROR_TEXT, new_tool_call, parse_result
-from judgekit.importers.taubench import TAUBENCH_NORMALISE, order_free
+from judgekit.importers.taubench import TAUBENCH_NORMALISE, as_hashed
+from judgekit.importers.taubench_domains import DOMAINS, Domain
 from judgekit.importers.unique_ids import UniqueRunIds
 
 __all__ = ["IMPORTER", "Tau2benchImport", "import_tau2bench", "looks_like_tau2bench"]
@@ -41,6 +48,13 @@ _STOP_REASONS: dict[str, StopReason] = {
     "agent_stop": "completed",
     "max_steps": "max_turns",
     "timeout": "timeout",
+}
+
+
+# The read tools τ²-bench's airline and retail have beyond τ-bench's (``ToolType.READ``).
+_TAU2_ONLY_READS = {
+    "airline": frozenset({"get_flight_status"}),
+    "retail": frozenset({"get_item_details"}),
 }
 
 
@@ -84,7 +98,8 @@ def import_tau2bench(path: str | Path, *, run_ids: UniqueRunIds | None = None) -
         _checked_task(value, where.key("tasks").item(i))
         for i, value in enumerate(document["tasks"])
     ]
-    writes = _write_tools(simulations, raw_tasks)
+    domain = _domain(document)
+    writes = _write_tools(simulations, raw_tasks, domain)
     seen = {a["name"] for _, gold in raw_tasks for a in gold} | {
         call.name for run in runs for call in run.tool_calls
     }
@@ -93,7 +108,7 @@ def import_tau2bench(path: str | Path, *, run_ids: UniqueRunIds | None = None) -
         "suite": path.name.removesuffix(".gz").removesuffix(".json"),
         "description": "τ²-bench tasks: their gold writes and communicate_info "
         "(judgekit import tau2bench)",
-        "tasks": [_task(task, gold, writes, read_only) for task, gold in raw_tasks],
+        "tasks": [_task(task, gold, writes, read_only, domain) for task, gold in raw_tasks],
     }
     return Tau2benchImport(runs, suite, sorted(writes))
 
@@ -188,10 +203,13 @@ def _number(value: Any, kind: type[int] | type[float]) -> Any:
 
 
 def _write_tools(
-    simulations: list[dict[str, Any]], tasks: list[tuple[dict[str, Any], list[dict[str, Any]]]]
+    simulations: list[dict[str, Any]],
+    tasks: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+    domain: Domain | None,
 ) -> set[str]:
-    """The tools the ``action_checks`` type ``write``, and the agent's gold tools they never
-    type (assumed to write, so expected)."""
+    """The tools the ``action_checks`` type ``write``; of the agent's gold tools they never
+    type, the domain's writes and the tools the domain does not have (assumed to write, so
+    expected)."""
     types: dict[str, str] = {}
     for simulation in simulations:
         info = simulation.get("reward_info")
@@ -201,8 +219,10 @@ def _write_tools(
             kind = check.get("tool_type") if isinstance(check, dict) else None
             if isinstance(action, dict) and isinstance(action.get("name"), str) and kind:
                 types.setdefault(action["name"], str(kind))
-    agent_gold = {a["name"] for _, gold in tasks for a in gold if _by_agent(a)}
-    return {n for n, kind in types.items() if kind == "write"} | (agent_gold - types.keys())
+    untyped = {a["name"] for _, gold in tasks for a in gold if _by_agent(a)} - types.keys()
+    if domain is not None:
+        untyped -= domain.read_only | _TAU2_ONLY_READS.get(domain.name, frozenset())
+    return {n for n, kind in types.items() if kind == "write"} | untyped
 
 
 def _by_agent(action: dict[str, Any]) -> bool:
@@ -231,14 +251,28 @@ def _checked_task(value: Any, where: Location) -> tuple[dict[str, Any], list[dic
     return task, gold
 
 
+def _domain(document: dict[str, Any]) -> Domain | None:
+    """The τ-bench domain of the file's ``domain_name`` (airline, retail), else None."""
+    info = document.get("info")
+    environment = info.get("environment_info") if isinstance(info, dict) else None
+    name = environment.get("domain_name") if isinstance(environment, dict) else None
+    return next((domain for domain in DOMAINS if domain.name == name), None)
+
+
 def _task(
-    task: dict[str, Any], gold: list[dict[str, Any]], writes: set[str], read_only: list[str]
+    task: dict[str, Any],
+    gold: list[dict[str, Any]],
+    writes: set[str],
+    read_only: list[str],
+    domain: Domain | None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"id": task["id"]}
     instructions = (task.get("user_scenario") or {}).get("instructions")
     if isinstance(instructions, dict) and isinstance(instructions.get("reason_for_call"), str):
         out["input"] = instructions["reason_for_call"]
-    out["expect_tools"] = [_expected_call(a) for a in gold if _by_agent(a) and a["name"] in writes]
+    out["expect_tools"] = [
+        _expected_call(a, domain) for a in gold if _by_agent(a) and a["name"] in writes
+    ]
     out["order"] = "unordered"
     out["ignore_tools"] = read_only
     out["ignore_failed_calls"] = True
@@ -249,12 +283,12 @@ def _task(
     return out
 
 
-def _expected_call(action: dict[str, Any]) -> dict[str, Any]:
+def _expected_call(action: dict[str, Any], domain: Domain | None) -> dict[str, Any]:
     arguments = action.get("arguments") or {}
     compared = action.get("compare_args")
     if isinstance(compared, list):
         arguments = {k: v for k, v in arguments.items() if k in compared}
-    return {"name": action["name"], "args": {k: order_free(v) for k, v in arguments.items()}}
+    return {"name": action["name"], "args": as_hashed(action["name"], arguments, domain)}
 
 
 def _read(path: Path, options: ImportOptions) -> Iterator[Run]:

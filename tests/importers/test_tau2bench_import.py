@@ -273,3 +273,65 @@ def test_reading_a_tau2_file_as_taubench_names_tau2bench(results_file: Path) -> 
         f"{results_file}: this looks like τ²-bench results (`simulations`, not a list of "
         "τ-bench runs); try `judgekit import tau2bench`"
     )
+
+
+def _retail_tasks() -> list[dict[str, Any]]:
+    path = shared_data_path("tau2bench", "tasks", "retail_tasks@a2c02472.json")
+    tasks = json.loads(path.read_text(encoding="utf-8"))
+    return [task for task in tasks if task["id"] in ("2", "21")]
+
+
+def _gold_write(task: dict[str, Any]) -> dict[str, Any]:
+    return task["evaluation_criteria"]["actions"][-1]
+
+
+def test_lists_compare_as_tau2_benchs_data_hash_sees_them(tmp_path: Path) -> None:
+    """τ²-bench's retail tools store a return's ``item_ids`` sorted (``order.return_items =
+    sorted(item_ids)``), so a return in another order leaves the same data and earns the reward;
+    ``modify_pending_order_items`` pairs ``item_ids[i]`` with ``new_item_ids[i]``, so reversing
+    one list alone changes the data and loses it. Rewards set by that rule of τ²-bench's."""
+    tasks = {t["id"]: t for t in _retail_tasks()}
+    ret, modify = _gold_write(tasks["2"]), _gold_write(tasks["21"])
+    assert ret["name"] == "return_delivered_order_items"
+    assert modify["name"] == "modify_pending_order_items"
+    returned = {**ret["arguments"], "item_ids": ret["arguments"]["item_ids"][::-1]}
+    swapped = {**modify["arguments"], "item_ids": modify["arguments"]["item_ids"][::-1]}
+    simulations = [
+        _simulation("ret", "2", 0, 1.0, "user_stop", [
+            {"role": "user", "content": "I want to return three items."},
+            _assistant(None, [{"id": "r1", "name": ret["name"], "arguments": returned}], (9, 9)),
+            _tool("r1", json.dumps({"status": "return requested"})),
+            _assistant("Your return is requested: 10 items in all.", [], (9, 9)),
+        ], [_check(ret["name"], ret["arguments"], "write", False)]),
+        _simulation("mod", "21", 0, 0.0, "user_stop", [
+            {"role": "user", "content": "I want to change two items."},
+            _assistant(None, [{"id": "m1", "name": modify["name"], "arguments": swapped}], (9, 9)),
+            _tool("m1", json.dumps({"status": "pending (item modified)"})),
+            _assistant("Your order is changed; the difference is 44.08.", [], (9, 9)),
+        ], [_check(modify["name"], modify["arguments"], "write", False)]),
+    ]  # fmt: skip
+    document = {
+        "info": {"environment_info": {"domain_name": "retail"}},
+        "tasks": list(tasks.values()),
+        "simulations": simulations,
+    }
+    path = tmp_path / "retail.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    _, suite, _ = _import(path)
+    by_id = {t["id"]: t for t in suite["tasks"]}
+    assert by_id["2"]["expect_tools"] == [
+        {"name": ret["name"], "args": {**ret["arguments"],
+                                       "item_ids": {"$unordered": ret["arguments"]["item_ids"]}}}
+    ]  # fmt: skip
+    assert by_id["21"]["expect_tools"] == [{"name": modify["name"], "args": modify["arguments"]}]
+    result = CliRunner().invoke(
+        main,
+        ["grade", str(tmp_path / "runs.jsonl"), "--tasks", str(tmp_path / "airline.yaml"),
+         "--out", str(tmp_path / "graded")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = (tmp_path / "graded" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert {json.loads(r)["run_id"]: json.loads(r)["passed"] for r in rows} == {
+        "ret": True,
+        "mod": False,
+    }
