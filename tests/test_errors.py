@@ -41,6 +41,9 @@ OUTSIDE_THE_TREE = {
     "ToolError",
     # trials/world.py: ends a trial; a BaseException so an agent's `except Exception` misses it.
     "TrialStopped",
+    # _util/input_paths.py: an OSError, so every reader's `except OSError` turns a FIFO or a
+    # device where a file should be into its one DataError line, as for any refused read.
+    "NotRegularFileError",
     # stats/proportions.py: a warning (NaN for an undefined statistic), not an error.
     "UndefinedStatisticWarning",
 }

@@ -9,6 +9,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from judgekit import Task, World
 from judgekit._util.folder_lock import LOCK_FILE, PID_FILE
 from judgekit.formats.task import load_tasks
@@ -24,10 +26,19 @@ SLOW_AGENT = "tests.cli.test_output_files:slow_agent"
 TRIALS = 50  # 4 shop tasks: 200 trials, at 10 ms each about 2 s
 
 
+# With this variable naming a file, slow_agent's trials wait until the file exists: a run
+# then holds its folder for as long as the test needs, however loaded the machine.
+AGENT_GATE = "JUDGEKIT_TEST_AGENT_GATE"
+
+
 def slow_agent(task: Task, world: World) -> str:
     """The shop's stub, 10 ms a trial: two runs of it overlap for seconds."""
     from examples.shop import agent
 
+    gate = os.environ.get(AGENT_GATE)
+    deadline = time.monotonic() + 60
+    while gate and not os.path.exists(gate) and time.monotonic() < deadline:
+        time.sleep(0.01)
     time.sleep(0.01)
     return agent(task, world)
 
@@ -87,13 +98,18 @@ def wait_for_pid_file(folder: Path, pid: int) -> None:
     raise AssertionError(f"{pid} never took the lock of {folder}")
 
 
-def test_a_second_resume_on_the_same_folder_is_refused(tmp_path: Path) -> None:
+def test_a_second_resume_on_the_same_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two `run --resume` on one folder used to run the missing trials twice (399 lines of
     runs.jsonl for 200 trials); the second now stops at once and the first completes."""
     out = tmp_path / "out"
+    gate = tmp_path / "gate"
+    monkeypatch.setenv(AGENT_GATE, str(gate))  # the first run's trials wait for the gate
     first = start_judgekit(run_args(out, "--resume"), home())
     wait_for_pid_file(out, first.pid)
     second = judgekit(run_args(out, "--resume"), home())
+    gate.touch()
     assert second.returncode == 2
     assert second.stderr == (
         f"judgekit: error: {out} is in use by another judgekit process (pid {first.pid})\n"

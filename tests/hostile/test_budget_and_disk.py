@@ -19,7 +19,7 @@ from judgekit.cli import main
 from judgekit.store import open_store
 from judgekit.store.recording import table_counts
 from judgekit.testing import FakeLLMServer, FakeRequest
-from tests.judging.conftest import judge_args
+from tests.judging.conftest import judge_args, refund_runs, ticket_answers
 from tests.processes import judgekit
 
 RUNS = 600
@@ -36,23 +36,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_runs(folder: Path, n: int) -> Path:
-    path = folder / "runs.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "run_id": f"r{i}",
-                    "task_id": "refund_full",
-                    "input": "Order A100 arrived broken. Refund it in full.",
-                    "tool_calls": [],
-                    "final_answer": f"Refund of $40 issued for A100 (ticket {i}).",
-                }
-            )
-            + "\n"
-            for i in range(n)
-        )
-    )
-    return path
+    return refund_runs(folder / "runs.jsonl", ticket_answers(n))
 
 
 def judge(runs: Path, server: FakeLLMServer, out: Path, *extra: str) -> Result:

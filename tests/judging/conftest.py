@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,31 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+def refund_runs(path: Path, answers: Sequence[str], *, first: int = 0) -> Path:
+    """A runs file at ``path``: one refund run per answer, ids ``r{first}``, ``r{first+1}``…"""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run_id": f"r{i}",
+                    "task_id": "refund_full",
+                    "input": "Order A100 arrived broken. Refund it in full.",
+                    "tool_calls": [],
+                    "final_answer": answer,
+                }
+            )
+            + "\n"
+            for i, answer in enumerate(answers, start=first)
+        )
+    )
+    return path
+
+
+def ticket_answers(n: int) -> list[str]:
+    """``n`` distinct right answers, so no two runs share a cache entry."""
+    return [f"Refund of $40 issued for A100 (ticket {i})." for i in range(n)]
 
 
 def verdict_json(score: Any, reason: str = "checked") -> str:

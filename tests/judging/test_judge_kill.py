@@ -16,7 +16,7 @@ from judgekit._util.folder_lock import PID_FILE
 from judgekit.store import open_store
 from judgekit.testing import FakeLLMServer
 from tests.conftest import REPO
-from tests.judging.conftest import judge_command
+from tests.judging.conftest import judge_command, refund_runs, ticket_answers
 
 RUNS = 600
 KILLS = 20
@@ -37,22 +37,7 @@ def finished_verdicts(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_judge_killed_anywhere_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    runs = tmp_path / "runs.jsonl"
-    runs.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "run_id": f"r{i}",
-                    "task_id": "refund_full",
-                    "input": "Order A100 arrived broken. Refund it in full.",
-                    "tool_calls": [],
-                    "final_answer": f"Refund of $40 issued for A100 (ticket {i}).",
-                }
-            )
-            + "\n"
-            for i in range(RUNS)
-        )
-    )
+    runs = refund_runs(tmp_path / "runs.jsonl", ticket_answers(RUNS))
     out = tmp_path / "out"
     verdicts_file = out / "verdicts.jsonl"
     env = {

@@ -15,30 +15,14 @@ from judgekit.cli import main
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
-from tests.judging.conftest import RUBRIC, judge_args, verdict_json
+from tests.judging.conftest import RUBRIC, judge_args, refund_runs, verdict_json
 
 VERSION = rubric_version(load_rubric(RUBRIC))
 GIBBERISH = "Gibberish the judge cannot grade."
 
 
 def runs_file(tmp_path: Path, answers: list[str]) -> Path:
-    runs = tmp_path / "runs.jsonl"
-    runs.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "run_id": f"r{i}",
-                    "task_id": "refund_full",
-                    "input": "Order A100 arrived broken. Refund it in full.",
-                    "tool_calls": [],
-                    "final_answer": answer,
-                }
-            )
-            + "\n"
-            for i, answer in enumerate(answers, start=1)
-        )
-    )
-    return runs
+    return refund_runs(tmp_path / "runs.jsonl", answers, first=1)
 
 
 def prose_for_gibberish(request: FakeRequest) -> str:
