@@ -4,7 +4,8 @@ talking to the fake server, for the tests that import what LangGraph's tracers r
 Two conversations, each on a thread of its own, in three invocations (three traces): the
 first looks up Denver's weather and answers; the second asks for Atlantis (the tool raises,
 ToolNode hands the model an error ToolMessage), then adds two numbers, then answers; then the
-first thread goes on with a question about Boston.
+first thread goes on: Boston's weather, then a flight there, which the tool refuses with a
+ToolException it handles itself (a ToolMessage of status "error").
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ memory = pytest.importorskip("langgraph.checkpoint.memory", reason="needs langgr
 QUESTIONS = (
     "What is the weather in Denver?",
     "Weather in Atlantis, and what is 2 + 3?",
-    "And in Boston?",
+    "And in Boston? Book me a flight there.",
 )
 THREADS = ("thread-denver", "thread-atlantis", "thread-denver")
 # The calls the model asks for, turn by turn, in each conversation.
 SCRIPT: dict[str, list[tuple[str, dict[str, Any]]]] = {
     QUESTIONS[0]: [("get_weather", {"city": "Denver"})],
     QUESTIONS[1]: [("get_weather", {"city": "Atlantis"}), ("add", {"a": 2, "b": 3})],
-    QUESTIONS[2]: [("get_weather", {"city": "Boston"})],
+    QUESTIONS[2]: [("get_weather", {"city": "Boston"}), ("book_flight", {"city": "Boston"})],
 }
 
 
@@ -49,6 +50,15 @@ def get_weather(city: str) -> dict[str, Any]:
 def add(a: int, b: int) -> int:
     """The sum of two whole numbers."""
     return a + b
+
+
+@tools_module.tool
+def book_flight(city: str) -> str:
+    """Book a flight to a city."""
+    raise tools_module.ToolException(f"No seats left to {city}")
+
+
+book_flight.handle_tool_error = True  # the tool answers its own failure
 
 
 def reply(request: FakeRequest) -> Reply:
@@ -74,7 +84,7 @@ def run_conversations(server: FakeLLMServer, callbacks: list[Any] | None = None)
     model = chat_openai.ChatOpenAI(
         model="gpt-4o-mini", base_url=server.openai_base_url, api_key="test", max_retries=0
     )
-    tool_node = prebuilt.ToolNode([get_weather, add], handle_tool_errors=True)
+    tool_node = prebuilt.ToolNode([get_weather, add, book_flight], handle_tool_errors=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # create_react_agent is deprecated for langchain's own
         agent = prebuilt.create_react_agent(model, tool_node, checkpointer=memory.InMemorySaver())

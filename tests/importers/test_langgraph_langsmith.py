@@ -68,8 +68,9 @@ def _by_trace(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def _expected_calls(runs: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """(name, id, arguments, result, error) of each tool run: the result the ToolMessage's
-    content, the id the model's call's, the error LangChain's exception text."""
+    """(name, id, arguments, result, error) of each tool run: the id the model's call's, the
+    result the ToolMessage's content (the error too when its status is "error"); a run that
+    raised has LangChain's exception text as the error."""
     calls = []
     for run in runs:
         if run["run_type"] != "tool":
@@ -86,6 +87,7 @@ def _expected_calls(runs: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
             )
             content = message["content"]
             result = json.loads(content) if content.startswith("{") else content
+            error = content if message["status"] == "error" else None
         calls.append((run["name"], run["extra"]["tool_call_id"], run["inputs"], result, error))
     return calls
 
@@ -114,7 +116,7 @@ def test_each_langgraph_invocation_is_one_run_with_tool_message_contents(
     traces = _by_trace(path)
     runs, output = _import(path, tmp_path / "runs.jsonl")
     assert output == (
-        "imported 3 runs with 4 tool calls (1 tool errors, 0 with invalid arguments) "
+        "imported 3 runs with 5 tool calls (2 tool errors, 0 with invalid arguments) "
         f"to {tmp_path / 'runs.jsonl'}\n"
     )
     assert [run.run_id for run in runs] == list(traces)
@@ -137,10 +139,13 @@ def test_each_langgraph_invocation_is_one_run_with_tool_message_contents(
             ("get_weather", {"city": "Atlantis"}, None, "ValueError('no such city: Atlantis')"),
             ("add", {"a": 2, "b": 3}, "5", None),
         ],
-        [("get_weather", {"city": "Boston"}, {"city": "Boston", "sky": "sunny", "celsius": 21}, None)],
+        [
+            ("get_weather", {"city": "Boston"}, {"city": "Boston", "sky": "sunny", "celsius": 21}, None),
+            ("book_flight", {"city": "Boston"}, "No seats left to Boston", "No seats left to Boston"),
+        ],
     ]  # fmt: skip
-    assert [run.turns for run in runs] == [2, 3, 2]
-    assert runs[2].input == "And in Boston?"
+    assert [run.turns for run in runs] == [2, 3, 3]
+    assert runs[2].input == agent.QUESTIONS[2]
 
 
 def test_group_by_thread_makes_one_run_of_each_threads_traces(
@@ -153,7 +158,7 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
         threads.setdefault(thread, []).extend(trace)
     assert list(threads) == ["thread-denver", "thread-atlantis"]
     runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", "thread")
-    assert output.startswith("imported 2 runs with 4 tool calls (1 tool errors, ")
+    assert output.startswith("imported 2 runs with 5 tool calls (2 tool errors, ")
     assert [run.run_id for run in runs] == list(threads)
     for run, thread_runs in zip(runs, threads.values(), strict=True):
         calls = [(c.name, c.id, c.args, c.result, c.error) for c in run.tool_calls]
@@ -165,8 +170,12 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
         assert run.metadata["trace_ids"] == roots
         assert run.metadata["thread_id"] == run.run_id
     denver, atlantis = runs
-    assert [call.args["city"] for call in denver.tool_calls] == ["Denver", "Boston"]
-    assert (denver.turns, atlantis.turns) == (4, 3)
+    assert [(c.name, c.args["city"]) for c in denver.tool_calls] == [
+        ("get_weather", "Denver"),
+        ("get_weather", "Boston"),
+        ("book_flight", "Boston"),
+    ]
+    assert (denver.turns, atlantis.turns) == (5, 3)
     assert denver.input == agent.QUESTIONS[0]
     assert denver.final_answer == states[2]["messages"][-1].content
     assert atlantis.final_answer == states[1]["messages"][-1].content == "Done after 2 tools: 5"

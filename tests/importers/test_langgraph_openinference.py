@@ -63,7 +63,8 @@ def _hex(value: str) -> str:
 
 def _expected_calls(spans: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """(name, id, arguments, result, error) of each TOOL span: the call as LangGraph handed
-    it to ToolNode (the parent span's input), the result the ToolMessage's content."""
+    it to ToolNode (the parent span's input), the result the ToolMessage's content (the error
+    too when its status is "error"); a span that failed has its exception text as the error."""
     by_id = {span["spanId"]: span for span in spans}
     calls = []
     for span in spans:
@@ -79,6 +80,7 @@ def _expected_calls(spans: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
             assert message["tool_call_id"] == sent["id"]
             content = message["content"]
             result = json.loads(content) if content.startswith("{") else content
+            error = content if message["status"] == "error" else None
         calls.append((attributes["tool.name"], sent["id"], sent["args"], result, error))
     return calls
 
@@ -112,7 +114,7 @@ def test_each_langgraph_invocation_is_one_run_with_its_tool_calls(
         traces.setdefault(_hex(span["traceId"]), []).append(span)
     runs, output = _import(path, tmp_path / "runs.jsonl")
     assert output == (
-        "imported 3 runs with 4 tool calls (1 tool errors, 0 with invalid arguments) "
+        "imported 3 runs with 5 tool calls (2 tool errors, 0 with invalid arguments) "
         f"to {tmp_path / 'runs.jsonl'}\n"
     )
     assert [run.run_id for run in runs] == list(traces)
@@ -137,9 +139,12 @@ def test_each_langgraph_invocation_is_one_run_with_its_tool_calls(
             ("get_weather", {"city": "Atlantis"}, None, "ValueError('no such city: Atlantis')"),
             ("add", {"a": 2, "b": 3}, "5", None),
         ],
-        [("get_weather", {"city": "Boston"}, {"city": "Boston", "sky": "sunny", "celsius": 21}, None)],
+        [
+            ("get_weather", {"city": "Boston"}, {"city": "Boston", "sky": "sunny", "celsius": 21}, None),
+            ("book_flight", {"city": "Boston"}, "No seats left to Boston", "No seats left to Boston"),
+        ],
     ]  # fmt: skip
-    assert [run.turns for run in runs] == [2, 3, 2]
+    assert [run.turns for run in runs] == [2, 3, 3]
     assert runs[1].final_answer == "Done after 2 tools: 5"
 
 
@@ -153,7 +158,7 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
         threads.setdefault(span["attributes"]["session.id"], []).append(span)
     assert list(threads) == ["thread-denver", "thread-atlantis"]
     runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", "thread")
-    assert output.startswith("imported 2 runs with 4 tool calls (1 tool errors, ")
+    assert output.startswith("imported 2 runs with 5 tool calls (2 tool errors, ")
     assert [run.run_id for run in runs] == list(threads)
     denver, atlantis = runs
     for run, thread_spans in zip(runs, threads.values(), strict=True):
@@ -166,14 +171,15 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
         trace_ids = list(dict.fromkeys(_hex(span["traceId"]) for span in thread_spans))
         assert run.metadata["trace_ids"] == trace_ids
         assert run.metadata["session_id"] == run.run_id
-    assert [call.args["city"] for call in denver.tool_calls] == ["Denver", "Boston"]
-    assert (denver.turns, atlantis.turns) == (4, 3)
+    assert [(c.name, c.args["city"]) for c in denver.tool_calls] == [
+        ("get_weather", "Denver"),
+        ("get_weather", "Boston"),
+        ("book_flight", "Boston"),
+    ]
+    assert (denver.turns, atlantis.turns) == (5, 3)
     assert denver.input == agent.QUESTIONS[0]
     assert denver.final_answer == states[2]["messages"][-1].content
-    assert (
-        denver.final_answer
-        == 'Done after 1 tools: {"city": "Boston", "sky": "sunny", "celsius": 21}'
-    )
+    assert denver.final_answer == "Done after 2 tools: No seats left to Boston"
     assert atlantis.final_answer == states[1]["messages"][-1].content
 
 
