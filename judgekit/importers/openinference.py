@@ -1,11 +1,16 @@
 """Runs from OpenInference spans (Arize Phoenix and the OpenInference instrumentations).
 
-Each trace is a run (see :mod:`judgekit.importers.span_runs`), by the span kind in
-``openinference.span.kind``. ``TOOL`` spans are its tool calls: ``tool.name``, the arguments
-from ``input.value`` (JSON), the result from ``output.value``, the call id from
-``tool_call.id`` (or ``tool.id``), an error status as the error. ``LLM`` spans are its
+Each trace is a run (see :mod:`judgekit.importers.span_runs`; several ``AGENT`` spans at
+its root, several runs), by the span kind in ``openinference.span.kind``; grouped by thread,
+the traces of one ``session.id`` are one run. ``TOOL`` spans are its tool calls:
+``tool.name``, the arguments from ``input.value`` (JSON) or, when it holds none, from the
+call the model asked for (LangChain writes a one-argument tool's input as the bare value),
+the result from ``output.value`` (a LangChain ToolMessage's ``content``, its status
+``error`` the call's error), the call id from ``tool_call.id`` (or ``tool.id``, or the
+ToolMessage's ``tool_call_id``), an error status as the error. ``LLM`` spans are its
 turns: ``llm.token_count.prompt`` / ``completion`` as usage, ``llm.cost.total`` summed as
-the cost, ``llm.input_messages.N.message.*`` for the input (the first user message) and
+the cost, ``llm.input_messages.N.message.*`` for the input (the first user message, unless
+the root's input is a graph state with a human message) and
 ``llm.output_messages.N.message.*`` for the answers and the tool calls the model asked for
 (the run's calls when no TOOL span recorded an execution, with the ``tool`` messages of
 later calls as results). ``AGENT`` spans give the agent's name, input and answer.
@@ -276,7 +281,7 @@ IMPORTER = Importer(
         "OpenInference instrumentations): OTLP JSON, one document or one per line, or the "
         "OpenTelemetry SDK's ConsoleSpanExporter output. Each trace is a run (with "
         "--group-by thread, the traces of one session.id, as LangGraph's thread_id sets it): "
-        "TOOL spans are its tool calls (the arguments the model sent, else input.value; "
+        "TOOL spans are its tool calls (the arguments the model sent or input.value; "
         "output.value the result, a LangChain ToolMessage's content), LLM spans its turns, "
         "token counts and cost, the last LLM output message its final answer."
     ),
