@@ -44,6 +44,7 @@ def run_import(
     *,
     task_id: str | None = None,
     error_pattern: str | None = None,
+    group_by: str = "trace",
 ) -> None:
     """Import the files (and folders of files) ``paths`` with the importer called ``name``
     into one runs file; refused before anything is written when a file looks like another
@@ -54,7 +55,9 @@ def run_import(
 
     importer = importer_named(name)
     assert importer is not None, name
-    done = import_files(importer, paths, output, task_id=task_id, error_pattern=error_pattern)
+    done = import_files(
+        importer, paths, output, task_id=task_id, error_pattern=error_pattern, group_by=group_by
+    )
     destination = f" to {output}" if output is not None else ""
     if len(done.files) == 1 and not done.skipped and not paths[0].is_dir():
         _report_one(done.files[0], destination)
@@ -100,7 +103,10 @@ def source_command(importer: Importer) -> click.Command:
         from judgekit.importers.interface import DEFAULT_ERROR_PATTERN
 
         pattern = more.get("error_pattern", DEFAULT_ERROR_PATTERN) or None
-        run_import(importer.name, files, output, task_id=task_id, error_pattern=pattern)
+        group_by = more.get("group_by", "trace")
+        run_import(
+            importer.name, files, output, task_id=task_id, error_pattern=pattern, group_by=group_by
+        )
 
     params: list[click.Parameter] = [
         click.Argument(
@@ -124,12 +130,26 @@ def source_command(importer: Importer) -> click.Command:
                 help=ERROR_PATTERN_HELP,
             )
         )
+    if importer.groups:
+        params.append(group_by_option(importer.groups))
     example = f"\b\nExample:\n  judgekit import {importer.name} FILE -o runs.jsonl"
     help_text = (
         f"Import {importer.what} from each FILE into one runs file.\n\n{importer.details}"
         f"\n\n{FILES_HELP}\n\n{example}"
     )
     return click.Command(importer.name, callback=callback, params=params, help=help_text)
+
+
+def group_by_option(groups: tuple[str, ...]) -> click.Option:
+    """``--group-by``: one run per trace (the default) or per thread of traces."""
+    return click.Option(
+        ["--group-by"],
+        type=click.Choice(["trace", *groups]),
+        default="trace",
+        show_default=True,
+        help="One run per trace, or per thread: the traces of one conversation (the "
+        "thread or session id they carry) as one run, its id the thread's.",
+    )
 
 
 class ImportGroup(click.Group):

@@ -86,6 +86,7 @@ def import_files(
     *,
     task_id: str | None = None,
     error_pattern: str | None = None,
+    group_by: str = "trace",
 ) -> FilesImport:
     """Import every file of ``paths`` with ``importer`` into ``output`` (standard output when
     None), written whole once all are read; a :class:`DataError` before anything is written
@@ -101,7 +102,9 @@ def import_files(
     done = [FileImport(path) for path in files]
 
     def read(one: FileImport) -> Iterator[Run]:
-        options = ImportOptions(task_id=task_id, error_pattern=error_pattern, run_ids=run_ids)
+        options = ImportOptions(
+            task_id=task_id, error_pattern=error_pattern, run_ids=run_ids, group_by=group_by
+        )
         before = {original: len(new) for original, new in run_ids.renamed.items()}
         yield from one.tally.count(importer.read(one.path, options))
         one.dropped = options.duplicates.lines()
