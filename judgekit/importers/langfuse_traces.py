@@ -3,7 +3,11 @@
 Langfuse records a trace as observations (``type`` SPAN, GENERATION, EVENT, TOOL, AGENT,
 ...) linked by ``parentObservationId``. An export is the observations API's page
 (``{"data": [...], "meta": ...}``), observations one per line, or traces with their
-``observations`` (the trace API's full detail), in camelCase as the API returns them.
+``observations`` (the trace API's full detail), in camelCase as the API returns them. The
+observations API v2 returns ``input`` and ``output`` as the raw strings the SDK sent (JSON
+text for anything not a string): they are read as the values they hold. A root is an
+observation without a parent, or one the API marks ``isRootObservation`` (an app's root whose
+parent, a web framework's span say, never reached Langfuse).
 A TOOL observation is a tool call (``input`` its arguments, ``output`` its result, level
 ERROR and ``statusMessage`` its error); so is a SPAN named like a tool a generation asked
 for (SDKs that trace tools as plain spans). Each GENERATION is a turn; their
@@ -100,7 +104,7 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
             _add_trace(record, traces, options.duplicates)
         else:
             trace_id = _check_observation(record)
-            traces.setdefault(trace_id, _Trace()).observations.append(record)
+            traces.setdefault(trace_id, _Trace()).observations.append(_decoded(record))
     default_task = options.task_id or file_stem(source)
     for trace in traces.values():
         trace.observations = _checked_graph(trace.observations, options.duplicates)
@@ -150,7 +154,7 @@ def _add_trace(record: Record, traces: dict[str, _Trace], duplicates: DroppedDup
             )
         observation = Record(raw, where.item(number))
         _check_observation(observation)
-        trace.observations.append(observation)
+        trace.observations.append(_decoded(observation))
 
 
 def _check_observation(record: Record) -> str:
@@ -171,9 +175,26 @@ def _check_observation(record: Record) -> str:
     return required_string(data, "traceId", where)
 
 
+def _decoded(record: Record) -> Record:
+    """The observation with its input and output as values: the observations API v2 returns
+    them as the raw strings the SDK sent, a JSON text for anything not a string."""
+    data = dict(record.data)
+    for key in ("input", "output"):
+        if isinstance(data.get(key), str):
+            data[key] = parse_result(data[key])
+    return Record(data, record.where)
+
+
+def _is_root(record: Record) -> bool:
+    # An app's root span keeps its parent when that parent (a web framework's span, say) was
+    # never sent to Langfuse; the API marks it isRootObservation.
+    data = record.data
+    return data.get("parentObservationId") is None or data.get("isRootObservation") is True
+
+
 def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
     ordered = sorted(trace.observations, key=lambda r: str(r.data["startTime"]))
-    roots = [r for r in ordered if r.data.get("parentObservationId") is None]
+    roots = [r for r in ordered if _is_root(r)]
     generations = [r for r in ordered if r.data["type"] == "GENERATION"]
     tool_names = _requested_tools(generations)
     head = trace.record or (roots[0] if roots else None)
@@ -181,7 +202,7 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
     fields: dict[str, Any] = {
         "run_id": trace_id,
         "task_id": default_task,
-        "input": value_text(head.data.get("input")) if head else None,
+        "input": value_text(_call_input(head.data.get("input"))) if head else None,
         "final_answer": _final_answer(trace.record, roots, generations),
         "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
         "turns": len(generations),
@@ -252,6 +273,15 @@ def _arguments(value: Any) -> Any:
         if isinstance(kwargs, dict) and args in ([], None):
             return kwargs
     return value
+
+
+def _call_input(value: Any) -> Any:
+    # A function traced by @observe and called with one argument was asked that argument.
+    if isinstance(value, dict) and value.keys() == {"args", "kwargs"}:
+        args, kwargs = value["args"], value["kwargs"]
+        if isinstance(args, list) and len(args) == 1 and kwargs in ({}, None):
+            return args[0]
+    return _arguments(value)
 
 
 def _final_answer(
@@ -326,7 +356,8 @@ IMPORTER = Importer(
     looks_like=looks_like_langfuse,
     read=import_langfuse,
     details="Langfuse observations as the API returns them (a page with `data`, one per "
-    "line, or traces with their `observations`): each trace is one run, its id the trace "
+    "line, or traces with their `observations`; the SDK's v2 pages with their JSON-text "
+    "`input` and `output`): each trace is one run, its id the trace "
     "id; TOOL observations (and spans named like a tool a generation asked for) are the "
     "tool calls, level ERROR their errors; generations are the turns, their usage and "
     "costs summed.",

@@ -4,7 +4,9 @@ returns them, a trace carrying its observations, and hand-made malformed exports
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -224,3 +226,226 @@ def test_legacy_usage_and_calculated_cost_are_summed(tmp_path: Path) -> None:
         "cache_read_input_tokens": 2,
     }
     assert (run.cost_usd, run.turns, run.final_answer) == (0.75, 2, "done")
+
+
+# What the langfuse SDK itself writes and reads back: an agent traced with @observe, the
+# langfuse OpenAI integration (over the fake LLM server) and start_as_current_observation,
+# its spans sent by the SDK to a stand-in of Langfuse's API (tests/importers/langfuse_stand_in
+# .py says what it records and what it derives as Langfuse does), then read with the SDK's
+# own `api.observations.get_many` and written as users write API objects (`.json()`).
+
+PARIS, ATLANTIS = "Weather in Paris?", "Weather in Atlantis?"
+PARIS_ANSWER = "Paris: 21 degrees, rain tomorrow."
+LOOKUP_TOOL = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
+FIELDS = "core,basic,time,io,metadata,model,usage"
+
+
+def _agent_reply(request: Any) -> Any:
+    from judgekit.testing import Reply
+
+    messages = request.body["messages"]
+    if any(message["role"] == "tool" for message in messages):
+        return Reply(PARIS_ANSWER if messages[0]["content"] == PARIS else "No such city.")
+    city = "Paris" if messages[0]["content"] == PARIS else "Atlantis"
+    names = ("lookup", "forecast") if city == "Paris" else ("lookup",)
+    return Reply("", tool_calls=tuple(
+        {"id": f"call_{name}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps({"city": city})}}
+        for name in names
+    ))  # fmt: skip
+
+
+def _traced_agent(openai_base_url: str) -> Any:
+    """An agent traced the way the langfuse SDK's users trace theirs."""
+    import langfuse
+    from langfuse.openai import OpenAI
+
+    client = OpenAI(base_url=openai_base_url, api_key="test")
+
+    @langfuse.observe(as_type="tool")
+    def lookup(city: str) -> dict[str, int]:
+        raise ValueError(f"no such city: {city}")
+
+    @langfuse.observe()  # a tool traced as a plain span
+    def forecast(city: str) -> str:
+        return "rain tomorrow"
+
+    def run_tool(call: Any) -> str:
+        time.sleep(0.002)  # Langfuse's times are to the millisecond: keep the steps apart
+        arguments = json.loads(call.function.arguments)
+        if call.function.name == "forecast":
+            return forecast(city=arguments["city"])
+        if arguments["city"] != "Paris":
+            try:
+                lookup(arguments["city"])  # positional: @observe records it in `args`
+            except ValueError as exc:
+                return str(exc)
+        with langfuse.get_client().start_as_current_observation(
+            as_type="tool", name="lookup", input=arguments
+        ) as tool:
+            tool.update(output={"temp": 21})
+        return '{"temp": 21}'
+
+    @langfuse.observe(as_type="agent")
+    def weather_agent(question: str) -> str:
+        messages: list[Any] = [{"role": "user", "content": question}]
+        for _ in range(2):
+            time.sleep(0.002)
+            answer = (
+                client.chat.completions.create(
+                    model="gpt-4o", messages=messages, tools=[LOOKUP_TOOL]
+                )
+                .choices[0]
+                .message
+            )
+            messages.append(answer.model_dump(exclude_none=True))
+            for call in answer.tool_calls or ():
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": run_tool(call)}
+                )
+        if question == ATLANTIS:
+            raise RuntimeError("gave up on Atlantis")
+        return str(answer.content)
+
+    return weather_agent
+
+
+@pytest.fixture(scope="module")
+def langfuse_api_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The agent run twice (Paris, then Atlantis inside a web framework's span that is never
+    sent to Langfuse), traced by the SDK, read back through the SDK's API client."""
+    import langfuse
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from judgekit.testing import FakeLLMServer
+    from tests.importers.langfuse_stand_in import PLACEHOLDER_AUTH, LangfuseStandIn
+
+    folder = tmp_path_factory.mktemp("langfuse")
+    with LangfuseStandIn() as stand_in, FakeLLMServer(_agent_reply) as llm:
+        client = langfuse.Langfuse(
+            host=stand_in.host, public_key="pk-lf-placeholder", secret_key="sk-lf-placeholder"
+        )
+        agent = _traced_agent(llm.openai_base_url)
+        agent(PARIS)
+        web = TracerProvider().get_tracer("web-framework")
+        with web.start_as_current_span("POST /ask"), contextlib.suppress(RuntimeError):
+            agent(ATLANTIS)
+        client.flush()
+        everything = client.api.observations.get_many(fields=FIELDS, limit=1000)
+        trace_ids = sorted({o.trace_id for o in everything.data if o.trace_id})
+        pages = []
+        for trace_id in trace_ids:  # each trace's observations, three to a page
+            cursor = None
+            while True:
+                page = client.api.observations.get_many(
+                    trace_id=trace_id, fields=FIELDS, limit=3, cursor=cursor
+                )
+                pages.append(page)
+                cursor = page.meta.cursor
+                if cursor is None:
+                    break
+        client.shutdown()
+    assert stand_in.authorizations == {PLACEHOLDER_AUTH}  # no real key, only 127.0.0.1
+    page_file = folder / "observations.json"
+    page_file.write_text(everything.json())
+    pages_file = folder / "observation-pages.jsonl"
+    pages_file.write_text("".join(page.json() + "\n" for page in pages))
+    return {"page": page_file, "pages": pages_file, "pages_count": len(pages)}
+
+
+def _file_observations(path: Path) -> list[dict[str, Any]]:
+    """The observations of an export of API pages (one JSON page, or a page per line)."""
+    return [o for line in path.read_text().splitlines() for o in json.loads(line)["data"]]
+
+
+def _json_or_text(raw: str | None) -> Any:
+    return json.loads(raw) if raw is not None and raw.startswith(("{", "[")) else raw
+
+
+def _expected_run(observations: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the export says of one trace, read straight from the API's fields: the v2 API's
+    input and output are the JSON texts the SDK sent (a string as it is)."""
+    ordered = sorted(observations, key=lambda o: o["startTime"])
+    generations = [o for o in ordered if o["type"] == "GENERATION"]
+    asked = {
+        call["function"]["name"]
+        for g in generations
+        for call in json.loads(g["output"]).get("tool_calls") or ()
+    }
+    (root,) = [o for o in ordered if o["isRootObservation"]]
+    calls = []
+    for o in ordered:
+        if o["type"] == "TOOL" or (o["type"] == "SPAN" and o["name"] in asked):
+            args = json.loads(o["input"])
+            if set(args) == {"args", "kwargs"} and args["args"] == []:
+                args = args["kwargs"]  # @observe's record of a call by keywords
+            error = o["statusMessage"] if o["level"] == "ERROR" else None
+            calls.append((o["name"], args, _json_or_text(o["output"]), error, o["id"]))
+    final = root["output"] or json.loads(generations[-1]["output"])["content"]
+    usage = {
+        f"{kind}_tokens": sum(g["usageDetails"][kind] for g in generations)
+        for kind in ("input", "output", "total")
+    }
+    ends = [datetime.fromisoformat(o["endTime"]) for o in ordered]
+    run: dict[str, Any] = {
+        "run_id": root["traceId"], "input": json.loads(root["input"])["args"][0],
+        "tool_calls": calls, "final_answer": final, "turns": len(generations),
+        "usage": usage, "cost_usd": sum(g["costDetails"]["total"] for g in generations),
+        "duration_s": (max(ends) - datetime.fromisoformat(ordered[0]["startTime"])).total_seconds(),
+        "metadata": {"trace_id": root["traceId"]}, "stop_reason": None,
+    }  # fmt: skip
+    if root["level"] == "ERROR":
+        run["stop_reason"] = "error"
+        run["metadata"]["error"] = root["statusMessage"]
+    return run
+
+
+def _as_expected(run: Any) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id, "input": run.input,
+        "tool_calls": [(c.name, c.args, c.result, c.error, c.id) for c in run.tool_calls],
+        "final_answer": run.final_answer, "turns": run.turns,
+        "usage": run.usage.model_dump() if run.usage else None, "cost_usd": run.cost_usd,
+        "duration_s": run.duration_s, "metadata": run.metadata, "stop_reason": run.stop_reason,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", ["page", "pages"])
+def test_what_the_sdk_exports_imports_through_the_command_as_the_file_says(
+    langfuse_api_export: dict[str, Any], shape: str, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+    from judgekit.formats.run import load_runs
+    from judgekit.importers.registry import sniff
+
+    assert langfuse_api_export["pages_count"] == 4  # five observations a trace, three a page
+    path, runs_file = langfuse_api_export[shape], tmp_path / "runs.jsonl"
+    result = CliRunner().invoke(main, ["import", "langfuse", str(path), "-o", str(runs_file)])
+    assert sniff(path) == "langfuse"
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"imported 2 runs with 3 tool calls (1 tool errors, 0 with invalid arguments) "
+        f"to {runs_file}\n"
+    )
+    by_trace: dict[str, list[dict[str, Any]]] = {}
+    for observation in _file_observations(path):
+        by_trace.setdefault(observation["traceId"], []).append(observation)
+    expected = {trace_id: _expected_run(found) for trace_id, found in by_trace.items()}
+    runs = {run.run_id: _as_expected(run) for run in load_runs(runs_file)}
+    assert runs == expected
+    paris, atlantis = sorted(runs.values(), key=lambda run: run["input"] != PARIS)
+    assert [call[:4] for call in paris["tool_calls"]] == [
+        ("lookup", {"city": "Paris"}, {"temp": 21}, None),
+        ("forecast", {"city": "Paris"}, "rain tomorrow", None),
+    ]
+    assert (paris["final_answer"], paris["turns"], paris["stop_reason"]) == (
+        PARIS_ANSWER, 2, None,
+    )  # fmt: skip
+    assert [call[:4] for call in atlantis["tool_calls"]] == [
+        ("lookup", {"args": ["Atlantis"], "kwargs": {}}, None, "no such city: Atlantis"),
+    ]  # called positionally, @observe kept no parameter name
+    assert (atlantis["input"], atlantis["final_answer"], atlantis["metadata"]["error"]) == (
+        ATLANTIS, "No such city.", "gave up on Atlantis",
+    )  # fmt: skip
