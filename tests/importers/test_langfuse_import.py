@@ -350,7 +350,9 @@ def langfuse_api_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     page_file.write_text(everything.json())
     pages_file = folder / "observation-pages.jsonl"
     pages_file.write_text("".join(page.json() + "\n" for page in pages))
-    return {"page": page_file, "pages": pages_file, "pages_count": len(pages)}
+    dict_file = folder / "observations-dict.json"  # .dict() keeps datetimes: str() them
+    dict_file.write_text(json.dumps(everything.dict(), default=str))
+    return {"page": page_file, "pages": pages_file, "dict": dict_file, "pages_count": len(pages)}
 
 
 def _file_observations(path: Path) -> list[dict[str, Any]]:
@@ -410,7 +412,7 @@ def _as_expected(run: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("shape", ["page", "pages"])
+@pytest.mark.parametrize("shape", ["page", "pages", "dict"])
 def test_what_the_sdk_exports_imports_through_the_command_as_the_file_says(
     langfuse_api_export: dict[str, Any], shape: str, tmp_path: Path
 ) -> None:
