@@ -11,7 +11,9 @@ parent, a web framework's span say, never reached Langfuse).
 A TOOL observation is a tool call (``input`` its arguments, ``output`` its result, level
 ERROR and ``statusMessage`` its error); so is a SPAN named like a tool a generation asked
 for (SDKs that trace tools as plain spans). Each GENERATION is a turn; their
-``usageDetails`` (or legacy ``usage``) and costs are summed. The run id is the trace id.
+``usageDetails`` (or legacy ``usage``) and costs are summed, Langfuse's ``input`` and
+``output`` with their details (``input_cached_tokens``, ``output_reasoning_tokens``, which
+Langfuse counts apart) added back. The run id is the trace id.
 """
 
 from __future__ import annotations
@@ -299,24 +301,39 @@ def _usage(generations: list[Record]) -> dict[str, Any]:
     totals: dict[str, int] = {}
     cost: float | None = None
     for record in generations:
-        data, where = record.data, record.where
-        key = "usageDetails" if data.get("usageDetails") is not None else "usage"
-        counts = optional_object(data, key, where) or {}
-        for name, count in counts.items():
-            if count is None or name in ("unit", "inputCost", "outputCost", "totalCost"):
-                continue
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise (
-                    where.key(key)
-                    .key(name)
-                    .error(f"expected a whole number of tokens ≥ 0, got {describe_json(count)}")
-                )
-            ours = _TOKEN_NAMES.get(name, name)
-            totals[ours] = totals.get(ours, 0) + count
-        found = _cost(data, where)
+        for name, count in _token_counts(record).items():
+            totals[name] = totals.get(name, 0) + count
+        found = _cost(record.data, record.where)
         if found is not None:
             cost = (cost or 0.0) + found
     return {"usage": Usage.model_validate(totals) if totals else None, "cost_usd": cost}
+
+
+def _token_counts(record: Record) -> dict[str, int]:
+    """One generation's token counts under judgekit's names."""
+    data, where = record.data, record.where
+    key = "usageDetails" if data.get("usageDetails") is not None else "usage"
+    counts: dict[str, int] = {}
+    for name, count in (optional_object(data, key, where) or {}).items():
+        if count is None or name in ("unit", "inputCost", "outputCost", "totalCost"):
+            continue
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise (
+                where.key(key)
+                .key(name)
+                .error(f"expected a whole number of tokens ≥ 0, got {describe_json(count)}")
+            )
+        counts[name] = count
+    ours = {_TOKEN_NAMES.get(name, name): count for name, count in counts.items()}
+    # Langfuse's input and output leave out their details (input_cached_tokens,
+    # output_reasoning_tokens, ...); a run's counts hold them, as the provider's usage does.
+    for side in ("input", "output"):
+        if side in counts:
+            parts = (
+                c for n, c in counts.items() if n.startswith(f"{side}_") and n != f"{side}_tokens"
+            )
+            ours[f"{side}_tokens"] += sum(parts)
+    return ours
 
 
 def _cost(data: dict[str, Any], where: Location) -> float | None:

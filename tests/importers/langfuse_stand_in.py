@@ -37,7 +37,7 @@ __all__ = ["PLACEHOLDER_AUTH", "PRICES", "LangfuseStandIn"]
 
 PLACEHOLDER_AUTH = "Basic " + base64.b64encode(b"pk-lf-placeholder:sk-lf-placeholder").decode()
 # Langfuse's default prices (USD per token) of the model the agent calls, its "Standard" tier.
-PRICES = {"gpt-4o": {"input": 2.5e-06, "output": 1e-05}}
+PRICES = {"gpt-4o": {"input": 2.5e-06, "input_cached_tokens": 1.25e-06, "output": 1e-05}}
 _OPENAI_USAGE = {"prompt_tokens": "input", "completion_tokens": "output", "total_tokens": "total"}
 # The v2 API's field groups (fern/apis/server/definition/observations.yml).
 _GROUPS = {
@@ -65,14 +65,22 @@ def _time(nanos: int) -> str:
 
 def _usage(raw: str | None) -> dict[str, int]:
     found = json.loads(raw) if raw else {}
-    return {_OPENAI_USAGE.get(k, k): v for k, v in found.items() if isinstance(v, int)}
+    usage = {_OPENAI_USAGE.get(k, k): v for k, v in found.items() if isinstance(v, int)}
+    if set(_OPENAI_USAGE) <= found.keys():  # an OpenAI usage object: its details taken out
+        for side in ("prompt", "completion"):
+            ours = "input" if side == "prompt" else "output"
+            for name, count in (found.get(f"{side}_tokens_details") or {}).items():
+                if count is not None:
+                    usage[f"{ours}_{name}"] = count
+                    usage[ours] = max(usage[ours] - count, 0)
+    return usage
 
 
 def _cost(model: str | None, usage: dict[str, int]) -> dict[str, float]:
     prices = PRICES.get(model or "")
     if prices is None or not usage:
         return {}
-    cost = {kind: usage.get(kind, 0) * price for kind, price in prices.items()}
+    cost = {kind: usage[kind] * price for kind, price in prices.items() if kind in usage}
     return {**cost, "total": sum(cost.values())}
 
 
@@ -100,6 +108,8 @@ def observation_of(span: Any) -> dict[str, Any]:
         or span.status.message
         or None,
         "environment": "default",
+        "userId": attributes.get("user.id"),
+        "sessionId": attributes.get("session.id"),
         "isRootObservation": parent is None
         or attributes.get("langfuse.internal.is_app_root") is True,
         "input": attributes.get("langfuse.observation.input"),
@@ -112,10 +122,11 @@ def observation_of(span: Any) -> dict[str, Any]:
 
 
 class LangfuseStandIn:
-    """The stand-in on 127.0.0.1: ``host`` for the SDK, ``spans`` as received."""
+    """The stand-in on 127.0.0.1: ``host`` for the SDK, ``spans`` as received (by trace and
+    span id)."""
 
     def __init__(self) -> None:
-        self.spans: list[Any] = []
+        self.spans: dict[tuple[bytes, bytes], Any] = {}
         self.authorizations: set[str] = set()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -137,13 +148,15 @@ class LangfuseStandIn:
         request.ParseFromString(body)
         for resource in request.resource_spans:
             for scope in resource.scope_spans:
-                self.spans.extend(scope.spans)
+                for span in scope.spans:  # an export retried is kept once, as Langfuse does
+                    self.spans[span.trace_id, span.span_id] = span
 
     def page(self, query: dict[str, str]) -> dict[str, Any]:
         """One page of ``GET /api/public/v2/observations``: newest first, cursor-paginated."""
-        observations = [observation_of(span) for span in self.spans]
-        if "traceId" in query:
-            observations = [o for o in observations if o["traceId"] == query["traceId"]]
+        observations = [observation_of(span) for span in self.spans.values()]
+        for key in ("traceId", "sessionId"):
+            if key in query:
+                observations = [o for o in observations if o[key] == query[key]]
         observations.sort(key=lambda o: (o["startTime"], o["traceId"], o["id"]), reverse=True)
         start = json.loads(base64.b64decode(query["cursor"]))["offset"] if "cursor" in query else 0
         limit = int(query.get("limit", "50"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -311,41 +312,55 @@ def _traced_agent(openai_base_url: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def langfuse_api_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The agent run twice (Paris, then Atlantis inside a web framework's span that is never
-    sent to Langfuse), traced by the SDK, read back through the SDK's API client."""
+def langfuse_sdk() -> Iterator[tuple[Any, Any]]:
+    """The stand-in and the SDK's client on it: one for the module, as the SDK keeps one
+    set of resources per public key for the whole process."""
+    import langfuse
+
+    from tests.importers.langfuse_stand_in import PLACEHOLDER_AUTH, LangfuseStandIn
+
+    with LangfuseStandIn() as stand_in:
+        client = langfuse.Langfuse(
+            host=stand_in.host, public_key="pk-lf-placeholder", secret_key="sk-lf-placeholder"
+        )
+        yield stand_in, client
+        client.shutdown()
+    assert stand_in.authorizations == {PLACEHOLDER_AUTH}  # no real key, only 127.0.0.1
+
+
+@pytest.fixture(scope="module")
+def langfuse_api_export(
+    langfuse_sdk: tuple[Any, Any], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """The agent run twice in one session (Paris, then Atlantis inside a web framework's
+    span that is never sent to Langfuse), traced by the SDK, read back through its API."""
     import langfuse
     from opentelemetry.sdk.trace import TracerProvider
 
     from judgekit.testing import FakeLLMServer
-    from tests.importers.langfuse_stand_in import PLACEHOLDER_AUTH, LangfuseStandIn
 
+    _, client = langfuse_sdk
     folder = tmp_path_factory.mktemp("langfuse")
-    with LangfuseStandIn() as stand_in, FakeLLMServer(_agent_reply) as llm:
-        client = langfuse.Langfuse(
-            host=stand_in.host, public_key="pk-lf-placeholder", secret_key="sk-lf-placeholder"
-        )
+    with FakeLLMServer(_agent_reply) as llm, langfuse.propagate_attributes(session_id="weather"):
         agent = _traced_agent(llm.openai_base_url)
         agent(PARIS)
         web = TracerProvider().get_tracer("web-framework")
         with web.start_as_current_span("POST /ask"), contextlib.suppress(RuntimeError):
             agent(ATLANTIS)
-        client.flush()
-        everything = client.api.observations.get_many(fields=FIELDS, limit=1000)
-        trace_ids = sorted({o.trace_id for o in everything.data if o.trace_id})
-        pages = []
-        for trace_id in trace_ids:  # each trace's observations, three to a page
-            cursor = None
-            while True:
-                page = client.api.observations.get_many(
-                    trace_id=trace_id, fields=FIELDS, limit=3, cursor=cursor
-                )
-                pages.append(page)
-                cursor = page.meta.cursor
-                if cursor is None:
-                    break
-        client.shutdown()
-    assert stand_in.authorizations == {PLACEHOLDER_AUTH}  # no real key, only 127.0.0.1
+    client.flush()
+    everything = client.api.observations.get_many(session_id="weather", fields=FIELDS, limit=1000)
+    trace_ids = sorted({o.trace_id for o in everything.data if o.trace_id})
+    pages = []
+    for trace_id in trace_ids:  # each trace's observations, three to a page
+        cursor = None
+        while True:
+            page = client.api.observations.get_many(
+                trace_id=trace_id, fields=FIELDS, limit=3, cursor=cursor
+            )
+            pages.append(page)
+            cursor = page.meta.cursor
+            if cursor is None:
+                break
     page_file = folder / "observations.json"
     page_file.write_text(everything.json())
     pages_file = folder / "observation-pages.jsonl"
@@ -451,3 +466,42 @@ def test_what_the_sdk_exports_imports_through_the_command_as_the_file_says(
     assert (atlantis["input"], atlantis["final_answer"], atlantis["metadata"]["error"]) == (
         ATLANTIS, "No such city.", "gave up on Atlantis",
     )  # fmt: skip
+
+
+def test_langfuse_counts_cached_and_reasoning_tokens_apart_and_the_run_counts_them_in(
+    langfuse_sdk: tuple[Any, Any], tmp_path: Path
+) -> None:
+    """A generation given OpenAI's usage (cached prompt tokens, reasoning tokens): Langfuse
+    keeps ``input`` and ``output`` net of those details; a run's counts are the whole."""
+    import langfuse
+
+    _, client = langfuse_sdk
+    openai_usage = {
+        "prompt_tokens": 1200, "completion_tokens": 90, "total_tokens": 1290,
+        "prompt_tokens_details": {"cached_tokens": 1024, "audio_tokens": None},
+        "completion_tokens_details": {"reasoning_tokens": 64},
+    }  # fmt: skip
+    with (
+        langfuse.propagate_attributes(session_id="cached"),
+        client.start_as_current_observation(
+            as_type="generation", name="chat", model="gpt-4o", usage_details=openai_usage
+        ) as generation,
+    ):
+        generation.update(output={"role": "assistant", "content": "done"})
+    client.flush()
+    page = client.api.observations.get_many(session_id="cached", fields=FIELDS)
+    path = tmp_path / "langfuse.json"
+    path.write_text(page.json())
+    (observation,) = json.loads(path.read_text())["data"]
+    assert observation["usageDetails"] == {
+        "input": 176, "output": 26, "total": 1290,
+        "input_cached_tokens": 1024, "output_reasoning_tokens": 64,
+    }  # fmt: skip
+    (run,) = import_langfuse(path)
+    assert run.usage is not None
+    assert run.usage.model_dump() == {
+        "input_tokens": 1200, "output_tokens": 90, "total_tokens": 1290,
+        "input_cached_tokens": 1024, "output_reasoning_tokens": 64,
+    }  # fmt: skip
+    assert run.cost_usd == observation["costDetails"]["total"]
+    assert run.cost_usd == pytest.approx(176 * 2.5e-06 + 1024 * 1.25e-06 + 26 * 1e-05)
