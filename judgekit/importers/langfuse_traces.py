@@ -209,7 +209,7 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
         "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
         "turns": len(generations),
         "duration_s": _duration(trace.record, ordered),
-        "metadata": {"trace_id": trace_id, **_metadata(trace.record)},
+        "metadata": {"trace_id": trace_id, **_metadata(trace.record, next(iter(roots), None))},
         **_usage(generations),
     }
     failed = next((r for r in roots if r.data.get("level") == "ERROR"), None)
@@ -355,14 +355,19 @@ def _duration(trace: Record | None, ordered: list[Record]) -> float | None:
     return seconds_between(ordered[0].data["startTime"], max(ends)) if ends else None
 
 
-def _metadata(trace: Record | None) -> dict[str, Any]:
-    if trace is None:
+def _metadata(trace: Record | None, root: Record | None) -> dict[str, Any]:
+    # The trace's own fields, else those the observations API v2 copies onto each observation.
+    if trace is not None:
+        data, name = trace.data, trace.data.get("name")
+    elif root is not None:
+        data, name = root.data, root.data.get("traceName")
+    else:
         return {}
     found = {
-        "name": trace.data.get("name"),
-        "tags": trace.data.get("tags") or None,
-        "session_id": trace.data.get("sessionId"),
-        "user_id": trace.data.get("userId"),
+        "name": name,
+        "tags": data.get("tags") or None,
+        "session_id": data.get("sessionId"),
+        "user_id": data.get("userId"),
     }
     return {key: value for key, value in found.items() if value is not None}
 

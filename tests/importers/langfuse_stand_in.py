@@ -49,11 +49,14 @@ _GROUPS = {
     "metadata": ("metadata",),
     "model": ("model", "internalModelId", "modelParameters"),
     "usage": ("usageDetails", "costDetails", "totalCost", "usagePricingTierName"),
+    "trace_context": ("tags", "release", "traceName"),
 }  # fmt: skip
 
 
 def _value(any_value: common_pb2.AnyValue) -> Any:
     kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return [_value(item) for item in any_value.array_value.values]
     return None if kind is None else getattr(any_value, kind)
 
 
@@ -118,6 +121,8 @@ def observation_of(span: Any) -> dict[str, Any]:
         "usageDetails": usage,
         "costDetails": cost,
         "totalCost": cost.get("total", 0.0),
+        "tags": list(attributes.get("langfuse.trace.tags") or ()),
+        "traceName": attributes.get("langfuse.trace.name"),
     }
 
 

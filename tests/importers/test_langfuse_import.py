@@ -238,7 +238,7 @@ def test_legacy_usage_and_calculated_cost_are_summed(tmp_path: Path) -> None:
 PARIS, ATLANTIS = "Weather in Paris?", "Weather in Atlantis?"
 PARIS_ANSWER = "Paris: 21 degrees, rain tomorrow."
 LOOKUP_TOOL = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
-FIELDS = "core,basic,time,io,metadata,model,usage"
+FIELDS = "core,basic,time,io,metadata,model,usage,trace_context"
 
 
 def _agent_reply(request: Any) -> Any:
@@ -341,7 +341,12 @@ def langfuse_api_export(
 
     _, client = langfuse_sdk
     folder = tmp_path_factory.mktemp("langfuse")
-    with FakeLLMServer(_agent_reply) as llm, langfuse.propagate_attributes(session_id="weather"):
+    with (
+        FakeLLMServer(_agent_reply) as llm,
+        langfuse.propagate_attributes(
+            session_id="weather", user_id="ana", tags=["prod"], trace_name="weather-question"
+        ),
+    ):
         agent = _traced_agent(llm.openai_base_url)
         agent(PARIS)
         web = TracerProvider().get_tracer("web-framework")
@@ -409,7 +414,10 @@ def _expected_run(observations: list[dict[str, Any]]) -> dict[str, Any]:
         "tool_calls": calls, "final_answer": final, "turns": len(generations),
         "usage": usage, "cost_usd": sum(g["costDetails"]["total"] for g in generations),
         "duration_s": (max(ends) - datetime.fromisoformat(ordered[0]["startTime"])).total_seconds(),
-        "metadata": {"trace_id": root["traceId"]}, "stop_reason": None,
+        "metadata": {"trace_id": root["traceId"], "name": root["traceName"],
+                     "tags": root["tags"], "session_id": root["sessionId"],
+                     "user_id": root["userId"]},
+        "stop_reason": None,
     }  # fmt: skip
     if root["level"] == "ERROR":
         run["stop_reason"] = "error"
@@ -463,6 +471,10 @@ def test_what_the_sdk_exports_imports_through_the_command_as_the_file_says(
     assert [call[:4] for call in atlantis["tool_calls"]] == [
         ("lookup", {"args": ["Atlantis"], "kwargs": {}}, None, "no such city: Atlantis"),
     ]  # called positionally, @observe kept no parameter name
+    assert paris["metadata"] == {
+        "trace_id": paris["run_id"], "name": "weather-question", "tags": ["prod"],
+        "session_id": "weather", "user_id": "ana",
+    }  # fmt: skip
     assert (atlantis["input"], atlantis["final_answer"], atlantis["metadata"]["error"]) == (
         ATLANTIS, "No such city.", "gave up on Atlantis",
     )  # fmt: skip
