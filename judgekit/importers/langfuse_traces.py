@@ -26,9 +26,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from judgekit._util.jsonl import validation_error_to_data_error
-from judgekit.formats.run import Run, ToolCall, Usage
+from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
-from judgekit.importers.locations import Location, describe_json, optional_string, required_string
+from judgekit.importers.langfuse_usage import usage_and_cost
+from judgekit.importers.locations import describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
 from judgekit.importers.span_graph import (
     DroppedDuplicates,
@@ -40,7 +41,6 @@ from judgekit.importers.trace_records import (
     Record,
     iter_records,
     optional_number,
-    optional_object,
     seconds_between,
     value_text,
 )
@@ -53,7 +53,6 @@ OBSERVATION_TYPES = frozenset(
 )  # fmt: skip
 _LEVELS = ("DEBUG", "DEFAULT", "WARNING", "ERROR")
 _WHAT = "a Langfuse observation or trace object"
-_TOKEN_NAMES = {"input": "input_tokens", "output": "output_tokens", "total": "total_tokens"}
 
 
 @dataclass
@@ -210,7 +209,7 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
         "turns": len(generations),
         "duration_s": _duration(trace.record, ordered),
         "metadata": {"trace_id": trace_id, **_metadata(trace.record, next(iter(roots), None))},
-        **_usage(generations),
+        **usage_and_cost(generations),
     }
     failed = next((r for r in roots if r.data.get("level") == "ERROR"), None)
     if failed is not None:
@@ -294,55 +293,6 @@ def _final_answer(
     for record in (*reversed(roots), *reversed(generations)):
         if record.data.get("output") is not None:
             return value_text(record.data["output"])
-    return None
-
-
-def _usage(generations: list[Record]) -> dict[str, Any]:
-    totals: dict[str, int] = {}
-    cost: float | None = None
-    for record in generations:
-        for name, count in _token_counts(record).items():
-            totals[name] = totals.get(name, 0) + count
-        found = _cost(record.data, record.where)
-        if found is not None:
-            cost = (cost or 0.0) + found
-    return {"usage": Usage.model_validate(totals) if totals else None, "cost_usd": cost}
-
-
-def _token_counts(record: Record) -> dict[str, int]:
-    """One generation's token counts under judgekit's names."""
-    data, where = record.data, record.where
-    key = "usageDetails" if data.get("usageDetails") is not None else "usage"
-    counts: dict[str, int] = {}
-    for name, count in (optional_object(data, key, where) or {}).items():
-        if count is None or name in ("unit", "inputCost", "outputCost", "totalCost"):
-            continue
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise (
-                where.key(key)
-                .key(name)
-                .error(f"expected a whole number of tokens ≥ 0, got {describe_json(count)}")
-            )
-        counts[name] = count
-    ours = {_TOKEN_NAMES.get(name, name): count for name, count in counts.items()}
-    # Langfuse's input and output leave out their details (input_cached_tokens,
-    # output_reasoning_tokens, ...); a run's counts hold them, as the provider's usage does.
-    for side in ("input", "output"):
-        if side in counts:
-            parts = (
-                c for n, c in counts.items() if n.startswith(f"{side}_") and n != f"{side}_tokens"
-            )
-            ours[f"{side}_tokens"] += sum(parts)
-    return ours
-
-
-def _cost(data: dict[str, Any], where: Location) -> float | None:
-    details = optional_object(data, "costDetails", where)
-    if details is not None and details.get("total") is not None:
-        return optional_number(details, "total", where.key("costDetails"))
-    for key in ("totalCost", "calculatedTotalCost"):
-        if data.get(key) is not None:
-            return optional_number(data, key, where)
     return None
 
 
