@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,6 @@ from judgekit.importers.trace_records import (
     Record,
     iter_records,
     optional_number,
-    seconds_between,
     value_text,
 )
 
@@ -172,8 +172,28 @@ def _check_observation(record: Record) -> str:
     optional_string(data, "parentObservationId", where)
     optional_string(data, "statusMessage", where)
     optional_string(data, "name", where)
-    required_string(data, "startTime", where)
+    _start_time(record)
     return required_string(data, "traceId", where)
+
+
+def _start_time(record: Record) -> datetime:
+    # Ordered as times, not as text: the SDK's .json() writes a whole second as 09:00:00Z,
+    # which sorts after 09:00:00.400000Z as text.
+    text = required_string(record.data, "startTime", record.where)
+    moment = _time(text)
+    if moment is None:
+        raise record.where.key("startTime").error(f"expected an ISO 8601 time, got {text!r}")
+    return moment
+
+
+def _time(value: Any) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
 
 
 def _decoded(record: Record) -> Record:
@@ -194,7 +214,7 @@ def _is_root(record: Record) -> bool:
 
 
 def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
-    ordered = sorted(trace.observations, key=lambda r: str(r.data["startTime"]))
+    ordered = sorted(trace.observations, key=_start_time)
     roots = [r for r in ordered if _is_root(r)]
     generations = [r for r in ordered if r.data["type"] == "GENERATION"]
     tool_names = _requested_tools(generations)
@@ -301,8 +321,9 @@ def _duration(trace: Record | None, ordered: list[Record]) -> float | None:
         latency = optional_number(trace.data, "latency", trace.where)
         if latency is not None:
             return latency
-    ends = [r.data["endTime"] for r in ordered if isinstance(r.data.get("endTime"), str)]
-    return seconds_between(ordered[0].data["startTime"], max(ends)) if ends else None
+    ends = [end for r in ordered if (end := _time(r.data.get("endTime"))) is not None]
+    seconds = (max(ends) - _start_time(ordered[0])).total_seconds() if ends else None
+    return seconds if seconds is not None and seconds >= 0 else None
 
 
 def _metadata(trace: Record | None, root: Record | None) -> dict[str, Any]:

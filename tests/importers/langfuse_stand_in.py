@@ -132,6 +132,8 @@ class LangfuseStandIn:
 
     def __init__(self) -> None:
         self.spans: dict[tuple[bytes, bytes], Any] = {}
+        # Observations as Langfuse's API holds them, for times no SDK call can choose.
+        self.stored: list[dict[str, Any]] = []
         self.authorizations: set[str] = set()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -158,7 +160,7 @@ class LangfuseStandIn:
 
     def page(self, query: dict[str, str]) -> dict[str, Any]:
         """One page of ``GET /api/public/v2/observations``: newest first, cursor-paginated."""
-        observations = [observation_of(span) for span in self.spans.values()]
+        observations = [observation_of(span) for span in self.spans.values()] + self.stored
         for key in ("traceId", "sessionId"):
             if key in query:
                 observations = [o for o in observations if o[key] == query[key]]

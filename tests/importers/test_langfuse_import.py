@@ -165,6 +165,8 @@ def _obs(**fields: Any) -> str:
          "missing (expected a string)"),
         ([_obs(level="FATAL")], "lf.jsonl:1: level: unknown level 'FATAL'; valid: DEBUG, "
          "DEFAULT, WARNING, ERROR"),
+        ([_obs(startTime="yesterday")], "lf.jsonl:1: startTime: expected an ISO 8601 time, "
+         "got 'yesterday'"),
         ([_obs(type="TOOL", name=None)], "lf.jsonl:1: name: required field is missing "
          "(expected a string)"),
         ([_obs(type="GENERATION", usageDetails={"input": 1.5})], "lf.jsonl:1: "
@@ -517,3 +519,35 @@ def test_langfuse_counts_cached_and_reasoning_tokens_apart_and_the_run_counts_th
     }  # fmt: skip
     assert run.cost_usd == observation["costDetails"]["total"]
     assert run.cost_usd == pytest.approx(176 * 2.5e-06 + 1024 * 1.25e-06 + 26 * 1e-05)
+
+
+def test_observations_are_ordered_by_time_whatever_the_sdk_writes_of_a_whole_second(
+    langfuse_sdk: tuple[Any, Any], tmp_path: Path
+) -> None:
+    """Langfuse's API writes times to the millisecond (``09:00:00.000Z``); the SDK's
+    ``.json()`` writes a whole second without its fraction (``09:00:00Z``), which sorts after
+    ``09:00:00.400000Z`` as text."""
+    stand_in, client = langfuse_sdk
+
+    def tool(name: str, start: str, end: str) -> dict[str, Any]:
+        return {
+            "id": name, "traceId": "ordered", "projectId": "p", "type": "TOOL", "name": name,
+            "startTime": f"2026-03-01T09:00:{start}Z", "endTime": f"2026-03-01T09:00:{end}Z",
+            "parentObservationId": None, "sessionId": "ordered", "level": "DEFAULT",
+            "input": '{"step": "' + name + '"}', "output": "ok",
+        }  # fmt: skip
+
+    stand_in.stored += [
+        tool("first", "00.000", "00.300"),
+        tool("second", "00.400", "00.900"),
+        tool("third", "01.000", "02.000"),
+    ]
+    page = client.api.observations.get_many(session_id="ordered", fields=FIELDS)
+    path = tmp_path / "langfuse.json"
+    path.write_text(page.json())
+    assert [o["startTime"] for o in json.loads(path.read_text())["data"]] == [
+        "2026-03-01T09:00:01Z", "2026-03-01T09:00:00.400000Z", "2026-03-01T09:00:00Z",
+    ]  # fmt: skip
+    (run,) = import_langfuse(path)
+    assert [call.name for call in run.tool_calls] == ["first", "second", "third"]
+    assert run.duration_s == 2.0
