@@ -213,8 +213,37 @@ def _is_root(record: Record) -> bool:
     return data.get("parentObservationId") is None or data.get("isRootObservation") is True
 
 
+def _in_order(observations: list[Record]) -> list[Record]:
+    """The observations by start; on a tie (Langfuse's API gives times to the millisecond,
+    newest first) a parent before its children, then the one that ended first: of two
+    steps one after the other, the first ends by the time the second starts."""
+    parents: dict[str, str | None] = {
+        str(r.data["id"]): r.data.get("parentObservationId") for r in observations
+    }
+    depths: dict[str, int] = {}
+
+    def depth(key: str) -> int:
+        chain: list[str] = []  # walked up without recursion: a trace may be thousands deep
+        current: str | None = key
+        while current is not None and current in parents and current not in depths:
+            chain.append(current)
+            current = parents[current]
+        found = depths[current] if current is not None and current in depths else -1
+        for step in reversed(chain):
+            found += 1
+            depths[step] = found
+        return depths[key]
+
+    def order(record: Record) -> tuple[datetime, int, datetime]:
+        start = _start_time(record)
+        end = _time(record.data.get("endTime"))
+        return start, depth(str(record.data["id"])), end if end is not None else start
+
+    return sorted(observations, key=order)
+
+
 def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
-    ordered = sorted(trace.observations, key=_start_time)
+    ordered = _in_order(trace.observations)
     roots = [r for r in ordered if _is_root(r)]
     generations = [r for r in ordered if r.data["type"] == "GENERATION"]
     tool_names = _requested_tools(generations)

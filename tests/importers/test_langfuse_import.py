@@ -551,3 +551,32 @@ def test_observations_are_ordered_by_time_whatever_the_sdk_writes_of_a_whole_sec
     (run,) = import_langfuse(path)
     assert [call.name for call in run.tool_calls] == ["first", "second", "third"]
     assert run.duration_s == 2.0
+
+
+def test_steps_started_in_one_millisecond_keep_their_order(
+    langfuse_sdk: tuple[Any, Any], tmp_path: Path
+) -> None:
+    """Langfuse's API gives times to the millisecond and pages newest first: an agent span
+    and its first tool, then a second tool, all started in one millisecond."""
+    stand_in, client = langfuse_sdk
+
+    def observation(key: str, kind: str, end: str, parent: str | None) -> dict[str, Any]:
+        return {
+            "id": key, "traceId": "one-ms", "projectId": "p", "type": kind, "name": key,
+            "startTime": "2026-03-01T09:00:00.100Z", "endTime": f"2026-03-01T09:00:{end}Z",
+            "parentObservationId": parent, "sessionId": "one-ms", "level": "DEFAULT",
+            "input": "{}", "output": key,
+        }  # fmt: skip
+
+    stand_in.stored += [
+        observation("a-agent", "AGENT", "00.900", None),
+        observation("b-lookup", "TOOL", "00.100", "a-agent"),
+        observation("c-book", "TOOL", "00.300", "a-agent"),
+    ]
+    page = client.api.observations.get_many(session_id="one-ms", fields=FIELDS)
+    assert [o.id for o in page.data] == ["c-book", "b-lookup", "a-agent"]
+    path = tmp_path / "langfuse.json"
+    path.write_text(page.json())
+    (run,) = import_langfuse(path)
+    assert [call.name for call in run.tool_calls] == ["b-lookup", "c-book"]
+    assert run.final_answer == "a-agent"
