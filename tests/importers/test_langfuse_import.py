@@ -1,6 +1,9 @@
-"""Langfuse trace exports imported as runs: observations built with the langfuse SDK's own
-API classes (ObservationV2 in an ObservationsV2Response page) and serialised as its API
-returns them, a trace carrying its observations, and hand-made malformed exports."""
+"""Langfuse trace exports imported as runs: what the langfuse SDK itself traces (an agent
+with @observe, its OpenAI integration and tool observations), sends to a stand-in of
+Langfuse's API and reads back with its API client, written as users write the SDK's
+objects; observations built with the SDK's API classes (ObservationV2 in an
+ObservationsV2Response page), a trace carrying its observations, and hand-made malformed
+exports."""
 
 from __future__ import annotations
 
