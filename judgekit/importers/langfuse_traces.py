@@ -10,8 +10,9 @@ observation without a parent, or one the API marks ``isRootObservation`` (an app
 parent, a web framework's span say, never reached Langfuse).
 A TOOL observation is a tool call (``input`` its arguments, ``output`` its result, level
 ERROR and ``statusMessage`` its error); so is a SPAN named like a tool a generation asked
-for (SDKs that trace tools as plain spans). Each GENERATION is a turn; their
-``usageDetails`` (or legacy ``usage``) and costs are summed, Langfuse's ``input`` and
+for (SDKs that trace tools as plain spans). A trace with neither has the calls its
+generations asked for (:mod:`judgekit.importers.langfuse_requests`). Each GENERATION is a
+turn; their ``usageDetails`` (or legacy ``usage``) and costs are summed, Langfuse's ``input`` and
 ``output`` with their details (``input_cached_tokens``, ``output_reasoning_tokens``, which
 Langfuse counts apart) added back. The run id is the trace id.
 """
@@ -29,6 +30,7 @@ from pydantic import ValidationError
 from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
+from judgekit.importers.langfuse_requests import requested_calls
 from judgekit.importers.langfuse_usage import usage_and_cost
 from judgekit.importers.locations import describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
@@ -254,7 +256,8 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
         "task_id": default_task,
         "input": value_text(_call_input(head.data.get("input"))) if head else None,
         "final_answer": _final_answer(trace.record, roots, generations),
-        "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
+        "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)]
+        or requested_calls(generations),
         "turns": len(generations),
         "duration_s": _duration(trace.record, ordered),
         "metadata": {"trace_id": trace_id, **_metadata(trace.record, next(iter(roots), None))},
@@ -381,6 +384,7 @@ IMPORTER = Importer(
     "line, or traces with their `observations`; the SDK's v2 pages with their JSON-text "
     "`input` and `output`): each trace is one run, its id the trace "
     "id; TOOL observations (and spans named like a tool a generation asked for) are the "
-    "tool calls, level ERROR their errors; generations are the turns, their usage and "
+    "tool calls, level ERROR their errors (else the calls the generations asked for); "
+    "generations are the turns, their usage and "
     "costs summed.",
 )

@@ -583,3 +583,62 @@ def test_steps_started_in_one_millisecond_keep_their_order(
     (run,) = import_langfuse(path)
     assert [call.name for call in run.tool_calls] == ["b-lookup", "c-book"]
     assert run.final_answer == "a-agent"
+
+
+def test_an_agent_that_traced_only_its_model_calls_has_the_calls_they_asked_for(
+    langfuse_sdk: tuple[Any, Any], tmp_path: Path
+) -> None:
+    """An agent span and the langfuse OpenAI integration, no tool observation: the calls the
+    model asked for (a generation's output), their results the next generation's tool
+    messages."""
+    import langfuse
+    from langfuse.openai import OpenAI
+
+    from judgekit.testing import FakeLLMServer
+
+    _, client = langfuse_sdk
+    results = {"lookup": '{"temp": 21}', "forecast": "rain tomorrow"}
+    with (
+        FakeLLMServer(_agent_reply) as llm,
+        langfuse.propagate_attributes(session_id="untraced-tools"),
+        OpenAI(base_url=llm.openai_base_url, api_key="test") as openai_client,
+        client.start_as_current_observation(as_type="agent", name="weather_agent"),
+    ):
+        messages: list[Any] = [{"role": "user", "content": PARIS}]
+        for _ in range(2):
+            answer = (
+                openai_client.chat.completions.create(
+                    model="gpt-4o", messages=messages, tools=[LOOKUP_TOOL]
+                )
+                .choices[0]
+                .message
+            )
+            messages.append(answer.model_dump(exclude_none=True))
+            messages += [
+                {"role": "tool", "tool_call_id": call.id, "content": results[call.function.name]}
+                for call in answer.tool_calls or ()
+            ]
+    client.flush()
+    page = client.api.observations.get_many(session_id="untraced-tools", fields=FIELDS)
+    path = tmp_path / "langfuse.json"
+    path.write_text(page.json())
+    observations = sorted(json.loads(path.read_text())["data"], key=lambda o: o["startTime"])
+    first, second = (o for o in observations if o["type"] == "GENERATION")
+    asked = json.loads(first["output"])
+    sent = {
+        m["tool_call_id"]: m["content"]
+        for m in json.loads(second["input"])["messages"]
+        if m["role"] == "tool"
+    }
+    expected = [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]),
+         _json_or_text(sent[c["id"]]), None, c["id"])
+        for c in asked["tool_calls"]
+    ]  # fmt: skip
+    (run,) = import_langfuse(path)
+    assert [(c.name, c.args, c.result, c.error, c.id) for c in run.tool_calls] == expected
+    assert expected == [
+        ("lookup", {"city": "Paris"}, {"temp": 21}, None, "call_lookup"),
+        ("forecast", {"city": "Paris"}, "rain tomorrow", None, "call_forecast"),
+    ]
+    assert (run.turns, run.final_answer) == (2, PARIS_ANSWER)
