@@ -44,6 +44,13 @@ OUTSIDE_THE_TREE = {
     # _util/input_paths.py: an OSError, so every reader's `except OSError` turns a FIFO or a
     # device where a file should be into its one DataError line, as for any refused read.
     "NotRegularFileError",
+    # importers/zip_members.py: control flow inside the Inspect importer, which turns either
+    # into its one DataError line naming the log and the member.
+    "MemberTooLarge",
+    "UnreadableMember",
+    # importers/bfcl_calls.py: control flow inside the BFCL importer; text that does not decode
+    # as calls is a run with no calls and the reason in its metadata, not an error.
+    "CallTextError",
     # stats/proportions.py: a warning (NaN for an undefined statistic), not an error.
     "UndefinedStatisticWarning",
 }

@@ -3,14 +3,26 @@ shares: refuse a file of another kind (naming the importer to use), write, repor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
-    from judgekit.importers.interface import Importer, ImportOptions
+    from judgekit.importers.import_files import FileImport, FilesImport
+    from judgekit.importers.interface import Importer
 
+SKIPPED_SHOWN = 5  # names of a folder's files of other kinds listed before "and N more"
+
+FILES_HELP = (
+    "Several FILEs make one runs file, their run ids unique across them (a repeat renamed "
+    "ID#2, and said); a folder stands for its files of this kind, in name order (not its "
+    "subfolders)."
+)
+files_argument = click.argument(
+    "files", nargs=-1, required=True, metavar="FILE...", type=click.Path(path_type=Path)
+)
 output_option = click.option(
     "-o",
     "--output",
@@ -25,41 +37,81 @@ ERROR_PATTERN_HELP = (
 )
 
 
-def run_import(name: str, file: Path, output: Path | None, options: ImportOptions) -> None:
-    """Import ``file`` with the importer called ``name``: refused before anything is written
-    when the file looks like another source's, or ``output`` is ``file``; one line of counts
-    on standard error, and one per kind of identical duplicate dropped."""
-    from judgekit._util.output_targets import refuse_output_over_input
-    from judgekit.importers.registry import importer_named, wrong_kind_error
-    from judgekit.importers.runs_output import renamed_warnings, write_runs_to
+def run_import(
+    name: str,
+    paths: Sequence[Path],
+    output: Path | None,
+    *,
+    task_id: str | None = None,
+    error_pattern: str | None = None,
+    group_by: str = "trace",
+) -> None:
+    """Import the files (and folders of files) ``paths`` with the importer called ``name``
+    into one runs file; refused before anything is written when a file looks like another
+    source's or ``output`` is one of them. One line of counts on standard error (one per
+    file, then the total, when several are read), and one per kind of duplicate dropped."""
+    from judgekit.importers.import_files import import_files
+    from judgekit.importers.registry import importer_named
 
-    refuse_output_over_input([output], [file])
-    refused = wrong_kind_error(file, name)
-    if refused is not None:
-        raise refused
     importer = importer_named(name)
     assert importer is not None, name
-    tally = write_runs_to(importer.read(file, options), output, source=file)
+    done = import_files(
+        importer, paths, output, task_id=task_id, error_pattern=error_pattern, group_by=group_by
+    )
     destination = f" to {output}" if output is not None else ""
-    click.echo(tally.line() + destination, err=True)
-    for dropped in options.duplicates.lines():
-        click.echo(f"{file}: {dropped}", err=True)
-    for warning in renamed_warnings(file, options.run_ids):
+    if len(done.files) == 1 and not done.skipped and not paths[0].is_dir():
+        _report_one(done.files[0], destination)
+    else:
+        _report_several(done, destination)
+
+
+def _report_one(one: FileImport, destination: str) -> None:
+    from judgekit.importers.runs_output import renamed_warnings
+
+    click.echo(one.tally.line() + destination, err=True)
+    for dropped in one.dropped:
+        click.echo(f"{one.path}: {dropped}", err=True)
+    for warning in renamed_warnings(one.path, one.renamed):
         click.echo(f"judgekit: warning: {warning}", err=True)
+
+
+def _report_several(done: FilesImport, destination: str) -> None:
+    from judgekit.importers.runs_output import ImportTally, renamed_in_file_warnings
+
+    total = ImportTally()
+    for one in done.files:
+        click.echo(f"{one.path}: {one.tally.line()}", err=True)
+        for dropped in one.dropped:
+            click.echo(f"{one.path}: {dropped}", err=True)
+        total.add(one.tally)
+    for folder, names in done.skipped.items():
+        shown = ", ".join(names[:SKIPPED_SHOWN])
+        more = f", and {len(names) - SKIPPED_SHOWN} more" if len(names) > SKIPPED_SHOWN else ""
+        click.echo(f"{folder}: skipped {len(names)} files of other kinds: {shown}{more}", err=True)
+    click.echo(f"{total.line()} from {len(done.files)} files{destination}", err=True)
+    for one in done.files:
+        for warning in renamed_in_file_warnings(one.path, one.renamed):
+            click.echo(f"judgekit: warning: {warning}", err=True)
 
 
 def source_command(importer: Importer) -> click.Command:
     """The ``judgekit import NAME`` command of a registered source."""
 
-    def callback(file: Path, output: Path | None, task_id: str | None, **more: Any) -> None:
-        from judgekit.importers.interface import DEFAULT_ERROR_PATTERN, ImportOptions
+    def callback(
+        files: tuple[Path, ...], output: Path | None, task_id: str | None, **more: Any
+    ) -> None:
+        from judgekit.importers.interface import DEFAULT_ERROR_PATTERN
 
         pattern = more.get("error_pattern", DEFAULT_ERROR_PATTERN) or None
-        options = ImportOptions(task_id=task_id, error_pattern=pattern)
-        run_import(importer.name, file, output, options)
+        group_by = more.get("group_by", "trace")
+        run_import(
+            importer.name, files, output, task_id=task_id, error_pattern=pattern, group_by=group_by
+        )
 
     params: list[click.Parameter] = [
-        click.Argument(["file"], type=click.Path(dir_okay=False, path_type=Path)),
+        click.Argument(
+            ["files"], nargs=-1, required=True, metavar="FILE...", type=click.Path(path_type=Path)
+        ),
         click.Option(
             ["-o", "--output"],
             type=click.Path(dir_okay=False, path_type=Path),
@@ -78,9 +130,26 @@ def source_command(importer: Importer) -> click.Command:
                 help=ERROR_PATTERN_HELP,
             )
         )
+    if importer.groups:
+        params.append(group_by_option(importer.groups))
     example = f"\b\nExample:\n  judgekit import {importer.name} FILE -o runs.jsonl"
-    help_text = f"Import {importer.what} from FILE.\n\n{importer.details}\n\n{example}"
+    help_text = (
+        f"Import {importer.what} from each FILE into one runs file.\n\n{importer.details}"
+        f"\n\n{FILES_HELP}\n\n{example}"
+    )
     return click.Command(importer.name, callback=callback, params=params, help=help_text)
+
+
+def group_by_option(groups: tuple[str, ...]) -> click.Option:
+    """``--group-by``: one run per trace (the default) or per thread of traces."""
+    return click.Option(
+        ["--group-by"],
+        type=click.Choice(["trace", *groups]),
+        default="trace",
+        show_default=True,
+        help="One run per trace, or per thread: the traces of one conversation (the "
+        "thread or session id they carry) as one run, its id the thread's.",
+    )
 
 
 class ImportGroup(click.Group):

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
 
 StopReason = Literal["completed", "max_turns", "max_tool_calls", "max_cost", "timeout", "error"]
+ExecutedBy = Literal["agent", "provider"]
 
 
 class ToolCall(BaseModel):
@@ -23,6 +24,11 @@ class ToolCall(BaseModel):
     object, ``args`` is empty, ``raw_arguments`` keeps exactly what was sent and
     ``arguments_error`` says why it could not be parsed: the call is kept and flagged,
     never dropped.
+
+    ``executed_by`` says who ran the tool: the agent's own code (``"agent"``, the default),
+    or the model provider on its servers (``"provider"``: Anthropic's server tools such as
+    ``web_search`` and ``code_execution``, OpenAI's built-in tools such as
+    ``web_search_call``), whose input and result the provider reports in its response.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -40,6 +46,17 @@ class ToolCall(BaseModel):
     arguments_error: str | None = Field(
         default=None, description="Why the arguments could not be parsed (None when they could)."
     )
+    executed_by: ExecutedBy = Field(
+        default="agent",
+        description="Who ran the tool: the agent's code, or the model provider on its servers.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _always_args(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Empty arguments are a value (`{}`), not a default to leave out: a reader other than
+        # judgekit would take a missing `args` for null.
+        data: dict[str, Any] = handler(self)
+        return data if "args" in data else {"name": data.pop("name"), "args": {}, **data}
 
 
 class Usage(BaseModel):

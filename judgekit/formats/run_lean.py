@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
@@ -42,6 +42,7 @@ class LeanCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, dict=Tr
     id: str | None = None
     raw_arguments: str | None = None
     arguments_error: str | None = None
+    executed_by: Literal["agent", "provider"] = "agent"
 
     @property
     def args(self) -> dict[str, Any]:

@@ -4,6 +4,15 @@ Assistant messages hold ``tool_use`` blocks (``input`` is an object); the next u
 answers them with ``tool_result`` blocks naming the call by ``tool_use_id`` and flagging
 failures with ``is_error``. A conversation's ``system`` prompt is part of the format and is
 not copied into the Run.
+
+Server tools run by Anthropic (``web_search``, ``web_fetch``, ``code_execution``,
+``bash_code_execution``, ...) come as a ``server_tool_use`` block (MCP connector tools as
+``mcp_tool_use``) answered in the same assistant message by a ``*_tool_result`` block
+(``web_search_tool_result``, ``code_execution_tool_result``, ...) of the same
+``tool_use_id``: they are tool calls with ``executed_by="provider"``, their ``input`` as
+arguments and the result block's ``content`` as the result, kept as the API gives it. A
+content object whose ``type`` ends in ``_error`` (``web_search_tool_result_error``, ...)
+makes the call an error, its ``error_code`` the message.
 """
 
 from __future__ import annotations
@@ -12,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgekit.formats.run import Run
+from judgekit.formats.run import ExecutedBy, Run
 from judgekit.importers.conversations import Conversation, Message, content_text, iter_conversations
 from judgekit.importers.locations import Location, optional_flag, optional_string, required_string
 from judgekit.importers.run_draft import (
@@ -28,6 +37,12 @@ from judgekit.importers.unique_ids import UniqueRunIds
 # read all the same, and the message is skipped.
 ANTHROPIC_ROLES = ("user", "assistant", "system")
 FORMAT_KEYS = frozenset({"system"})
+# Who runs the tool a block calls: the agent (tool_use), or Anthropic on its servers.
+_CALL_BLOCKS: dict[str, ExecutedBy] = {
+    "tool_use": "agent",
+    "server_tool_use": "provider",
+    "mcp_tool_use": "provider",
+}
 
 
 def import_anthropic(
@@ -64,10 +79,13 @@ def _run(conversation: Conversation, task_id: str | None) -> Run:
             if message.data.get("usage") is not None:
                 draft.add_usage(message.data["usage"], message.where.key("usage"))
         for block, where in _blocks(message):
-            if block["type"] == "tool_use":
+            kind = block["type"]
+            if kind in _CALL_BLOCKS:
                 _read_tool_use(block, where, draft)
-            elif block["type"] == "tool_result":
+            elif kind == "tool_result":
                 _read_tool_result(block, where, draft)
+            elif kind.endswith("_tool_result"):
+                _read_server_tool_result(block, where, draft)
     return draft.finish(default_task_id=task_id)
 
 
@@ -83,6 +101,7 @@ def _blocks(message: Message) -> Iterator[tuple[dict[str, Any], Location]]:
 def _read_tool_use(block: dict[str, Any], where: Location, draft: RunDraft) -> None:
     call_id = optional_string(block, "id", where)
     call = new_tool_call(required_string(block, "name", where), block.get("input"), call_id)
+    call.executed_by = _CALL_BLOCKS[block["type"]]
     draft.add_call(call, id_key(call_id))
 
 
@@ -92,3 +111,22 @@ def _read_tool_result(block: dict[str, Any], where: Location, draft: RunDraft) -
     failed = optional_flag(block, "is_error", where)
     error = error_message(text) if failed else None
     draft.add_result(id_key(call_id), parse_result(text), error)
+
+
+def _read_server_tool_result(block: dict[str, Any], where: Location, draft: RunDraft) -> None:
+    """A server tool's result: its ``content`` as given (search results, code output), or
+    an error object; an MCP result has text content and ``is_error`` like a tool_result."""
+    call_id = optional_string(block, "tool_use_id", where)
+    content = block.get("content")
+    if block["type"] == "mcp_tool_result":
+        text = content_text(content, where.key("content"))
+        failed = optional_flag(block, "is_error", where)
+        draft.add_result(
+            id_key(call_id), parse_result(text), error_message(text) if failed else None
+        )
+        return
+    error = None
+    if isinstance(content, dict) and str(content.get("type")).endswith("_error"):
+        code = content.get("error_code")
+        error = error_message(str(code) if code is not None else None)
+    draft.add_result(id_key(call_id), content, error)

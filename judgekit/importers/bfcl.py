@@ -37,8 +37,10 @@ from judgekit._util.jsonl import iter_json_lines, parse_json
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, ToolCall
 from judgekit.formats.task import ExpectedCall, OrderMode, Task
+from judgekit.importers.bfcl_calls import CallTextError, decode_call_text
 from judgekit.importers.bfcl_source import SCALAR_SOURCE_TYPES, source_value_spec
 from judgekit.importers.bfcl_strings import bfcl_text_spec
+from judgekit.importers.bfcl_usage import bfcl_latency, bfcl_usage
 
 __all__ = ["NOTHING_ACCEPTABLE", "bfcl_run", "bfcl_task", "language_of", "load_bfcl"]
 
@@ -233,25 +235,35 @@ def _literal(value: Any) -> Spec:
 def bfcl_run(entry: dict[str, Any]) -> Run:
     """The judgekit run for one BFCL entry: the calls the model made, or its text."""
     raw = entry.get("model_result_raw")
-    calls = _decode_calls(raw)
     metadata = {
         "source": "bfcl",
         "category": entry.get("category"),
         "bfcl_valid": entry.get("bfcl_valid"),
         "bfcl_error_type": entry.get("bfcl_error_type"),
     }
+    calls = _decode_calls(raw)
+    if calls is None and isinstance(raw, str):
+        # Prompt mode: the calls are text; kept as BFCL wrote it, decoded as BFCL decodes it.
+        metadata["bfcl_result_text"] = raw
+        try:
+            decoded = decode_call_text(raw, language_of(str(entry.get("category", ""))))
+            calls = [ToolCall(name=name, args=args) for name, args in decoded]
+        except CallTextError as exc:
+            metadata["bfcl_decode_error"] = str(exc)
     return Run(
         run_id=str(entry["id"]),
         task_id=str(entry["id"]),
         input=_question_text(entry),
         tool_calls=calls or [],
         final_answer=_as_text(raw) if calls is None else None,
+        usage=bfcl_usage(entry),
+        duration_s=bfcl_latency(entry),
         metadata=metadata,
     )
 
 
 def _decode_calls(raw: Any) -> list[ToolCall] | None:
-    """The calls of a raw model result, or None when it is not a list of calls."""
+    """The calls of a raw model result in BFCL's JSON form, or None when it is not that."""
     if isinstance(raw, str):
         try:
             raw = parse_json(raw)

@@ -23,7 +23,13 @@ from judgekit.formats.task import Task
 from judgekit.importers.bfcl import bfcl_run, bfcl_task
 from judgekit.importers.runs_output import write_suite_file
 
-__all__ = ["bfcl_tasks_and_runs", "category_of", "join_bfcl_files", "write_bfcl_suite"]
+__all__ = [
+    "BfclImport",
+    "bfcl_tasks_and_runs",
+    "category_of",
+    "join_bfcl_files",
+    "write_bfcl_suite",
+]
 
 # An id is its category, then the entry's number (live ids add "-<n>-<n>").
 _ENTRY_NUMBER = re.compile(r"_\d+(-\d+)*$")
@@ -98,6 +104,34 @@ def _require_joined(entry: dict[str, Any], path: Path, line: int) -> None:
                 line=line,
                 field=key,
             )
+
+
+class BfclImport:
+    """The tasks and runs of entries, read one entry at a time, and what did not decode."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self.undecoded = 0
+
+    def runs(self, entries: Iterator[dict[str, Any]]) -> Iterator[Run]:
+        """The run of each entry, collecting its task on the way."""
+        for entry in entries:
+            self.tasks.append(bfcl_task(entry))
+            run = bfcl_run(entry)
+            if "bfcl_decode_error" in run.metadata:
+                self.undecoded += 1
+            yield run
+
+    def undecoded_line(self) -> str | None:
+        """The console line counting results that are text BFCL could not decode."""
+        if not self.undecoded:
+            return None
+        noun = "result is" if self.undecoded == 1 else "results are"
+        return (
+            f"{self.undecoded} {noun} text BFCL could not decode as calls "
+            "(each imported with no tool call, its text the final answer; "
+            "metadata.bfcl_decode_error says why)"
+        )
 
 
 def bfcl_tasks_and_runs(entries: Iterator[dict[str, Any]], tasks: list[Task]) -> Iterator[Run]:

@@ -21,11 +21,12 @@ import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from judgekit._util.input_paths import open_regular, reading
 from judgekit._util.jsonl import parse_json, read_json_document
-from judgekit._util.number_format import byte_count, whole
+from judgekit._util.number_format import whole
+from judgekit._util.terminal_text import visible
 from judgekit.errors import DataError
 from judgekit.formats.run import Run, StopReason, ToolCall
 from judgekit.importers.conversations import Conversation, Message
@@ -38,6 +39,7 @@ from judgekit.importers.locations import (
     required_string,
 )
 from judgekit.importers.run_draft import RunDraft, error_message, id_key, parse_result
+from judgekit.importers.zip_members import MemberTooLarge, UnreadableMember, read_member
 
 __all__ = ["IMPORTER", "import_inspect", "looks_like_inspect_log"]
 
@@ -52,12 +54,11 @@ _LIMIT_STOPS: dict[str, StopReason] = {
     "working": "timeout",
     "cost": "max_cost",
 }
-_ZSTD = 93  # the zip compression method of .eval logs written by recent inspect_ai
+_ERROR_SHOWN = 300  # characters of a failed eval's error message an error repeats
 MEMBER_MAX_BYTES = 256 * 2**20
 """The most a member of a ``.eval`` log (``header.json``, one sample) may inflate to: far
 above a sample's usual size (kilobytes to a few megabytes, long agent transcripts with
 images tens of megabytes), well below what would exhaust memory once parsed."""
-_PIECE_BYTES = 2**20  # how much of a member is inflated at a time
 
 
 def looks_like_inspect_log(head: object) -> bool:
@@ -103,17 +104,30 @@ def _json_log(path: Path) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]
     log = as_object(read_json_document(path, expected=f"expected {_LOG_SHAPE}"), root, _LOG_SHAPE)
     if "eval" not in log:
         raise root.key("eval").error(f"required field is missing (expected {_LOG_SHAPE})")
+    _task_name(log, root.key("eval"))  # a log naming no task is malformed, samples or not
     samples = log.get("samples")
-    if samples is None:
-        status = log.get("status")
-        raise root.key("samples").error(
-            f"the log holds no samples (status {status!r}); write it with samples "
-            "(not --no-log-samples)"
-        )
+    if samples is None or samples == []:
+        raise _no_samples(log, root.key("samples"))
     if not isinstance(samples, list):
         raise root.key("samples").error(f"expected a list of samples, got {describe_json(samples)}")
     where = root.key("samples")
     return log, ((sample, where.item(number)) for number, sample in enumerate(samples))
+
+
+def _no_samples(header: dict[str, Any], where: Location) -> DataError:
+    """Why a log holds no sample: its eval failed (with its error, if the log says it), or
+    it was written without them."""
+    status = header.get("status")
+    if status == "error":
+        error = header.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        message = message if isinstance(message, str) and message.strip() else None
+        said = f" ({visible(message, one_line=True)[:_ERROR_SHOWN]})" if message else ""
+        return where.error(f"the eval failed{said} before any sample was logged: nothing to import")
+    return where.error(
+        f"the log holds no samples (status {status!r}); write it with samples "
+        "(not --no-log-samples)"
+    )
 
 
 def _zipped_log(path: Path, limit: int) -> tuple[dict[str, Any], Iterator[tuple[Any, Location]]]:
@@ -130,61 +144,27 @@ def _zipped_log(path: Path, limit: int) -> tuple[dict[str, Any], Iterator[tuple[
     header_json = _member(archive, "header.json", path, limit)
     header = as_object(header_json, Location(path).key("header.json"))
     members = [name for name in names if name.startswith("samples/") and name.endswith(".json")]
+    if not members:
+        raise _no_samples(header, Location(path).key("samples"))
     samples = ((_member(archive, name, path, limit), Location(path).key(name)) for name in members)
     return header, samples
 
 
 def _member(archive: zipfile.ZipFile, name: str, path: Path, limit: int) -> Any:
-    info = archive.getinfo(name)
-    if info.file_size > limit:
-        raise _too_large(path, name, f"holds {byte_count(info.file_size)} bytes", limit)
-    if info.compress_type == _ZSTD:
-        _enable_zstd(path)
     try:
-        with archive.open(name) as stream:
-            data = _bounded_read(stream, limit)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        data = read_member(archive, name, limit)
+    except MemberTooLarge as exc:
+        raise DataError(
+            f"{name}: {exc}, more than the {whole(limit / 2**20)} MiB a member of a .eval log "
+            "may hold",
+            path=path,
+        ) from None
+    except UnreadableMember as exc:
         raise DataError(f"{name}: cannot read it from the zip: {exc}", path=path) from None
-    if data is None:
-        raise _too_large(path, name, "inflates past its stated size", limit)
     try:
         return parse_json(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"{name}: malformed JSON: {exc}", path=path) from None
-
-
-def _bounded_read(stream: IO[bytes], limit: int) -> bytes | None:
-    """The member's bytes, inflated a piece at a time; None once they pass ``limit``."""
-    pieces: list[bytes] = []
-    size = 0
-    while piece := stream.read(_PIECE_BYTES):
-        size += len(piece)
-        if size > limit:
-            return None
-        pieces.append(piece)
-    return b"".join(pieces)
-
-
-def _too_large(path: Path, name: str, what: str, limit: int) -> DataError:
-    return DataError(
-        f"{name}: {what}, more than the {whole(limit / 2**20)} MiB a member of a .eval log "
-        "may hold",
-        path=path,
-    )
-
-
-def _enable_zstd(path: Path) -> None:
-    if hasattr(zipfile, "ZIP_ZSTANDARD"):
-        return  # Python 3.14+, or zipfile_zstd already imported
-    try:
-        import zipfile_zstd  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
-    except ImportError:
-        raise DataError(
-            "this .eval log is compressed with zstd, which this Python cannot read; "
-            "`pip install zipfile-zstd`, or convert the log with "
-            "`inspect log convert FILE --to json`",
-            path=path,
-        ) from None
 
 
 def _task_name(header: dict[str, Any], where: Location) -> str:
@@ -353,6 +333,7 @@ IMPORTER = Importer(
     what="an Inspect AI eval log",
     looks_like=looks_like_inspect_log,
     read=import_inspect,
+    binary_suffixes=(".eval",),
     details="An Inspect AI eval log (.json, or .eval as inspect writes it): each sample and "
     "epoch is one run, <task>/<sample id>/<epoch>, its task the sample id; tool calls from "
     "the assistant messages with the tool messages' results and errors; usage summed over "

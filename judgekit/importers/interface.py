@@ -28,13 +28,16 @@ class ImportOptions:
     regex marking a tool result text as an error, for formats with no error flag (None: mark
     none). ``run_ids``: makes run ids unique across the import and remembers what it renamed
     — every ``read`` passes its runs through ``options.run_ids.apply``. ``duplicates``: counts
-    the identical copies of a span a trace importer dropped.
+    the identical copies of a span a trace importer dropped. ``group_by``: what one run is,
+    for formats that can say (``trace``, or ``thread``: the traces of one conversation
+    thread or session, for the importers whose ``groups`` name it).
     """
 
     task_id: str | None = None
     error_pattern: str | None = DEFAULT_ERROR_PATTERN
     run_ids: UniqueRunIds = field(default_factory=UniqueRunIds)
     duplicates: DroppedDuplicates = field(default_factory=DroppedDuplicates)
+    group_by: str = "trace"
 
 
 @dataclass(frozen=True)
@@ -55,3 +58,8 @@ class Importer:
     details: str = ""
     # True when the format flags no failed tool call, so `--error-pattern` is offered.
     guesses_errors: bool = False
+    # Endings of this format's files that are not JSON (so never sniffed): a folder given
+    # to the import reads its files ending so, beside those whose head ``looks_like`` it.
+    binary_suffixes: tuple[str, ...] = ()
+    # What else than a trace one run may be (``--group-by``): ``("thread",)``.
+    groups: tuple[str, ...] = ()

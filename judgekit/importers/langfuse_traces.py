@@ -3,26 +3,36 @@
 Langfuse records a trace as observations (``type`` SPAN, GENERATION, EVENT, TOOL, AGENT,
 ...) linked by ``parentObservationId``. An export is the observations API's page
 (``{"data": [...], "meta": ...}``), observations one per line, or traces with their
-``observations`` (the trace API's full detail), in camelCase as the API returns them.
+``observations`` (the trace API's full detail), in camelCase as the API returns them. The
+observations API v2 returns ``input`` and ``output`` as the raw strings the SDK sent (JSON
+text for anything not a string): they are read as the values they hold. A root is an
+observation without a parent, or one the API marks ``isRootObservation`` (an app's root whose
+parent, a web framework's span say, never reached Langfuse).
 A TOOL observation is a tool call (``input`` its arguments, ``output`` its result, level
 ERROR and ``statusMessage`` its error); so is a SPAN named like a tool a generation asked
-for (SDKs that trace tools as plain spans). Each GENERATION is a turn; their
-``usageDetails`` (or legacy ``usage``) and costs are summed. The run id is the trace id.
+for (SDKs that trace tools as plain spans). A trace with neither has the calls its
+generations asked for (:mod:`judgekit.importers.langfuse_requests`). Each GENERATION is a
+turn; their ``usageDetails`` (or legacy ``usage``) and costs are summed, Langfuse's ``input`` and
+``output`` with their details (``input_cached_tokens``, ``output_reasoning_tokens``, which
+Langfuse counts apart) added back. The run id is the trace id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from judgekit._util.jsonl import validation_error_to_data_error
-from judgekit.formats.run import Run, ToolCall, Usage
+from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
-from judgekit.importers.locations import Location, describe_json, optional_string, required_string
+from judgekit.importers.langfuse_requests import requested_calls
+from judgekit.importers.langfuse_usage import usage_and_cost
+from judgekit.importers.locations import describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
 from judgekit.importers.span_graph import (
     DroppedDuplicates,
@@ -34,8 +44,6 @@ from judgekit.importers.trace_records import (
     Record,
     iter_records,
     optional_number,
-    optional_object,
-    seconds_between,
     value_text,
 )
 
@@ -47,7 +55,6 @@ OBSERVATION_TYPES = frozenset(
 )  # fmt: skip
 _LEVELS = ("DEBUG", "DEFAULT", "WARNING", "ERROR")
 _WHAT = "a Langfuse observation or trace object"
-_TOKEN_NAMES = {"input": "input_tokens", "output": "output_tokens", "total": "total_tokens"}
 
 
 @dataclass
@@ -100,7 +107,7 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
             _add_trace(record, traces, options.duplicates)
         else:
             trace_id = _check_observation(record)
-            traces.setdefault(trace_id, _Trace()).observations.append(record)
+            traces.setdefault(trace_id, _Trace()).observations.append(_decoded(record))
     default_task = options.task_id or file_stem(source)
     for trace in traces.values():
         trace.observations = _checked_graph(trace.observations, options.duplicates)
@@ -150,7 +157,7 @@ def _add_trace(record: Record, traces: dict[str, _Trace], duplicates: DroppedDup
             )
         observation = Record(raw, where.item(number))
         _check_observation(observation)
-        trace.observations.append(observation)
+        trace.observations.append(_decoded(observation))
 
 
 def _check_observation(record: Record) -> str:
@@ -167,13 +174,79 @@ def _check_observation(record: Record) -> str:
     optional_string(data, "parentObservationId", where)
     optional_string(data, "statusMessage", where)
     optional_string(data, "name", where)
-    required_string(data, "startTime", where)
+    _start_time(record)
     return required_string(data, "traceId", where)
 
 
+def _start_time(record: Record) -> datetime:
+    # Ordered as times, not as text: the SDK's .json() writes a whole second as 09:00:00Z,
+    # which sorts after 09:00:00.400000Z as text.
+    text = required_string(record.data, "startTime", record.where)
+    moment = _time(text)
+    if moment is None:
+        raise record.where.key("startTime").error(f"expected an ISO 8601 time, got {text!r}")
+    return moment
+
+
+def _time(value: Any) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+def _decoded(record: Record) -> Record:
+    """The observation with its input and output as values: the observations API v2 returns
+    them as the raw strings the SDK sent, a JSON text for anything not a string."""
+    data = dict(record.data)
+    for key in ("input", "output"):
+        if isinstance(data.get(key), str):
+            data[key] = parse_result(data[key])
+    return Record(data, record.where)
+
+
+def _is_root(record: Record) -> bool:
+    # An app's root span keeps its parent when that parent (a web framework's span, say) was
+    # never sent to Langfuse; the API marks it isRootObservation.
+    data = record.data
+    return data.get("parentObservationId") is None or data.get("isRootObservation") is True
+
+
+def _in_order(observations: list[Record]) -> list[Record]:
+    """The observations by start; on a tie (Langfuse's API gives times to the millisecond,
+    newest first) a parent before its children, then the one that ended first: of two
+    steps one after the other, the first ends by the time the second starts."""
+    parents: dict[str, str | None] = {
+        str(r.data["id"]): r.data.get("parentObservationId") for r in observations
+    }
+    depths: dict[str, int] = {}
+
+    def depth(key: str) -> int:
+        chain: list[str] = []  # walked up without recursion: a trace may be thousands deep
+        current: str | None = key
+        while current is not None and current in parents and current not in depths:
+            chain.append(current)
+            current = parents[current]
+        found = depths[current] if current is not None and current in depths else -1
+        for step in reversed(chain):
+            found += 1
+            depths[step] = found
+        return depths[key]
+
+    def order(record: Record) -> tuple[datetime, int, datetime]:
+        start = _start_time(record)
+        end = _time(record.data.get("endTime"))
+        return start, depth(str(record.data["id"])), end if end is not None else start
+
+    return sorted(observations, key=order)
+
+
 def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
-    ordered = sorted(trace.observations, key=lambda r: str(r.data["startTime"]))
-    roots = [r for r in ordered if r.data.get("parentObservationId") is None]
+    ordered = _in_order(trace.observations)
+    roots = [r for r in ordered if _is_root(r)]
     generations = [r for r in ordered if r.data["type"] == "GENERATION"]
     tool_names = _requested_tools(generations)
     head = trace.record or (roots[0] if roots else None)
@@ -181,13 +254,14 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
     fields: dict[str, Any] = {
         "run_id": trace_id,
         "task_id": default_task,
-        "input": value_text(head.data.get("input")) if head else None,
+        "input": value_text(_call_input(head.data.get("input"))) if head else None,
         "final_answer": _final_answer(trace.record, roots, generations),
-        "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)],
+        "tool_calls": [_tool_call(r) for r in ordered if _is_tool(r, tool_names)]
+        or requested_calls(generations),
         "turns": len(generations),
         "duration_s": _duration(trace.record, ordered),
-        "metadata": {"trace_id": trace_id, **_metadata(trace.record)},
-        **_usage(generations),
+        "metadata": {"trace_id": trace_id, **_metadata(trace.record, next(iter(roots), None))},
+        **usage_and_cost(generations),
     }
     failed = next((r for r in roots if r.data.get("level") == "ERROR"), None)
     if failed is not None:
@@ -254,6 +328,15 @@ def _arguments(value: Any) -> Any:
     return value
 
 
+def _call_input(value: Any) -> Any:
+    # A function traced by @observe and called with one argument was asked that argument.
+    if isinstance(value, dict) and value.keys() == {"args", "kwargs"}:
+        args, kwargs = value["args"], value["kwargs"]
+        if isinstance(args, list) and len(args) == 1 and kwargs in ({}, None):
+            return args[0]
+    return _arguments(value)
+
+
 def _final_answer(
     trace: Record | None, roots: list[Record], generations: list[Record]
 ) -> str | None:
@@ -265,57 +348,29 @@ def _final_answer(
     return None
 
 
-def _usage(generations: list[Record]) -> dict[str, Any]:
-    totals: dict[str, int] = {}
-    cost: float | None = None
-    for record in generations:
-        data, where = record.data, record.where
-        key = "usageDetails" if data.get("usageDetails") is not None else "usage"
-        counts = optional_object(data, key, where) or {}
-        for name, count in counts.items():
-            if count is None or name in ("unit", "inputCost", "outputCost", "totalCost"):
-                continue
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise (
-                    where.key(key)
-                    .key(name)
-                    .error(f"expected a whole number of tokens ≥ 0, got {describe_json(count)}")
-                )
-            ours = _TOKEN_NAMES.get(name, name)
-            totals[ours] = totals.get(ours, 0) + count
-        found = _cost(data, where)
-        if found is not None:
-            cost = (cost or 0.0) + found
-    return {"usage": Usage.model_validate(totals) if totals else None, "cost_usd": cost}
-
-
-def _cost(data: dict[str, Any], where: Location) -> float | None:
-    details = optional_object(data, "costDetails", where)
-    if details is not None and details.get("total") is not None:
-        return optional_number(details, "total", where.key("costDetails"))
-    for key in ("totalCost", "calculatedTotalCost"):
-        if data.get(key) is not None:
-            return optional_number(data, key, where)
-    return None
-
-
 def _duration(trace: Record | None, ordered: list[Record]) -> float | None:
     if trace is not None:
         latency = optional_number(trace.data, "latency", trace.where)
         if latency is not None:
             return latency
-    ends = [r.data["endTime"] for r in ordered if isinstance(r.data.get("endTime"), str)]
-    return seconds_between(ordered[0].data["startTime"], max(ends)) if ends else None
+    ends = [end for r in ordered if (end := _time(r.data.get("endTime"))) is not None]
+    seconds = (max(ends) - _start_time(ordered[0])).total_seconds() if ends else None
+    return seconds if seconds is not None and seconds >= 0 else None
 
 
-def _metadata(trace: Record | None) -> dict[str, Any]:
-    if trace is None:
+def _metadata(trace: Record | None, root: Record | None) -> dict[str, Any]:
+    # The trace's own fields, else those the observations API v2 copies onto each observation.
+    if trace is not None:
+        data, name = trace.data, trace.data.get("name")
+    elif root is not None:
+        data, name = root.data, root.data.get("traceName")
+    else:
         return {}
     found = {
-        "name": trace.data.get("name"),
-        "tags": trace.data.get("tags") or None,
-        "session_id": trace.data.get("sessionId"),
-        "user_id": trace.data.get("userId"),
+        "name": name,
+        "tags": data.get("tags") or None,
+        "session_id": data.get("sessionId"),
+        "user_id": data.get("userId"),
     }
     return {key: value for key, value in found.items() if value is not None}
 
@@ -326,8 +381,10 @@ IMPORTER = Importer(
     looks_like=looks_like_langfuse,
     read=import_langfuse,
     details="Langfuse observations as the API returns them (a page with `data`, one per "
-    "line, or traces with their `observations`): each trace is one run, its id the trace "
+    "line, or traces with their `observations`; the SDK's v2 pages with their JSON-text "
+    "`input` and `output`): each trace is one run, its id the trace "
     "id; TOOL observations (and spans named like a tool a generation asked for) are the "
-    "tool calls, level ERROR their errors; generations are the turns, their usage and "
+    "tool calls, level ERROR their errors (else the calls the generations asked for); "
+    "generations are the turns, their usage and "
     "costs summed.",
 )

@@ -3,11 +3,15 @@
 LangSmith records a trace as runs (``run_type`` chain, llm, tool, ...) linked by
 ``parent_run_id`` and ``trace_id``; an export holds them as JSON or JSONL, as the client's
 ``list_runs`` returns them (a root may carry its descendants in ``child_runs``). The root's
-``inputs`` and ``outputs`` are the run's input and final answer; each ``tool`` run, in start
-order, is a tool call (``inputs`` its arguments, ``outputs`` its result, ``error`` its
-error); each ``llm`` run is a turn, whose ``prompt_tokens`` and ``completion_tokens`` are
-summed (the root's own totals when the trace has no llm run). The run id is the trace id;
-the task is the root's ``reference_example_id`` (a dataset example) when it has one.
+``inputs`` and ``outputs`` are the run's input and final answer (of a LangGraph state, its
+human message and its last AI message); each ``tool`` run, in start order, is a tool call
+(``inputs`` its arguments, ``outputs`` its result — a LangChain ToolMessage's ``content``,
+its ``tool_call_id`` the call's id — ``error`` its error); each ``llm`` run is a turn, whose
+``prompt_tokens`` and ``completion_tokens`` are summed (else the ``usage_metadata`` the
+tracer sent; the root's own totals when the trace has no llm run). The run id is the trace
+id; the task is the root's ``reference_example_id`` (a dataset example) when it has one.
+Grouped by thread, the traces of one thread (the root's ``thread_id``, ``session_id`` or
+``conversation_id`` metadata) make one run, its id the thread's.
 """
 
 from __future__ import annotations
@@ -21,8 +25,14 @@ from pydantic import ValidationError
 from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.formats.run import Run, ToolCall, Usage
 from judgekit.importers.interface import Importer, ImportOptions
+from judgekit.importers.langchain_messages import (
+    exception_text,
+    first_human_text,
+    last_ai_text,
+    tool_outcome,
+)
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
-from judgekit.importers.run_draft import error_message, file_stem, new_tool_call
+from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
 from judgekit.importers.span_graph import keep_first, refuse_parent_cycles
 from judgekit.importers.trace_records import (
     Record,
@@ -38,6 +48,8 @@ __all__ = ["IMPORTER", "import_langsmith", "looks_like_langsmith"]
 
 _RUN_TYPES = frozenset({"chain", "llm", "tool", "retriever", "embedding", "prompt", "parser"})
 _WHAT = "a LangSmith run object (with `id`, `run_type`, `inputs`)"
+# The metadata keys LangSmith reads a thread's id from.
+_THREAD_KEYS = ("thread_id", "session_id", "conversation_id")
 
 
 def looks_like_langsmith(head: object) -> bool:
@@ -83,8 +95,36 @@ def import_langsmith(path: str | Path, options: ImportOptions | None = None) -> 
     for records in traces.values():
         _refuse_cycles(records)
     default_task = options.task_id or file_stem(source)
-    runs = (_run(trace_id, records, default_task) for trace_id, records in traces.items())
-    return options.run_ids.apply(runs)
+    if options.group_by != "thread":
+        runs = (_run(trace_id, records, default_task) for trace_id, records in traces.items())
+        return options.run_ids.apply(runs)
+    threads = (
+        _run(key, [r for trace_id in trace_ids for r in traces[trace_id]], default_task, thread)
+        for (thread, key), trace_ids in _threads(traces).items()
+    )
+    return options.run_ids.apply(threads)
+
+
+def _threads(traces: dict[str, list[Record]]) -> dict[tuple[str | None, str], list[str]]:
+    """The trace ids of each thread, keyed (thread id, thread id), by the thread id the
+    root's metadata carries (``thread_id``, ``session_id`` or ``conversation_id``, as
+    LangSmith groups threads); a trace of no thread is one of its own, (None, trace id)."""
+    threads: dict[tuple[str | None, str], list[str]] = {}
+    for trace_id, records in traces.items():
+        root = next((r for r in records if r.data.get("parent_run_id") is None), None)
+        thread = _thread_id(root) if root is not None else None
+        key = (thread, thread) if thread is not None else (None, trace_id)
+        threads.setdefault(key, []).append(trace_id)
+    return threads
+
+
+def _thread_id(root: Record) -> str | None:
+    extra = optional_object(root.data, "extra", root.where) or {}
+    metadata = extra.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    found = (metadata.get(key) for key in _THREAD_KEYS)
+    return next((str(value) for value in found if isinstance(value, str | int) and value), None)
 
 
 def _refuse_cycles(records: list[Record]) -> None:
@@ -136,37 +176,52 @@ def _ids(record: Record, trace_of: dict[str, str]) -> tuple[str, str]:
     return run_id, trace
 
 
-def _run(trace_id: str, records: list[Record], default_task: str) -> Run:
-    roots = [r for r in records if r.data.get("parent_run_id") is None]
+def _run(run_id: str, records: list[Record], default_task: str, thread: str | None = None) -> Run:
+    """The run of one trace (``run_id`` its id), or of the traces of one ``thread``."""
+    roots = sorted((r for r in records if r.data.get("parent_run_id") is None), key=_start_key)
     if not roots:
         first = records[0]
         raise first.where.key("trace_id").error(
-            f"trace {trace_id!r} has no root run (one without parent_run_id) in this file; "
+            f"trace {run_id!r} has no root run (one without parent_run_id) in this file; "
             "export whole traces"
         )
-    root = roots[0]
+    first, last = roots[0], roots[-1]
     ordered = sorted(records, key=_start_key)
     llm_runs = [r for r in ordered if r.data["run_type"] == "llm"]
+    ids: dict[str, Any] = {"trace_id": run_id}
+    if thread is not None:
+        traces = [str(root.data.get("trace_id", root.data["id"])) for root in roots]
+        ids = {"thread_id": thread, "trace_ids": traces}
     fields: dict[str, Any] = {
-        "run_id": trace_id,
-        "task_id": optional_string(root.data, "reference_example_id", root.where) or default_task,
-        "input": value_text(root.data.get("inputs")),
-        "final_answer": value_text(root.data.get("outputs")),
+        "run_id": run_id,
+        "task_id": optional_string(first.data, "reference_example_id", first.where) or default_task,
+        "input": _input_text(first.data.get("inputs")),
+        "final_answer": _answer_text(last.data.get("outputs")),
         "tool_calls": [_tool_call(r) for r in ordered if r.data["run_type"] == "tool"],
         "turns": len(llm_runs),
-        "duration_s": seconds_between(root.data.get("start_time"), root.data.get("end_time")),
-        "metadata": {"trace_id": trace_id, **_metadata(root)},
-        **_usage(llm_runs or [root]),
+        "duration_s": seconds_between(first.data.get("start_time"), last.data.get("end_time")),
+        "metadata": {**ids, **_metadata(first)},
+        **_usage(llm_runs or roots),
     }
-    error = optional_string(root.data, "error", root.where)
-    if error is not None:
+    errors = [e for r in roots if (e := optional_string(r.data, "error", r.where)) is not None]
+    if errors:
         fields["stop_reason"] = "error"
-        fields["metadata"]["error"] = error_message(error)
+        fields["metadata"]["error"] = error_message(exception_text(errors[-1]))
     try:
         return Run.model_validate({k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
         problem = validation_error_to_data_error(exc, path=None, line=None)
-        raise root.where.error(problem.message) from None
+        raise first.where.error(problem.message) from None
+
+
+def _input_text(inputs: Any) -> str | None:
+    """A graph's input state (or a chat model's messages) by its human message."""
+    return first_human_text(inputs) or value_text(inputs)
+
+
+def _answer_text(outputs: Any) -> str | None:
+    """A graph's final state by its last AI message, any other output as it is."""
+    return last_ai_text(outputs) or value_text(outputs)
 
 
 def _start_key(record: Record) -> tuple[str, str]:
@@ -180,15 +235,26 @@ def _tool_call(record: Record) -> ToolCall:
     data, where = record.data, record.where
     name = required_string(data, "name", where)
     inputs = optional_object(data, "inputs", where) or {}
-    call = new_tool_call(name, inputs, optional_string(data, "id", where))
     outputs = optional_object(data, "outputs", where)
-    # LangSmith wraps a tool's return value as {"output": value}.
-    if outputs is not None and outputs.keys() == {"output"}:
-        call.result = outputs["output"]
+    # A LangChain tool returns a ToolMessage, which answers the model's call by its id.
+    outcome = tool_outcome(outputs)
+    extra = optional_object(data, "extra", where) or {}
+    call_id = extra.get("tool_call_id") or (outcome.tool_call_id if outcome else None)
+    if not isinstance(call_id, str):
+        call_id = optional_string(data, "id", where)
+    call = new_tool_call(name, inputs, call_id)
+    if outcome is not None:
+        content = outcome.content
+        call.result = parse_result(content) if isinstance(content, str) else content
+        if outcome.failed:
+            call.error = error_message(content if isinstance(content, str) else None)
+    elif outputs is not None and outputs.keys() == {"output"}:
+        call.result = outputs["output"]  # LangSmith wraps a tool's return value so
     else:
-        call.result = outputs
+        call.result = outputs or None  # a failed tool's run has empty outputs
     error = optional_string(data, "error", where)
-    call.error = error_message(error) if error is not None else None
+    if error is not None:
+        call.error = error_message(exception_text(error))
     return call
 
 
@@ -197,18 +263,36 @@ def _usage(records: list[Record]) -> dict[str, Any]:
     counted = False
     cost: float | None = None
     for record in records:
-        for ours, theirs in (
-            ("input_tokens", "prompt_tokens"),
-            ("output_tokens", "completion_tokens"),
-        ):
-            count = optional_count(record.data, theirs, record.where)
-            if count is not None:
-                tokens[ours] += count
-                counted = True
+        for ours, count in _token_counts(record).items():
+            tokens[ours] += count
+            counted = True
         run_cost = optional_number(record.data, "total_cost", record.where)
         if run_cost is not None:
             cost = (cost or 0.0) + run_cost
     return {"usage": Usage.model_validate(tokens) if counted else None, "cost_usd": cost}
+
+
+def _token_counts(record: Record) -> dict[str, int]:
+    """A run's ``prompt_tokens`` and ``completion_tokens`` (LangSmith's totals), else the
+    ``usage_metadata`` the tracer sent in its metadata (what LangSmith counts them from)."""
+    counts = {}
+    for ours, theirs in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
+        count = optional_count(record.data, theirs, record.where)
+        if count is not None:
+            counts[ours] = count
+    if counts:
+        return counts
+    extra = optional_object(record.data, "extra", record.where) or {}
+    metadata = extra.get("metadata")
+    usage = metadata.get("usage_metadata") if isinstance(metadata, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+    where = record.where.key("extra").key("metadata").key("usage_metadata")
+    for ours in ("input_tokens", "output_tokens"):
+        count = optional_count(usage, ours, where)
+        if count is not None:
+            counts[ours] = count
+    return counts
 
 
 def _metadata(root: Record) -> dict[str, Any]:
@@ -226,7 +310,11 @@ IMPORTER = Importer(
     looks_like=looks_like_langsmith,
     read=import_langsmith,
     details="LangSmith runs as JSON or JSONL, as the client's list_runs returns them: each "
-    "trace is one run, its id the trace id, its task the root's reference_example_id (else "
-    "--task-id, else the file name); tool runs in start order are the tool calls (inputs, "
-    "outputs, error); llm runs are the turns, their tokens and costs summed.",
+    "trace is one run (with --group-by thread, the traces of one thread_id, session_id or "
+    "conversation_id in the root's metadata), its id the trace id, its task the root's "
+    "reference_example_id (else --task-id, else the file name); tool runs in start order "
+    "are the tool calls (inputs, outputs, a LangChain ToolMessage's content, error); llm "
+    "runs are the turns, their tokens and costs summed; the final answer is the root's "
+    "output, a graph state's last AI message.",
+    groups=("thread",),
 )

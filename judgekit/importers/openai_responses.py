@@ -9,8 +9,15 @@ its turn); any other record is a run of its own.
 Items: ``message`` (user text is the run's input, assistant text its messages), a
 ``function_call`` (``arguments`` a JSON string) answered by the ``function_call_output`` of
 the same ``call_id``, ``custom_tool_call`` / ``custom_tool_call_output``, ``mcp_call`` (call
-and result in one item), and built-in tool calls (``web_search_call``, ...: named by their
-type, their ``action`` as arguments). ``reasoning`` is not part of a run; other item types
+and result in one item), and built-in tool calls named by their type. Those OpenAI runs
+(``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
+``image_generation_call``, ``mcp_call``: no ``call_id``) are calls with
+``executed_by="provider"``, with what the item holds as arguments (``action``; ``queries``;
+``code`` and ``container_id``) and result (``action.sources`` aside: ``results``;
+``outputs``; ``result``). Those the agent runs (``computer_call``, ``local_shell_call``,
+``shell_call``, ``apply_patch_call``: with a ``call_id``) take their ``action`` (or
+``operation``) as arguments and are answered by the ``*_call_output`` item of the same
+``call_id``. ``reasoning`` is not part of a run; other item types
 are counted in ``metadata["unread_item_types"]``. Usage is summed over the records.
 """
 
@@ -193,6 +200,8 @@ class _ItemReader:
             self._read_call(item, where, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._read_output(item, where)
+        elif kind.endswith("_call_output"):
+            self._read_builtin_output(item, where)
         elif kind == "mcp_call":
             self._read_mcp_call(item, where)
         elif kind.endswith("_call"):
@@ -233,15 +242,29 @@ class _ItemReader:
         call.result = parse_result(output)
         error = optional_string(item, "error", where)
         call.error = error_message(error) if error is not None else None
+        call.executed_by = "provider"  # OpenAI calls the MCP server
         self.draft.add_call(call, None)
 
     def _read_builtin_call(self, item: dict[str, Any], kind: str, where: Location) -> None:
-        action = item.get("action")
-        args = action if isinstance(action, dict) else {}
+        call_id = optional_string(item, "call_id", where)
+        if call_id is not None:  # the agent runs it and answers with a *_call_output item
+            given = item.get("action", item.get("operation"))
+            call = ToolCall(name=kind, args=given if isinstance(given, dict) else {}, id=call_id)
+            self.draft.add_call(call, id_key(call_id))
+            return
+        args, result = _builtin_input_and_result(item)
         failed = optional_string(item, "status", where) == "failed"
-        call = ToolCall(name=kind, args=args, id=optional_string(item, "id", where))
-        call.error = error_message(None) if failed else None
+        call = ToolCall(name=kind, args=args, result=result, executed_by="provider")
+        call.id = optional_string(item, "id", where)
+        call.error = error_message(_builtin_error(item)) if failed else None
         self.draft.add_call(call, None)
+
+    def _read_builtin_output(self, item: dict[str, Any], where: Location) -> None:
+        output = item.get("output")
+        result = parse_result(output) if isinstance(output, str) else output
+        failed = optional_string(item, "status", where) in ("failed", "incomplete")
+        error = error_message(output if isinstance(output, str) else None) if failed else None
+        self.draft.add_result(id_key(required_string(item, "call_id", where)), result, error)
 
     def finish(self, task_id: str | None) -> Run:
         draft = self.draft
@@ -253,6 +276,36 @@ class _ItemReader:
         if self.unread:
             draft.conversation.metadata["unread_item_types"] = sorted(self.unread)
         return draft.finish(default_task_id=task_id)
+
+
+# What a provider-run tool's item holds as its input and as its result, by item type.
+_BUILTIN_INPUTS = {
+    "file_search_call": ("queries",),
+    "code_interpreter_call": ("code", "container_id"),
+}
+_BUILTIN_RESULTS = {
+    "file_search_call": "results",
+    "code_interpreter_call": "outputs",
+    "image_generation_call": "result",
+}
+
+
+def _builtin_input_and_result(item: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    kind = item["type"]
+    action = item.get("action")
+    args = action if isinstance(action, dict) else {}
+    for key in _BUILTIN_INPUTS.get(kind, ()):
+        if item.get(key) is not None:
+            args[key] = item[key]
+    result_key = _BUILTIN_RESULTS.get(kind)
+    return args, item.get(result_key) if result_key is not None else None
+
+
+def _builtin_error(item: dict[str, Any]) -> str | None:
+    error = item.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return error if isinstance(error, str) else None
 
 
 def _content_text(content: Any, where: Location) -> str | None:

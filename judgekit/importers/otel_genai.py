@@ -2,7 +2,8 @@
 
 Each trace is a run (see :mod:`judgekit.importers.span_runs`). ``execute_tool`` spans are
 its tool calls: ``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments``
-and ``gen_ai.tool.call.result``; a call failed when its span's status is an error (its
+and ``gen_ai.tool.call.result`` (``tool_arguments`` and ``tool_response`` in pydantic-ai's
+instrumentation version 2); a call failed when its span's status is an error (its
 description is the error) or it carries ``error.type``. Model spans (``chat``,
 ``text_completion``, ``generate_content``) are its turns: token usage from
 ``gen_ai.usage.input_tokens`` / ``output_tokens``, the input from the first user message of
@@ -94,14 +95,29 @@ def _executed_call(span: Span) -> ToolCall:
     if name is None:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     call_id = string_attribute(span, "gen_ai.tool.call.id")
-    call = new_tool_call(name, attributes.get("gen_ai.tool.call.arguments"), call_id or None)
-    result = attributes.get("gen_ai.tool.call.result")
+    arguments, result = _tool_attributes(span)
+    call = new_tool_call(name, arguments, call_id or None)
     call.result = parse_result(result) if isinstance(result, str) else result
     error_type = attributes.get("error.type")
     if span.error is not None or error_type is not None:
         stated = span.error if span.error not in (None, "error") else error_type
         call.error = error_message(str(stated) if stated is not None else None)
     return call
+
+
+# pydantic-ai's instrumentation version 2 names a tool span's arguments and result its own
+# way (`running tool` spans); versions 3 and later use the semantic conventions' names.
+_TOOL_ATTRIBUTES = (
+    ("gen_ai.tool.call.arguments", "gen_ai.tool.call.result"),
+    ("tool_arguments", "tool_response"),
+)
+
+
+def _tool_attributes(span: Span) -> tuple[Any, Any]:
+    for arguments, result in _TOOL_ATTRIBUTES:
+        if arguments in span.attributes or result in span.attributes:
+            return span.attributes.get(arguments), span.attributes.get(result)
+    return None, None
 
 
 def _read_model_span(span: Span, run: SpanRun) -> None:

@@ -44,6 +44,8 @@ _TABLE = {
     "otel": "judgekit.importers.otel_genai:IMPORTER",
     "bfcl": "judgekit.importers.known_formats:BFCL",
     "taubench": "judgekit.importers.known_formats:TAUBENCH",
+    "tau2bench": "judgekit.importers.tau2bench:IMPORTER",
+    "promptfoo": "judgekit.importers.promptfoo:IMPORTER",
     "inspect": "judgekit.importers.inspect_log:IMPORTER",
     "langsmith": "judgekit.importers.langsmith_runs:IMPORTER",
     "langfuse": "judgekit.importers.langfuse_traces:IMPORTER",

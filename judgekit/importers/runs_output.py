@@ -4,7 +4,7 @@ warnings about run ids an import had to make unique."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,7 +13,16 @@ from judgekit.errors import DataError
 from judgekit.formats.run import Run, run_json
 from judgekit.importers.unique_ids import UniqueRunIds
 
-__all__ = ["RENAMED_SHOWN", "ImportTally", "renamed_warnings", "write_runs"]
+__all__ = [
+    "RENAMED_SHOWN",
+    "ImportTally",
+    "renamed_in_file_warnings",
+    "renamed_warnings",
+    "write_files_to",
+    "write_runs",
+    "write_runs_to",
+    "write_suite_file",
+]
 
 # Past this many repeated ids, the rest are summed up in one line.
 RENAMED_SHOWN = 10
@@ -35,6 +44,13 @@ class ImportTally:
             self.invalid_arguments += sum(c.arguments_error is not None for c in run.tool_calls)
             self.tool_errors += sum(c.error is not None for c in run.tool_calls)
             yield run
+
+    def add(self, other: ImportTally) -> None:
+        """Count ``other``'s runs too (the total of an import of several files)."""
+        self.runs += other.runs
+        self.calls += other.calls
+        self.invalid_arguments += other.invalid_arguments
+        self.tool_errors += other.tool_errors
 
     def line(self) -> str:
         return (
@@ -60,6 +76,18 @@ def write_runs_to(runs: Iterable[Run], output: Path | None, *, source: Path) -> 
         return write_runs(runs, fh, source=source)
 
 
+def write_files_to(
+    readings: Sequence[tuple[Path, Callable[[], Iterable[Run]]]], output: Path | None
+) -> list[ImportTally]:
+    """The runs of several files, one file after the other, into one ``output`` written
+    whole (atomically), or to standard output when None. Each file is read only when its
+    turn comes (``readings`` gives its runs when called), and one without runs is refused."""
+    if output is None:
+        return [write_runs(runs(), sys.stdout, source=path) for path, runs in readings]
+    with atomic_writer(output) as fh:
+        return [write_runs(runs(), fh, source=path) for path, runs in readings]
+
+
 def write_suite_file(suite: Mapping[str, Any], path: Path) -> None:
     """An imported suite, written whole (atomically) as the YAML ``judgekit grade --tasks``
     reads."""
@@ -69,19 +97,42 @@ def write_suite_file(suite: Mapping[str, Any], path: Path) -> None:
         yaml.safe_dump(dict(suite), fh, sort_keys=False, allow_unicode=True, width=100)
 
 
-def renamed_warnings(source: Path, run_ids: UniqueRunIds) -> list[str]:
-    """One warning per run id the import had to make unique (at most RENAMED_SHOWN)."""
-    renamed = list(run_ids.renamed.items())
-    warnings = []
-    for original, new_ids in renamed[:RENAMED_SHOWN]:
-        shown = ", ".join(repr(new_id) for new_id in new_ids)
-        warnings.append(
+def renamed_warnings(source: Path, run_ids: UniqueRunIds | Mapping[str, list[str]]) -> list[str]:
+    """One warning per run id the import of one file had to make unique (at most
+    RENAMED_SHOWN); ``run_ids`` its :class:`UniqueRunIds`, or what they renamed."""
+    renamed = run_ids.renamed if isinstance(run_ids, UniqueRunIds) else run_ids
+    return _capped(
+        source,
+        [
             f"{source}: run id {original!r} appears {len(new_ids) + 1} times; the later runs "
-            f"are {shown} (each run id must appear once)"
-        )
-    if len(renamed) > RENAMED_SHOWN:
+            f"are {_shown(new_ids)} (each run id must appear once)"
+            for original, new_ids in renamed.items()
+        ],
+    )
+
+
+def renamed_in_file_warnings(source: Path, renamed: Mapping[str, list[str]]) -> list[str]:
+    """One warning per run id of ``source`` renamed in an import of several files (original
+    → the new ids of this file's runs), at most RENAMED_SHOWN."""
+    return _capped(
+        source,
+        [
+            f"{source}: run id {original!r} is taken by an earlier run of this import; "
+            f"renamed {_shown(new_ids)} (each run id must appear once)"
+            for original, new_ids in renamed.items()
+        ],
+    )
+
+
+def _shown(new_ids: list[str]) -> str:
+    return ", ".join(repr(new_id) for new_id in new_ids)
+
+
+def _capped(source: Path, lines: list[str]) -> list[str]:
+    warnings = lines[:RENAMED_SHOWN]
+    if len(lines) > RENAMED_SHOWN:
         warnings.append(
-            f"{source}: {len(renamed) - RENAMED_SHOWN} more run ids appear several times, "
+            f"{source}: {len(lines) - RENAMED_SHOWN} more run ids appear several times, "
             "renamed the same way (#2, #3, ...)"
         )
     return warnings

@@ -17,7 +17,14 @@ from judgekit.importers.locations import Location, describe_json
 from judgekit.importers.run_draft import RunDraft, file_stem
 from judgekit.importers.spans import Span
 
-__all__ = ["SpanRun", "build_runs", "split_trace", "string_attribute", "token_counts"]
+__all__ = [
+    "SpanRun",
+    "build_runs",
+    "by_session",
+    "split_trace",
+    "string_attribute",
+    "token_counts",
+]
 
 NS_PER_S = 1_000_000_000
 
@@ -27,7 +34,7 @@ class SpanRun:
     """What the spans of one run say, gathered span by span before the Run is built.
 
     ``model_calls`` holds the tool calls the model asked for in its messages; they are the
-    run's calls only when no span recorded a tool's execution.
+    run's calls only when no span recorded a tool's execution. ``root`` is the run's top span.
     """
 
     draft: RunDraft
@@ -39,6 +46,7 @@ class SpanRun:
     agent_usage: tuple[dict[str, Any], Location] | None = None
     agent_input: str | None = None
     agent_answer: str | None = None
+    root: Span | None = None
 
 
 def string_attribute(span: Span, key: str) -> str | None:
@@ -117,6 +125,35 @@ def build_runs(
     return runs
 
 
+def by_session(
+    traces: list[list[Span]],
+    build: Callable[[list[list[Span]]], list[Run]],
+    key: str = "session.id",
+) -> list[Run]:
+    """A Run per session: the traces whose spans carry the same ``key`` attribute are
+    built (by ``build``) as one trace, their spans in start order, the run's id the
+    session's; a trace that names no session is a run of its own."""
+    # (True, the session id), or (False, the trace id) for a trace of no session.
+    groups: dict[tuple[bool, str], list[list[Span]]] = {}
+    for trace in traces:
+        session = next((string_attribute(s, key) for s in trace if s.attributes.get(key)), None)
+        named = (True, session) if session is not None else (False, trace[0].trace_id)
+        groups.setdefault(named, []).append(trace)
+    runs: list[Run] = []
+    for (in_session, session), group in groups.items():
+        spans = sorted((span for trace in group for span in trace), key=lambda s: s.start_ns)
+        built = build([spans])
+        if not in_session:
+            runs.extend(built)
+            continue
+        trace_ids = list(dict.fromkeys(trace[0].trace_id for trace in group))
+        for run in built:
+            metadata = {**run.metadata, "session_id": session, "trace_ids": trace_ids}
+            metadata.pop("trace_id", None)
+            runs.append(run.model_copy(update={"run_id": session, "metadata": metadata}))
+    return runs
+
+
 def _run(
     spans: list[Span],
     index: int,
@@ -136,7 +173,7 @@ def _run(
         carried["stop_reason"] = "error"
     metadata: dict[str, Any] = {"trace_id": root.trace_id}
     conversation = Conversation(root.where, index, [], root.where, carried, metadata)
-    run = SpanRun(RunDraft(conversation))
+    run = SpanRun(RunDraft(conversation), root=root)
     for span in spans:
         read_span(span, run)
     return _finish(run, task_id or file_stem(root.where.path))

@@ -6,12 +6,14 @@ removed). The suite says the same in judgekit's terms: the ground truth's *write
 expected calls in any order (``order: unordered``), the read-only tools ignored, refused
 calls ignored (they changed nothing), the outputs as ``expect_answer``.
 
-Which tools write is read from the file itself, no list per domain (see :func:`write_tools`).
+Which tools write: those named by the caller, else those of τ-bench's own domain the file's
+tools belong to (:mod:`judgekit.importers.taubench_domains`), else inferred from the file as
+a last resort (:func:`infer_write_tools`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,33 @@ from typing import Any
 from judgekit.errors import DataError
 from judgekit.formats.run import Run
 from judgekit.importers.openai_chat import import_openai
+from judgekit.importers.taubench_domains import Domain, recognise_domain
 from judgekit.importers.taubench_entries import TaubenchEntry, read_taubench_entries
 from judgekit.importers.unique_ids import UniqueRunIds
 
 TAUBENCH_NORMALISE = ["lowercase", "remove_commas"]  # τ-bench's rule for its outputs
+
+
+@dataclass(frozen=True)
+class WriteTools:
+    """The tools that change τ-bench's data, and where that list came from."""
+
+    tools: frozenset[str]
+    source: str  # "retail's own", "--write-tools", "inferred from the file"
+    domain: Domain | None = None
+
+    def describe(self) -> str:
+        """The console's line, e.g. ``write tools: retail's own (7): cancel_pending_order, …``."""
+        line = f"write tools: {self.source} ({len(self.tools)}): {', '.join(sorted(self.tools))}"
+        if self.source == INFERRED:
+            line += (
+                " (no τ-bench domain recognised from the file's tools; name them with "
+                "--write-tools)"
+            )
+        return line
+
+
+INFERRED = "inferred from the file"
 
 
 @dataclass(frozen=True)
@@ -31,17 +56,24 @@ class TaubenchImport:
 
     runs: list[Run]
     suite: dict[str, Any]
-    write_tools: list[str]
+    write_tools: WriteTools
     read_only_tools: list[str]
 
 
-def import_taubench(path: str | Path, *, run_ids: UniqueRunIds | None = None) -> TaubenchImport:
+def import_taubench(
+    path: str | Path,
+    *,
+    run_ids: UniqueRunIds | None = None,
+    write_tools: Collection[str] | None = None,
+) -> TaubenchImport:
     """Read a τ-bench trajectories file (.json or .json.gz) into runs and a suite.
 
     Runs are imported as ``judgekit import openai`` does; a run τ-bench never evaluated
     (``reward_info`` null: it hit τ-bench's step limit) gets ``stop_reason: max_turns``, so
-    it fails as τ-bench counted it (reward 0). A malformed entry, or a task whose ground
-    truth differs between two entries, raises :class:`judgekit.errors.DataError`.
+    it fails as τ-bench counted it (reward 0). The write tools are ``write_tools`` when
+    given, else those of the τ-bench domain the file's tools belong to, else inferred
+    (:func:`infer_write_tools`). A malformed entry, or a task whose ground truth differs
+    between two entries, raises :class:`judgekit.errors.DataError`.
     """
     path = Path(path)
     entries = read_taubench_entries(path)
@@ -55,68 +87,81 @@ def import_taubench(path: str | Path, *, run_ids: UniqueRunIds | None = None) ->
         run if entry.evaluated else run.model_copy(update={"stop_reason": "max_turns"})
         for run, entry in zip(runs, entries, strict=True)
     ]
-    writes = write_tools(entries, runs)
+    writes = choose_write_tools(entries, runs, write_tools)
     seen = {a["name"] for e in entries for a in e.actions} | {
         call.name for run in runs for call in run.tool_calls
     }
-    read_only = sorted(seen - writes)
-    tasks = [_task(entry, writes, read_only) for entry in _one_entry_per_task(entries, path)]
+    read_only = sorted(seen - writes.tools)
+    runs_of: dict[str, list[tuple[TaubenchEntry, Run]]] = {}
+    for entry, run in zip(entries, runs, strict=True):
+        runs_of.setdefault(entry.task_id, []).append((entry, run))
+    tasks = [
+        _task(entry, writes, read_only, runs_of[entry.task_id])
+        for entry in _one_entry_per_task(entries, path)
+    ]
     suite = {
         "suite": path.name.removesuffix(".gz").removesuffix(".json"),
         "description": "τ-bench tasks: their ground-truth writes and outputs "
         "(judgekit import taubench)",
         "tasks": tasks,
     }
-    return TaubenchImport(runs, suite, sorted(writes), read_only)
+    return TaubenchImport(runs, suite, writes, read_only)
 
 
-def write_tools(entries: list[TaubenchEntry], runs: list[Run]) -> set[str]:
+def choose_write_tools(
+    entries: list[TaubenchEntry], runs: list[Run], given: Collection[str] | None
+) -> WriteTools:
+    """``given`` if any, else the recognised domain's own, else inferred from the file."""
+    if given is not None:
+        return WriteTools(frozenset(given), "--write-tools")
+    domain = recognise_domain(
+        {a["name"] for e in entries for a in e.actions},
+        {call.name for run in runs for call in run.tool_calls},
+    )
+    if domain is not None:
+        return WriteTools(domain.writes, f"{domain.name}'s own", domain)
+    return WriteTools(frozenset(infer_write_tools(entries, runs)), INFERRED)
+
+
+def infer_write_tools(entries: list[TaubenchEntry], runs: list[Run]) -> set[str]:
     """The tools some ground truth uses, less those the file shows to be read-only.
 
-    A tool is read-only when (a) it is in the ground truth of a task whose ``gt_data_hash``
-    is that of a task with no actions (replaying it left the database untouched), or (b) a
-    run whose database τ-bench found right (``r_actions`` 1) made a successful call to it
-    that no ground-truth action of its task accounts for (the call changed nothing); a call
-    is accounted for when it has the action's arguments, extra keys aside, as τ-bench's
-    tools ignore them.
-    Tools no ground truth uses are read-only: the assumption is that the tasks' ground
-    truths together use every tool that writes.
+    The last resort, for a domain that is not τ-bench's own and no ``--write-tools``. A tool
+    is read-only when a run whose database τ-bench found right (``r_actions`` 1) made a
+    successful call to it that no ground-truth action of its task accounts for, extra keys
+    aside, and that no later successful call to the same tool may have overwritten (an
+    address set wrong, then right). A ground truth leaving the data untouched is no
+    evidence: τ-bench may have refused its write. Tools no ground truth uses are read-only:
+    the assumption is that the tasks' ground truths together use every tool that writes.
     """
-    untouched = {_data_hash(e) for e in entries if not e.actions} - {None}
-    read_only = {a["name"] for e in entries if _data_hash(e) in untouched for a in e.actions}
+    read_only: set[str] = set()
     for entry, run in zip(entries, runs, strict=True):
-        if entry.database_matched:
-            read_only.update(
-                call.name
-                for call in run.tool_calls
-                if call.error is None
-                and not any(
-                    a["name"] == call.name and _covers(call.args, a["kwargs"])
-                    for a in entry.actions
-                )
-            )
+        if not entry.database_matched:
+            continue
+        succeeded = [call for call in run.tool_calls if call.error is None]
+        for number, call in enumerate(succeeded):
+            if any(later.name == call.name for later in succeeded[number + 1 :]):
+                continue
+            if not any(
+                a["name"] == call.name and covers(call.args, a["kwargs"]) for a in entry.actions
+            ):
+                read_only.add(call.name)
     return {a["name"] for e in entries for a in e.actions} - read_only
 
 
-def _covers(given: Any, truth: Any) -> bool:
+def covers(given: Any, truth: Any) -> bool:
     """``given`` has every value of ``truth``, keys of objects beyond truth's aside."""
     if isinstance(truth, dict):
         return isinstance(given, dict) and all(
-            key in given and _covers(given[key], value) for key, value in truth.items()
+            key in given and covers(given[key], value) for key, value in truth.items()
         )
     if isinstance(truth, list):
         return (
             isinstance(given, list)
             and len(given) == len(truth)
-            and all(_covers(g, t) for g, t in zip(given, truth, strict=True))
+            and all(covers(g, t) for g, t in zip(given, truth, strict=True))
         )
     return bool(given == truth)
-
-
-def _data_hash(entry: TaubenchEntry) -> str | None:
-    info = (entry.reward_info or {}).get("info")
-    value = info.get("gt_data_hash") if isinstance(info, dict) else None
-    return value if isinstance(value, str) else None
 
 
 def _one_entry_per_task(entries: list[TaubenchEntry], path: Path) -> Iterable[TaubenchEntry]:
@@ -134,37 +179,98 @@ def _one_entry_per_task(entries: list[TaubenchEntry], path: Path) -> Iterable[Ta
     return first.values()
 
 
-def _task(entry: TaubenchEntry, writes: set[str], read_only: list[str]) -> dict[str, Any]:
+def _task(
+    entry: TaubenchEntry,
+    writes: WriteTools,
+    read_only: list[str],
+    runs: list[tuple[TaubenchEntry, Run]],
+) -> dict[str, Any]:
     task: dict[str, Any] = {"id": entry.task_id}
     if entry.instruction is not None:
         task["input"] = entry.instruction
+    domain = writes.domain
+    truth = [a for a in entry.actions if a["name"] in writes.tools]
+    refused = refused_writes(truth, runs, domain)
     task["expect_tools"] = [
-        {"name": a["name"], "args": {k: order_free(v) for k, v in a["kwargs"].items()}}
-        for a in entry.actions
-        if a["name"] in writes
+        {"name": a["name"], "args": as_hashed(a["name"], a["kwargs"], domain)}
+        for number, a in enumerate(truth)
+        if number not in refused
     ]
     task["order"] = "unordered"
     task["ignore_tools"] = read_only
     task["ignore_failed_calls"] = True
+    if domain is not None:
+        task["idempotent_tools"] = sorted(domain.idempotent)
     if entry.outputs:
         task["expect_answer"] = entry.outputs
         task["answer_normalise"] = TAUBENCH_NORMALISE
     return task
 
 
-def order_free(value: Any) -> Any:
-    """A list of ids (two or more strings or numbers) as ``$unordered``, else the value as is.
+def refused_writes(
+    truth: list[dict[str, Any]], runs: list[tuple[TaubenchEntry, Run]], domain: Domain | None
+) -> set[int]:
+    """The ground-truth writes (their positions) that changed nothing when τ-bench replayed them.
 
-    τ-bench's tools store such lists sorted (retail's ``item_ids``), so any order leaves the
-    same database; lists of objects (flights, passengers, payments) keep their order.
-
-    >>> order_free(["b", "a"]), order_free([{"x": 1}]), order_free("a")
-    ({'$unordered': ['b', 'a']}, [{'x': 1}], 'a')
+    A run whose database τ-bench found right (``r_actions`` 1) left the data as the whole
+    ground truth does; a write it has no successful call for (each call standing for one
+    write) cannot have changed the data: τ-bench's tool refused it in the replay too.
     """
-    if (
-        isinstance(value, list)
-        and len(value) > 1
-        and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value)
-    ):
-        return {"$unordered": value}
-    return value
+    refused: set[int] = set()
+    for entry, run in runs:
+        if not entry.database_matched:
+            continue
+        unused = [
+            _sorted_lists(call.name, call.args, domain)
+            for call in run.tool_calls
+            if call.error is None
+        ]
+        names = [call.name for call in run.tool_calls if call.error is None]
+        for number, action in enumerate(truth):
+            wanted = _sorted_lists(action["name"], action["kwargs"], domain)
+            found = next(
+                (
+                    i
+                    for i, args in enumerate(unused)
+                    if names[i] == action["name"] and covers(args, wanted)
+                ),
+                None,
+            )
+            if found is None:
+                refused.add(number)
+            else:
+                del unused[found], names[found]
+    return refused
+
+
+def _sorted_lists(tool: str, args: dict[str, Any], domain: Domain | None) -> dict[str, Any]:
+    """``args`` with the lists ``tool`` stores sorted sorted, as τ-bench's data hash sees them."""
+    if domain is None:
+        return args
+    return {
+        key: sorted(value, key=repr)
+        if (tool, key) in domain.sorted_list_args and isinstance(value, list)
+        else value
+        for key, value in args.items()
+    }
+
+
+def as_hashed(tool: str, kwargs: dict[str, Any], domain: Domain | None) -> dict[str, Any]:
+    """A ground-truth action's arguments as expected-call matchers, compared as τ-bench hashes.
+
+    A list the tool stores sorted matches in any order (``$unordered``); every other value,
+    lists included, must be equal, in order, as τ-bench's ``to_hashable`` keeps lists.
+
+    >>> from judgekit.importers.taubench_domains import DOMAINS
+    >>> as_hashed("return_delivered_order_items", {"item_ids": ["2", "1"]}, DOMAINS[1])
+    {'item_ids': {'$unordered': ['2', '1']}}
+    >>> as_hashed("modify_pending_order_items", {"item_ids": ["2", "1"]}, DOMAINS[1])
+    {'item_ids': ['2', '1']}
+    """
+    sorted_args = domain.sorted_list_args if domain is not None else frozenset()
+    return {
+        key: {"$unordered": value}
+        if (tool, key) in sorted_args and isinstance(value, list) and len(value) > 1
+        else value
+        for key, value in kwargs.items()
+    }

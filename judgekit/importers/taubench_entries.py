@@ -34,14 +34,26 @@ class TaubenchEntry:
 
     @property
     def database_matched(self) -> bool:
-        """τ-bench found the run's database equal to the one its ground truth leaves."""
+        """τ-bench found the run's database equal to the one its ground truth leaves.
+
+        Its ``info`` says ``r_actions`` 1 for a task without outputs; for one with outputs
+        τ-bench keeps only the outputs' verdict there, and a reward of 1 says both held.
+        """
         info = (self.reward_info or {}).get("info")
-        return isinstance(info, dict) and info.get("r_actions") == 1.0
+        return (self.reward_info or {}).get("reward") == 1.0 or (
+            isinstance(info, dict) and info.get("r_actions") == 1.0
+        )
 
 
 def read_taubench_entries(path: Path) -> list[TaubenchEntry]:
     """Every entry of a τ-bench trajectories file (.json or .json.gz), validated."""
     document = _load(path)
+    if isinstance(document, dict) and "simulations" in document:
+        raise DataError(
+            "this looks like τ²-bench results (`simulations`, not a list of τ-bench runs); "
+            "try `judgekit import tau2bench`",
+            path=path,
+        )
     if not isinstance(document, list):
         raise DataError(
             f"expected a JSON list of τ-bench runs, got {describe_json(document)}", path=path

@@ -38,11 +38,25 @@ def completion_response(request: FakeRequest, reply: str | Reply) -> Response:
     ``logprobs`` gets them (from the :class:`Reply`'s probabilities; certain for plain text)."""
     reply = reply if isinstance(reply, Reply) else Reply(reply)
     body = _completion_body(request, reply.text)
+    _add_tool_blocks(request, reply, body)
     if request.api == "openai" and request.body.get("logprobs") is True:
         top = request.body.get("top_logprobs")
         content = token_logprobs(reply, top=top if isinstance(top, int) else 0)
         body["choices"][0]["logprobs"] = {"content": content, "refusal": None}
     return Response(200, json.dumps(body).encode(), {}, replied=True)
+
+
+def _add_tool_blocks(request: FakeRequest, reply: Reply, body: dict[str, Any]) -> None:
+    if request.api == "openai" and reply.tool_calls:
+        choice = body["choices"][0]
+        choice["message"]["tool_calls"] = [dict(call) for call in reply.tool_calls]
+        choice["message"]["content"] = reply.text or None
+        choice["finish_reason"] = "tool_calls"
+    elif request.api == "anthropic" and reply.content_blocks:
+        blocks = [dict(block) for block in reply.content_blocks]
+        body["content"] = (body["content"] if reply.text else []) + blocks
+        if any(block.get("type") == "tool_use" for block in blocks):
+            body["stop_reason"] = "tool_use"
 
 
 def not_json_response() -> Response:

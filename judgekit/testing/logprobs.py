@@ -30,10 +30,19 @@ _TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 
 @dataclass(frozen=True)
 class Reply:
-    """The assistant's ``text`` and, for the score's token, each candidate's probability."""
+    """The assistant's ``text`` and, for the score's token, each candidate's probability.
+
+    ``tool_calls`` (OpenAI chat ``tool_calls`` entries) and ``content_blocks`` (Anthropic
+    content blocks, sent after the text block: ``tool_use``, ``server_tool_use``,
+    ``web_search_tool_result``, ...) go into the answer as given, for recording transcripts
+    of agents that call tools; an answer with tool calls ends with ``tool_calls`` /
+    ``tool_use``. ``text`` may then be empty (no text is sent).
+    """
 
     text: str
     probs: Mapping[str, float] = field(default_factory=dict)
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    content_blocks: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         for token, p in self.probs.items():

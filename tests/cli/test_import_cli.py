@@ -67,6 +67,7 @@ def test_import_openai_then_grade(tmp_path: Path) -> None:
     (run,) = [json.loads(line) for line in runs.read_text(encoding="utf-8").splitlines()]
     assert run["tool_calls"][2] == {
         "name": "issue_refund",
+        "args": {},
         "result": "Error: arguments are not valid JSON",
         "error": "Error: arguments are not valid JSON",
         "id": "c3",

@@ -52,7 +52,7 @@ GRADED_FIELDS = [
     "violations",
     "completed",
 ]
-CALL_FIELDS = ["name", "args", "error", "id", "raw_arguments", "arguments_error"]
+CALL_FIELDS = ["name", "args", "error", "id", "raw_arguments", "arguments_error", "executed_by"]
 
 
 def fields(run: Any) -> dict[str, Any]:
@@ -74,6 +74,15 @@ def test_a_full_run_reads_the_same_as_with_the_pydantic_model() -> None:
     assert lean is not None
     assert fields(lean) == fields(Run.model_validate_json(line))
     assert lean.cost_usd == 5.0 and type(lean.cost_usd) is float  # as pydantic's float
+
+
+def test_a_call_run_by_the_provider_reads_the_same_as_with_the_pydantic_model() -> None:
+    search = {"name": "web_search", "args": {"query": "A100"}, "executed_by": "provider"}
+    line = json.dumps({**FULL_RUN, "tool_calls": [*FULL_RUN["tool_calls"], search]})
+    lean = lean_run(line)
+    assert lean is not None
+    assert fields(lean) == fields(Run.model_validate_json(line))
+    assert [call.executed_by for call in lean.tool_calls] == ["agent"] * 3 + ["provider"]
 
 
 def test_metadata_and_tool_results_are_kept_as_their_json() -> None:
@@ -213,6 +222,10 @@ def _errors(reader: Any, path: Path) -> str:
         ('{"run_id": "b", "task_id": "t", "tool_calls": [], "turns": -2}', ":2: turns: "),
         ('{"run_id": "b", "task_id": "t", "tool_calls": [], "cost": 1}', ":2: cost: "),
         ('{"run_id": "b", "task_id": "t"', ":2: malformed JSON"),
+        (
+            '{"run_id": "b", "task_id": "t", "tool_calls": [{"name": "f", "executed_by": "x"}]}',
+            ":2: tool_calls.0.executed_by: ",
+        ),
         ('{"run_id": "a", "task_id": "t", "tool_calls": []}', ":2: run_id: duplicate run id"),
     ],
 )

@@ -12,6 +12,7 @@ The devices and FIFOs are made in the test's folder: no test points judgekit at 
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -84,8 +85,13 @@ def fifo_read(path: Path) -> Iterator[list[bytes]]:
     try:
         yield got
     finally:
-        if reader.is_alive():  # the writer never opened the FIFO: release the reader
-            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=1)
+        if reader.is_alive():  # the writer may never have opened the FIFO: release the reader
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError as exc:  # ENXIO: the reader has just closed it, done with its read
+                if exc.errno != errno.ENXIO:
+                    raise
         reader.join(timeout=30)
 
 

@@ -173,7 +173,11 @@ def test_unparsed_arguments_are_kept_and_flagged(tmp_path: Path) -> None:
         ),
         (
             {"version": 2, "status": "error", "eval": {"task": "weather"}},
-            "log.json: samples: the log holds no samples (status 'error'); write it with "
+            "log.json: samples: the eval failed before any sample was logged: nothing to import",
+        ),
+        (
+            {"version": 2, "status": "success", "eval": {"task": "weather"}},
+            "log.json: samples: the log holds no samples (status 'success'); write it with "
             "samples (not --no-log-samples)",
         ),
         (

@@ -24,7 +24,8 @@ def test_each_run_is_one_line_and_the_tally_counts_calls_and_errors() -> None:
     out = io.StringIO()
     tally = write_runs(runs, out, source=SOURCE)
     assert out.getvalue().splitlines() == [
-        '{"run_id":"a","task_id":"t","tool_calls":[{"name":"f","error":"boom"}]}',
+        # `args` is kept when empty: a reader other than judgekit would take it missing as null.
+        '{"run_id":"a","task_id":"t","tool_calls":[{"name":"f","args":{},"error":"boom"}]}',
         '{"run_id":"b","task_id":"t","tool_calls":[]}',
     ]
     assert tally.line() == (

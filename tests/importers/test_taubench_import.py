@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from judgekit.formats.run import Run, ToolCall
 from judgekit.importers import import_openai
@@ -163,3 +164,104 @@ def test_a_malformed_action_names_the_entry_and_field(tmp_path: Path) -> None:
         "judgekit: error: DIR/traj.json: [1].info.task.actions[0].name: "
         "expected the tool's name, got null"
     )
+
+
+def _right_run(task_id: int, actions: list[dict[str, Any]], calls: list[Any]) -> dict[str, Any]:
+    """A run τ-bench found database-right (r_actions 1) that made ``calls`` (name, args)."""
+    traj: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
+    for number, (name, args) in enumerate(calls):
+        function = {"name": name, "arguments": json.dumps(args)}
+        traj.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"c{number}", "type": "function", "function": function}],
+            }
+        )
+        traj.append({"role": "tool", "tool_call_id": f"c{number}", "content": "ok"})
+    traj.append({"role": "assistant", "content": "done"})
+    entry = _entry(task_id, actions)
+    entry.update(traj=traj, reward=1.0)
+    entry["info"]["reward_info"] = {"reward": 1.0, "info": {"r_actions": 1.0, "gt_data_hash": "h"}}
+    return entry
+
+
+def _stderr_lines(tmp_path: Path, entries: Any, *options: str) -> list[str]:
+    from click.testing import CliRunner
+
+    from judgekit.cli import main
+
+    source = tmp_path / "traj.json"
+    source.write_text(json.dumps(entries), encoding="utf-8")
+    suite = tmp_path / "s.yaml"
+    arguments = ["import", "taubench", str(source), "-o", str(tmp_path / "r.jsonl")]
+    result = CliRunner().invoke(main, [*arguments, "--suite-out", str(suite), *options])
+    assert result.exit_code == 0, result.output
+    return result.stderr.splitlines()[1:]
+
+
+def test_write_tools_named_on_the_command_line(tmp_path: Path) -> None:
+    rename = [{"name": "rename", "kwargs": {"id": "A", "name": "x"}}]
+    lines = _stderr_lines(tmp_path, [_entry(1, rename)], "--write-tools", "rename, archive")
+    assert lines == [
+        "write tools: --write-tools (2): archive, rename",
+        f"wrote 1 tasks to {tmp_path / 's.yaml'}",
+    ]
+
+
+def test_inferred_write_tools_are_said_and_not_misled_by_an_overwrite_or_a_refusal(
+    tmp_path: Path,
+) -> None:
+    rename_a = {"name": "rename", "kwargs": {"id": "A", "name": "x"}}
+    entries = [
+        # Right in the end: the wrong name was overwritten by the right one.
+        _right_run(
+            1,
+            [rename_a],
+            [
+                ("lookup", {"id": "A"}),
+                ("rename", {"id": "A", "name": "y"}),
+                ("rename", {"id": "A", "name": "x"}),
+            ],
+        ),
+        # A ground truth τ-bench's replay refused leaves the data as a task without actions.
+        _right_run(2, [{"name": "rename", "kwargs": {"id": "B", "name": "z"}}], []),
+        _right_run(3, [], []),
+    ]
+    lines = _stderr_lines(tmp_path, entries)
+    assert lines[0] == (
+        "write tools: inferred from the file (1): rename (no τ-bench domain recognised from the "
+        "file's tools; name them with --write-tools)"
+    )
+    suite = yaml.safe_load((tmp_path / "s.yaml").read_text(encoding="utf-8"))
+    # Task 2's write is left out: the run τ-bench found right has no call for it.
+    expected = [{"name": "rename", "args": {"id": "A", "name": "x"}}]
+    assert [t["expect_tools"] for t in suite["tasks"]] == [expected, [], []]
+    assert suite["tasks"][0]["ignore_tools"] == ["lookup"]
+
+
+def test_an_empty_write_tools_name_is_refused(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli import main
+
+    source = tmp_path / "traj.json"
+    source.write_text(json.dumps([_entry(1, [])]), encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "taubench",
+            str(source),
+            "--suite-out",
+            str(tmp_path / "s.yaml"),
+            "--write-tools",
+            "a,,b",
+        ],
+    )
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "judgekit: error: Invalid value for --write-tools: expected tool names separated by "
+        "commas, got 'a,,b' (see judgekit import taubench --help)"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["traj.json"]

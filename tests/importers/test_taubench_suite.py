@@ -1,6 +1,6 @@
 """judgekit import taubench on τ-bench's 200 real gpt-4o airline runs, against τ-bench's reward.
 
-The suite is built from the file alone (no list of write tools); graded with it, every run
+The suite is built with airline's own write tools (recognised from the file); graded with it, every run
 τ-bench evaluated gets τ-bench's verdict, and the suite's mean over tasks reproduces τ-bench's
 published pass^1..4.
 """
@@ -51,7 +51,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.stderr.splitlines() == [
         f"imported 200 runs with 1164 tool calls (73 tool errors, 0 with invalid arguments) "
         f"to {out / 'runs.jsonl'}",
-        f"wrote 50 tasks to {out / 'airline.yaml'} (writes: {', '.join(WRITES)})",
+        f"write tools: airline's own (6): {', '.join(WRITES)}",
+        f"wrote 50 tasks to {out / 'airline.yaml'}",
     ]
     return out
 
@@ -77,6 +78,20 @@ def test_the_write_tools_are_taubench_own(imported: Path) -> None:
     by_id = {t["id"]: t for t in suite["tasks"]}
     assert by_id["8"]["expect_answer"] == ["327", "1000", "1786"]
     assert by_id["8"]["answer_normalise"] == ["lowercase", "remove_commas"]
+
+
+def test_every_run_file_line_holds_the_calls_as_sent(imported: Path) -> None:
+    # Read as plain JSON, not through judgekit: a call sent with "{}" (list_all_airports in
+    # runs 10/0 and 23/0) must say `args: {}`, not leave args out.
+    compact = shared_data_path("taubench", "gpt-4o-airline.compact.jsonl")
+    records = [json.loads(line) for line in compact.read_text(encoding="utf-8").splitlines()]
+    lines = (imported / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    same = [
+        [(c["name"], c.get("args"), c["id"]) for c in json.loads(line)["tool_calls"]]
+        == [(c["name"], c["arguments"], c["id"]) for c in record["tool_calls"]]
+        for line, record in zip(lines, records, strict=True)
+    ]
+    assert sum(same) == 200
 
 
 def test_grade_agrees_with_the_taubench_reward_on_every_evaluated_run(imported: Path) -> None:

@@ -175,6 +175,7 @@ def test_bad_arguments_and_unknown_tools_are_refused_calls(tmp_path: Path) -> No
             "id": None,
             "raw_arguments": None,
             "arguments_error": None,
+            "executed_by": "agent",
         }
     ]
 
