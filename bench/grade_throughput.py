@@ -555,6 +555,10 @@ def make_run(index: int, rng: random.Random, task_ids: list[str]) -> dict[str, A
     }
 
 
+def _digest(value: Any) -> bytes:
+    return hashlib.blake2b(json.dumps(value).encode(), digest_size=16).digest()
+
+
 def generate(
     work: Path, n_runs: int, n_small: int, seed: int
 ) -> tuple[Path, Path, Path, dict[str, Any]]:
@@ -567,8 +571,10 @@ def generate(
     task_ids = [t["id"] for t in SUITE["tasks"]]
     calls = 0
     outcomes: dict[str, int] = {}
-    sequences: set[str] = set()  # distinct (task, calls' names and arguments)
-    finals: set[str] = set()  # distinct (task, final state)
+    # Digests of the distinct (task, calls' names and arguments) and (task, final state): the
+    # texts themselves would grow this process, whose peak the children's ru_maxrss inherits.
+    sequences: set[bytes] = set()
+    finals: set[bytes] = set()
     with big.open("w", encoding="utf-8") as fh_big, small.open("w", encoding="utf-8") as fh_small:
         for index in range(n_runs):
             run = make_run(index, rng, task_ids)
@@ -576,8 +582,8 @@ def generate(
             outcome = run["metadata"]["outcome"]
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             named = [(call["name"], call.get("args")) for call in run["tool_calls"]]
-            sequences.add(json.dumps([run["task_id"], named]))
-            finals.add(json.dumps([run["task_id"], run["final_state"]]))
+            sequences.add(_digest([run["task_id"], named]))
+            finals.add(_digest([run["task_id"], run["final_state"]]))
             line = json.dumps(run, ensure_ascii=False) + "\n"
             fh_big.write(line)
             if index < n_small:
