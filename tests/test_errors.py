@@ -31,9 +31,6 @@ OUTSIDE_THE_TREE = {
     # graders/parallel.py: control flow inside grade --jobs; a file the workers hand back is
     # graded by one process, which words any error.
     "_GiveUp",
-    # graders/grade_rows.py: control flow inside grading; a value the fast writer does not
-    # write itself goes to pydantic, which writes the line.
-    "_Unsure",
     # pytest_plugin: test outcomes, AssertionErrors so pytest reports them as failures.
     "RegressionFailed",
     "TaskFailed",
