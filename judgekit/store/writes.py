@@ -33,8 +33,9 @@ from judgekit.store.rows import (
 )
 from judgekit.store.statements import insert_ignoring, upsert, verdict_upsert
 
-# Rows are written this many per statement: a million-row iterable is streamed, not held in
-# memory, while the whole call stays one transaction.
+# Rows are taken this many at a time, repeated keys settled within each chunk (the last kept):
+# a million-row iterable is streamed, not held in memory, while the whole call stays one
+# transaction.
 _CHUNK: Final = 500
 
 
