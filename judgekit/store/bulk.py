@@ -87,9 +87,8 @@ def _variable_limit(connection: Connection) -> int:
 
 @lru_cache(maxsize=16)
 def _multi_row(dialect: Dialect, table: Table, statement: Insert) -> _MultiRow:
-    """``statement`` compiled once a process (a compilation takes a millisecond, and a judge
-    records its verdicts fifty a call): the store's statements are made once
-    (:mod:`judgekit.store.statements`)."""
+    """``statement`` compiled once a process, not at every call (a judge records its verdicts
+    fifty a call): the store's statements are made once (:mod:`judgekit.store.statements`)."""
     sql, constants = _compiled(dialect, table, statement)
     return _MultiRow(sql, len(bulk_columns(table)), constants)
 

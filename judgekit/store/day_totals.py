@@ -2,10 +2,9 @@
 store's verdict writes and by migration 0005.
 
 PostgreSQL's triggers count every verdict as it is written; SQLite has no statement
-triggers, and a row trigger on INSERT would cost a third of the recording speed, so a
-writer folds in the verdicts past the mark once it has written them, in the same
-transaction: one aggregate over the rows just written, read by their ids. See
-:mod:`judgekit.store.migration_day_totals`.
+triggers, and a row trigger on INSERT would slow every recording, so a writer folds in the
+verdicts past the mark once it has written them, in the same transaction: one aggregate over
+the rows just written, read by their ids. See :mod:`judgekit.store.migration_day_totals`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Every write keeps them current, in the same transaction as the verdicts:
 
 - SQLite: new verdicts are folded in by the writer, one aggregate over the rows past
   ``verdict_day_totals_mark`` (the newest verdict id counted) once it has written them (a
-  row trigger on INSERT would cost a third of the recording speed); rows another writer
+  row trigger on INSERT would slow every recording); rows another writer
   inserted without folding them are read from the verdicts by every query until the next
   fold. A replaced verdict (an upsert's ``DO UPDATE``) and a deleted one go through row
   triggers, which leave alone rows not yet folded in.
