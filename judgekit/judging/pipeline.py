@@ -34,10 +34,8 @@ from judgekit.providers.registry import make_provider, parse_model_name
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
-    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.run_recording import Recorded
-    from judgekit.store.sqlite_recorder import SqliteRecorder
     from judgekit.store.verdict_sink import VerdictSink
 
 __all__ = [
@@ -264,13 +262,13 @@ def judging_session(
 
 
 def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitStack) -> VerdictSink:
-    """The store opened now (a store it cannot use stops the judging before any request);
-    the file's runs, as read, are recorded with the first verdict."""
+    """The store opened now, created or migrated (a store it cannot use stops the judging
+    before any request); the file's runs, as read, are recorded with the first verdict."""
+    from judgekit.store import open_store
     from judgekit.store.run_recording import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
-    store = _open_recorder()
-    stack.enter_context(store)
+    store = stack.enter_context(open_store())
     return VerdictSink(
         store,
         lambda: record_runs_file(
@@ -281,21 +279,3 @@ def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitSta
             runs=prepared.file_runs,
         ),
     )
-
-
-def _open_recorder() -> SqliteRecorder | Store:
-    """A migrated SQLite store is written without SQLAlchemy, whose import would cost a
-    judging answered from the cache more than the judging; any other store opens in full."""
-    from judgekit.store.sqlite_recorder import open_sqlite_recorder
-
-    recorder = open_sqlite_recorder()
-    if recorder is not None:
-        return recorder
-    from judgekit.store import open_store
-
-    store = open_store()  # creates or migrates the store, or refuses it saying why
-    recorder = open_sqlite_recorder()  # a new SQLite store is written as an existing one
-    if recorder is None:
-        return store
-    store.close()
-    return recorder

@@ -1,6 +1,5 @@
-"""Recording a runs file in its batch, through any recorder of the store: the full store or
-the SQLite recorder a judging session uses (neither is imported here, so this module loads
-without SQLAlchemy).
+"""Recording a runs file in its batch, through the store (not imported here, so this module
+loads without SQLAlchemy).
 
 A batch is keyed by a digest of what it evaluated: the runs of a runs file sit in the batch
 ``runs:<sha256 of the file>``, so grading, running or judging the same runs again finds the
