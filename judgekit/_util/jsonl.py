@@ -41,6 +41,7 @@ __all__ = [
     "copy_lines",
     "end_torn_tail",
     "is_json_line",
+    "iter_appended_models",
     "iter_json_lines",
     "iter_lines",
     "iter_models",
@@ -54,14 +55,15 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 
-def open_text(path: str | Path) -> IO[str]:
-    """Open a regular text file for reading, transparently gunzipping ``*.gz``."""
+def open_text(path: str | Path, *, newline: str | None = None) -> IO[str]:
+    """Open a regular text file for reading, transparently gunzipping ``*.gz``
+    (``newline=""``: line endings read as written, as :func:`open` takes it)."""
     p = Path(path)
     with reading(p):
         raw = open_regular(p)
     if p.suffix == ".gz":
-        return io.TextIOWrapper(_GzipOwningFile(raw), encoding="utf-8")
-    return io.TextIOWrapper(raw, encoding="utf-8")
+        return io.TextIOWrapper(_GzipOwningFile(raw), encoding="utf-8", newline=newline)
+    return io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
 
 
 class _GzipOwningFile(gzip.GzipFile):
@@ -122,6 +124,20 @@ def append_only_lines(
             warn(f"{path}:{number}: {TORN_TAIL}")
             return
         yield number, text
+
+
+def iter_appended_models(
+    path: str | Path, model: type[M], *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, M]]:
+    """``(line_number, line, record)`` of an append-only file (or a ``.gz``) validated as
+    ``model``, streamed, each line as written (its line ending included; none on a last line
+    without one): :func:`append_only_lines`' policy for a torn last line, and a malformed
+    line a DataError naming the file, the line and the field."""
+    with open_text(path, newline="") as fh, map_exceptions(LINES_FILE_ERRORS, path):
+        for number, text in append_only_lines(fh, path, warn=warn):
+            with map_exceptions(LINE_ERRORS, (path, number)):
+                record = model.model_validate_json(text)
+            yield number, text, record
 
 
 def is_json_line(raw: str | bytes) -> bool:

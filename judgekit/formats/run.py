@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from judgekit._util.jsonl import iter_models
+from judgekit._util.jsonl import iter_appended_models, iter_models, warn_on_stderr
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
 
@@ -142,6 +142,15 @@ def load_runs(path: str | Path) -> Iterator[Run]:
 def iter_runs_with_lines(path: str | Path) -> Iterator[tuple[int, Run]]:
     """Like :func:`load_runs`, with each run's line number (for error messages)."""
     return iter_models(path, Run)
+
+
+def iter_appended_runs(
+    path: str | Path, *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, Run]]:
+    """``(line, text, run)`` of the ``runs.jsonl`` that ``judgekit run`` appends to, read as
+    every append-only file (:func:`judgekit._util.jsonl.append_only_lines`): a last line a
+    crash cut short is left out, and ``warn`` (stderr) told."""
+    return iter_appended_models(path, Run, warn=warn)
 
 
 class RunIdLines:

@@ -28,8 +28,8 @@ from typing import Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judgekit._util.input_paths import open_regular, read_error
 from judgekit._util.file_locks import locked
+from judgekit._util.input_paths import open_regular, read_error
 from judgekit._util.jsonl import (
     append_only_lines,
     end_torn_tail,
