@@ -119,7 +119,9 @@ def append_only_lines(
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        ended = text.endswith("\n") if isinstance(text, str) else text.endswith(b"\n")
+        # Text read with newline="" may end a line with a lone "\r": only the last line
+        # can end with neither.
+        ended = text[-1:] in ("\n", "\r") if isinstance(text, str) else text.endswith(b"\n")
         if not ended and not is_json_line(text):
             warn(f"{path}:{number}: {TORN_TAIL}")
             return

@@ -152,7 +152,6 @@ class _Composer:
         self.anchors: dict[str, _Anchor] = {}
         self.aliases = 0
         self.alias_values = 0
-        self.resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
 
     def error(self, message: str, line: int, *, field_here: bool = True) -> DataError:
         where = _render(self._location()) if field_here else None
@@ -189,17 +188,15 @@ class _Composer:
         return root
 
     def _document(self) -> tuple[yaml.Node, LineNode | None]:
-        get_event = self.loader.get_event
         while True:
-            event = get_event()
-            kind = type(event)  # the parsers' own event classes, scalars the most common
+            event = self.loader.get_event()
             line = event.start_mark.line + 1
-            if kind is yaml.ScalarEvent:
-                done = self._add(*self._scalar(event, line), 1, line)
-            elif kind is yaml.AliasEvent:
+            if isinstance(event, yaml.AliasEvent):
                 node, lines, size = self._alias(event.anchor or "", line)
                 done = self._add(node, lines, size, line)
-            elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
+            elif isinstance(event, yaml.ScalarEvent):
+                done = self._add(*self._scalar(event, line), 1, line)
+            elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
                 self._open(event, line)
                 continue
             else:  # the end of a list or mapping
@@ -249,7 +246,7 @@ class _Composer:
     def _scalar(self, event: Any, line: int) -> tuple[yaml.Node, None]:
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self._resolve(event.value, event.implicit)
+            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
         node = yaml.ScalarNode(
             tag, event.value, event.start_mark, event.end_mark, style=event.style
         )
@@ -257,15 +254,6 @@ class _Composer:
             self._construct_scalar(node, line)
         self._anchor(event.anchor, node, None, line)
         return node, None
-
-    def _resolve(self, value: str, implicit: tuple[bool, bool]) -> str:
-        """A scalar's tag as the loader resolves it; each distinct text once, as keys and
-        small values repeat through a file."""
-        key = (value, implicit)
-        tag = self.resolved.get(key)
-        if tag is None:
-            tag = self.resolved[key] = self.loader.resolve(yaml.ScalarNode, value, implicit)
-        return tag
 
     def _construct_scalar(self, node: yaml.ScalarNode, line: int) -> None:
         """Construct a typed scalar now, so a value its tag cannot read names its field."""
