@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from judgekit._util.jsonl import LINE_ERRORS, iter_lines
+from judgekit._util.jsonl import LINE_ERRORS, iter_appended_models, iter_lines, warn_on_stderr
 from judgekit.errors import DataError, map_exceptions
 from judgekit.formats.numbers import Count, NonNegativeFloat
 
@@ -165,6 +165,15 @@ def read_run_line(
             return run
     with map_exceptions(LINE_ERRORS, at):
         return Run.model_validate_json(text)
+
+
+def iter_appended_runs(
+    path: str | Path, *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, Run]]:
+    """``(line, text, run)`` of the ``runs.jsonl`` that ``judgekit run`` appends to, read as
+    every append-only file (:func:`judgekit._util.jsonl.append_only_lines`): a last line a
+    crash cut short is left out, and ``warn`` (stderr) told."""
+    return iter_appended_models(path, Run, warn=warn)
 
 
 class RunIdLines:
