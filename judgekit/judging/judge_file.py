@@ -9,7 +9,6 @@ counted, not written, so rerunning the same command asks only for them.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -23,7 +22,8 @@ from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache, normalise_endpoint
-from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
+from judgekit.judging.judge import JudgeTally, JudgingStopped
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.judged_input import input_digest
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
@@ -85,16 +85,17 @@ def judge_runs_file(
             # A verdict answers for its run only while the run's judged content is the same.
             runs_read = islice(load_runs(runs), len(run_ids))
             output.resume(_digests(runs_read, rubric, tasks, output.candidates))
-        client = client or ChatClient(
-            provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
-        )
-        judge = Judge(
-            rubric,
-            client,
-            model=rubric.judge.model,
+        session = JudgeSession(
+            provider,
+            concurrency=settings.concurrency,
+            max_attempts=settings.max_attempts,
             cache=cache,
             prices=prices,
             tasks=tasks,
+            client=client,
+        )
+        judge = session.judge(
+            rubric,
             samples=settings.samples,
             budget=settings.budget,
             abstain_below=settings.abstain_below,
@@ -117,7 +118,9 @@ def judge_runs_file(
         # run_ids are the file's first runs (all of them unless --limit): read no further.
         todo = _not_yet_judged(islice(load_runs(runs), len(run_ids)), output.kept)
         try:
-            tally = asyncio.run(_judge(judge, todo, settings, keep))
+            tally = session.run(
+                lambda: judge.judge_many(todo, concurrency=settings.concurrency, on_verdict=keep)
+            )
         except JudgingStopped as exc:
             output.finish(stopped=True)
             judged = judge.tally.verdicts
@@ -133,19 +136,6 @@ def judge_runs_file(
             # Started or not, every run left without a verdict was left for the budget.
             tally.over_budget = len(run_ids) - tally.verdicts - tally.not_judged
         return tally
-
-
-async def _judge(
-    judge: Judge, runs: Iterator[Run], settings: JudgeSettings, keep: Callable[[Verdict], None]
-) -> JudgeTally:
-    try:
-        return await judge.judge_many(
-            runs,
-            concurrency=settings.concurrency,
-            on_verdict=keep,
-        )
-    finally:
-        await judge.client.provider.aclose()
 
 
 def _digests(
