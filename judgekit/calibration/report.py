@@ -32,6 +32,7 @@ from judgekit.calibration.criteria import (
     labels_needed,
 )
 from judgekit.calibration.figures import (
+    NO_ERROR_RATES,
     AgreementFigures,
     Bounds,
     ClassBalance,
@@ -144,7 +145,7 @@ class CalibrationReport:
             **self.counts.as_dict(),
             "class_balance": self.class_balance.as_dict(),
             **self.figures.as_dict(),
-            **ErrorRates.as_dict_of(self.error_rates),
+            **(NO_ERROR_RATES if self.error_rates is None else self.error_rates.as_dict()),
             "self_agreement": _as_dict(self.self_agreement),
             "labelers": {name: figures.as_dict() for name, figures in self.labelers.items()},
             "stale_labels": _as_dicts(self.stale_labels),
