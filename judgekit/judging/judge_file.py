@@ -22,7 +22,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache, normalise_endpoint
-from judgekit.judging.judge import JudgeTally, JudgingStopped
+from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
 from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.judged_input import input_digest
 from judgekit.judging.pricing import PriceTable
@@ -94,12 +94,7 @@ def judge_runs_file(
             tasks=tasks,
             client=client,
         )
-        judge = session.judge(
-            rubric,
-            samples=settings.samples,
-            budget=settings.budget,
-            abstain_below=settings.abstain_below,
-        )
+        judge = _judge(session, rubric, settings)
         for verdict in list(output.kept.values()):
             # Abstention is decided by each judging session from the stored confidence: a
             # promotion since the verdict was written may have set or moved the threshold.
@@ -136,6 +131,15 @@ def judge_runs_file(
             # Started or not, every run left without a verdict was left for the budget.
             tally.over_budget = len(run_ids) - tally.verdicts - tally.not_judged
         return tally
+
+
+def _judge(session: JudgeSession, rubric: Rubric, settings: JudgeSettings) -> Judge:
+    return session.judge(
+        rubric,
+        samples=settings.samples,
+        budget=settings.budget,
+        abstain_below=settings.abstain_below,
+    )
 
 
 def _digests(
