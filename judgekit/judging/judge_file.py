@@ -10,7 +10,6 @@ counted, not written, so rerunning the same command asks only for them.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache, normalise_endpoint
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.judged_input import input_digest
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
@@ -85,20 +85,16 @@ def judge_runs_file(
         if output.candidates:
             # A verdict answers for its run only while the run's judged content is the same.
             output.resume(_digests(runs, rubric, tasks, output.candidates))
-        client = client or ChatClient(
-            provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
-        )
-        judge = Judge(
-            rubric,
-            client,
-            model=rubric.judge.model,
+        session = JudgeSession(
+            provider,
+            concurrency=settings.concurrency,
+            max_attempts=settings.max_attempts,
             cache=cache,
             prices=prices,
             tasks=tasks,
-            samples=settings.samples,
-            budget=settings.budget,
-            abstain_below=settings.abstain_below,
+            client=client,
         )
+        judge = _judge(session, rubric, settings)
         for verdict in list(output.kept.values()):
             # Abstention is decided by each judging session from the stored confidence: a
             # promotion since the verdict was written may have set or moved the threshold.
@@ -116,7 +112,9 @@ def judge_runs_file(
 
         todo = _not_yet_judged(runs, output.kept)
         try:
-            tally = asyncio.run(_judge(judge, todo, settings, keep))
+            tally = session.run(
+                lambda: judge.judge_many(todo, concurrency=settings.concurrency, on_verdict=keep)
+            )
         except JudgingStopped as exc:
             output.finish(stopped=True)
             judged = judge.tally.verdicts
@@ -134,17 +132,13 @@ def judge_runs_file(
         return tally
 
 
-async def _judge(
-    judge: Judge, runs: Iterator[Run], settings: JudgeSettings, keep: Callable[[Verdict], None]
-) -> JudgeTally:
-    try:
-        return await judge.judge_many(
-            runs,
-            concurrency=settings.concurrency,
-            on_verdict=keep,
-        )
-    finally:
-        await judge.client.provider.aclose()
+def _judge(session: JudgeSession, rubric: Rubric, settings: JudgeSettings) -> Judge:
+    return session.judge(
+        rubric,
+        samples=settings.samples,
+        budget=settings.budget,
+        abstain_below=settings.abstain_below,
+    )
 
 
 def _digests(
