@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 from click.testing import CliRunner
@@ -45,9 +45,9 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     open_text = jsonl.open_text
 
-    def counting(path: str | Path) -> IO[str]:
+    def counting(path: str | Path, **options: Any) -> IO[str]:
         seen.append(Path(path))
-        return open_text(path)
+        return open_text(path, **options)
 
     monkeypatch.setattr(jsonl, "open_text", counting)
     return seen
