@@ -8,16 +8,16 @@ It writes one suite of N small tasks (default 20,000: an input, one expected too
 a matcher, one expected state value, shared defaults and initial state; the same bytes for
 the same N), then times, in this process, best of R:
 
-* ``load_tasks``: judgekit end to end (read YAML within bounds, apply defaults, validate
-  every task and compile its matchers, index by id; the lines of keys are read only when
-  an error needs one, so none here);
+* ``load_tasks``: judgekit end to end (compose the YAML within bounds with the line of
+  every key, construct it, apply defaults, validate every task and compile its matchers,
+  index by id);
 * ``baseline``: ``yaml.load(text, Loader=yaml.CSafeLoader)`` of the same file (libyaml's C
   parser and PyYAML's constructor): the floor of reading the file at all, no lines, no
   validation;
 * with ``--pure``, once: ``load_tasks`` with libyaml's parser switched off (how judgekit read
   suites before it used libyaml);
 * once, ``load_tasks`` of the same suite with its last task wrong (``order: sideways``): the
-  time to the error, which reads the file's lines again to name the line.
+  time to the error, its line included.
 
 It prints tasks per second and the ratio of the two. The target is the whole suite loaded
 in at most 4 s (5,000 tasks/s).
@@ -128,7 +128,7 @@ def bench(n_tasks: int, work: Path, repeat: int, profile: bool, pure: bool) -> N
     }
     if pure:
         timed["load_tasks, pure-Python parser"] = _best(lambda: _load_pure(path), 1)
-    # The lines of keys are read again for an error: its time, once.
+    # The time to an error, its line included: once.
     timed["load_tasks, last task wrong"] = _best(lambda: _load_bad(bad), 1)
     print(f"{'':<34} {'wall s':>7} {'cpu s':>7} {'tasks/s':>9}")
     for name, (wall, cpu) in timed.items():

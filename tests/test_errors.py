@@ -25,15 +25,9 @@ OUTSIDE_THE_TREE = {
     # alignment/optimizer.py: control flow inside align; a refused rewrite is a candidate
     # dropped and said in the report, never an error reaching the user.
     "RewriteRefused",
-    # _util/yamlbuild.py: control flow inside load_yaml; a file the fast reader hands back is
-    # read the careful way, which words any error.
-    "NotPlainYaml",
     # graders/parallel.py: control flow inside grade --jobs; a file the workers hand back is
     # graded by one process, which words any error.
     "_GiveUp",
-    # graders/grade_rows.py: control flow inside grading; a value the fast writer does not
-    # write itself goes to pydantic, which writes the line.
-    "_Unsure",
     # pytest_plugin: test outcomes, AssertionErrors so pytest reports them as failures.
     "RegressionFailed",
     "TaskFailed",

@@ -2,8 +2,9 @@
 computed from and later tell an append (still valid) from an edit, a deletion or a
 truncation (not).
 
-Only whole lines count: a last line cut short by a crash is what the next append cuts
-off, so it is never part of the prefix a record keeps::
+Only whole lines count: a last line without its newline is what the next append cuts off
+(cut short by a crash) or ends (whole; see :mod:`judgekit._util.jsonl`), so it is never
+part of the prefix a record keeps::
 
     prefix = whole_lines_prefix(Path("labels/goal_completion.jsonl"))
     ...

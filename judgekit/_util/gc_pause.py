@@ -2,12 +2,12 @@
 
 A reader that builds a document (a suite of 20,000 tasks: hundreds of thousands of nodes,
 lists and dicts, all alive until it returns) triggers a collection every 700 allocations,
-each walking the whole growing heap and freeing nothing: about two thirds of the time of
-loading a large suite. Reference counting still frees everything that dies meanwhile.
+each walking the whole growing heap and freeing nothing: most of the time of loading a
+large suite. Reference counting still frees everything that dies meanwhile.
 
 What such a block leaves behind is long-lived (the loaded tasks), yet the collector would
 walk all of it once in its youngest generation and again in the middle one before it
-learned that: a quarter of the time of the load again. So a block that leaves many objects
+learned that: much of the load's time again. So a block that leaves many objects
 moves them straight to the oldest generation, where only full collections look.
 """
 

@@ -2,6 +2,18 @@
 
 Readers yield one record at a time so a file of a million runs is never held in memory;
 every problem is a DataError naming the file and the line.
+
+The files judgekit appends to line by line (``verdicts.jsonl``, a labels file, a split file,
+a run's ``runs.jsonl``) are read through :func:`append_only_lines`, with one policy for
+their last line, since a crash mid-append leaves it cut short:
+
+- a last line without its newline that is not one whole JSON value is what such a crash
+  leaves: it is ignored with a warning naming the file and line, and the next append cuts
+  it off first (:func:`end_torn_tail`);
+- a last line without its newline that is one whole JSON value is kept and read as any
+  other, and the next append first ends it with a newline;
+- any other line that is malformed, the last one included when its newline was written,
+  is a DataError naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -9,11 +21,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, BinaryIO, TypeVar
+from typing import IO, Any, AnyStr, BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,7 +36,12 @@ from judgekit.errors import DataError, ErrorTable, map_exceptions
 __all__ = [
     "LINES_FILE_ERRORS",
     "LINE_ERRORS",
+    "TORN_TAIL",
+    "append_only_lines",
     "copy_lines",
+    "end_torn_tail",
+    "is_json_line",
+    "iter_appended_models",
     "iter_json_lines",
     "iter_lines",
     "iter_models",
@@ -31,19 +49,21 @@ __all__ = [
     "parse_json",
     "read_json_document",
     "validation_error_to_data_error",
+    "warn_on_stderr",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def open_text(path: str | Path) -> IO[str]:
-    """Open a regular text file for reading, transparently gunzipping ``*.gz``."""
+def open_text(path: str | Path, *, newline: str | None = None) -> IO[str]:
+    """Open a regular text file for reading, transparently gunzipping ``*.gz``
+    (``newline=""``: line endings read as written, as :func:`open` takes it)."""
     p = Path(path)
     with reading(p):
         raw = open_regular(p)
     if p.suffix == ".gz":
-        return io.TextIOWrapper(_GzipOwningFile(raw), encoding="utf-8")
-    return io.TextIOWrapper(raw, encoding="utf-8")
+        return io.TextIOWrapper(_GzipOwningFile(raw), encoding="utf-8", newline=newline)
+    return io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
 
 
 class _GzipOwningFile(gzip.GzipFile):
@@ -75,6 +95,98 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         for number, text in enumerate(fh, start=1):
             if text.strip():
                 yield number, text
+
+
+TORN_TAIL = "ignored a truncated last line (left by a crash while writing?)"
+"""The warning for a last line a crash cut short, after the file and line."""
+
+
+def warn_on_stderr(message: str) -> None:
+    """Say a warning on stderr, as judgekit's commands say theirs."""
+    from judgekit._util.terminal_text import visible  # rich loads only for a warning
+
+    sys.stderr.write(f"judgekit: warning: {visible(message, one_line=True)}\n")
+    sys.stderr.flush()
+
+
+def append_only_lines(
+    lines: Iterable[AnyStr], path: str | Path, *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, AnyStr]]:
+    """``(line_number, text)`` of every non-blank line of an append-only file (``lines``:
+    the open file, text or bytes), numbered from 1, by the module's policy: a last line
+    without its newline that is not one whole JSON value is left out, and ``warn`` is told
+    ``<path>:<line>: ignored a truncated last line …``. Parsing the lines is the caller's."""
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        # Text read with newline="" may end a line with a lone "\r": only the last line
+        # can end with neither.
+        ended = text[-1:] in ("\n", "\r") if isinstance(text, str) else text.endswith(b"\n")
+        if not ended and not is_json_line(text):
+            warn(f"{path}:{number}: {TORN_TAIL}")
+            return
+        yield number, text
+
+
+def iter_appended_models(
+    path: str | Path, model: type[M], *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, M]]:
+    """``(line_number, line, record)`` of an append-only file (or a ``.gz``) validated as
+    ``model``, streamed, each line as written (its line ending included; none on a last line
+    without one): :func:`append_only_lines`' policy for a torn last line, and a malformed
+    line a DataError naming the file, the line and the field."""
+    with open_text(path, newline="") as fh, map_exceptions(LINES_FILE_ERRORS, path):
+        for number, text in append_only_lines(fh, path, warn=warn):
+            with map_exceptions(LINE_ERRORS, (path, number)):
+                record = model.model_validate_json(text)
+            yield number, text, record
+
+
+def is_json_line(raw: str | bytes) -> bool:
+    """Whether ``raw`` is one whole JSON value (a line a crash cut short is not)."""
+    try:
+        parse_json(raw)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
+        return False
+    return True
+
+
+def end_torn_tail(path: Path, appending: BinaryIO, *, content: bytes | None = None) -> None:
+    """Before appending to ``path`` (open as ``appending``, in append mode): end a whole
+    last line left without its newline, or cut off one a crash left unfinished, so the next
+    line starts on a line of its own. ``content``: the file's bytes, when just read under
+    the same lock. OSError when the file cannot be read or written."""
+    if content is None:
+        start, last = _unfinished_line(path)
+    else:
+        start = content.rfind(b"\n") + 1
+        last = content[start:]
+    if not last:
+        return
+    if is_json_line(last):
+        appending.write(b"\n")
+    else:  # what append_only_lines warned about
+        os.ftruncate(appending.fileno(), start)
+
+
+_TAIL_CHUNK = 4096
+
+
+def _unfinished_line(path: Path) -> tuple[int, bytes]:
+    """Where the file's unfinished last line starts, and its bytes (empty when the file
+    ends with a newline); read from the end, so a long file costs no more than a short one."""
+    with open_regular(path) as fh:
+        end = fh.seek(0, os.SEEK_END)
+        position, tail = end, b""
+        while position > 0:
+            step = min(_TAIL_CHUNK, position)
+            position -= step
+            fh.seek(position)
+            tail = fh.read(step) + tail
+            newline = tail.rfind(b"\n")
+            if newline >= 0:
+                return position + newline + 1, tail[newline + 1 :]
+        return 0, tail
 
 
 def read_json_document(path: str | Path, *, expected: str) -> Any:

@@ -13,8 +13,6 @@ unreadable scalars are one-line errors naming the file and line.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,6 @@ import yaml
 
 from judgekit._util.gc_pause import gc_paused
 from judgekit._util.input_paths import open_regular
-from judgekit._util.yamlbuild import read_plain_yaml
 from judgekit._util.yamlcompose import LineNode, PlainLoader, read_yaml
 from judgekit.errors import DataError, ErrorTable, map_exceptions
 
@@ -32,25 +29,14 @@ Location = tuple[str | int, ...]
 class LineMap:
     """The line (1-based) of each location in a YAML document: a mapping key's line, a list
     item's first line. Looked up in the tree of lines composing built, which aliases share,
-    so its size is the file's, however often aliases repeat a part. Given ``read`` instead,
-    the tree is read on the first look-up (most files are read without one)."""
+    so its size is the file's, however often aliases repeat a part."""
 
-    def __init__(
-        self,
-        root: LineNode | None = None,
-        root_line: int | None = None,
-        *,
-        read: Callable[[], tuple[LineNode | None, int | None]] | None = None,
-    ) -> None:
+    def __init__(self, root: LineNode | None = None, root_line: int | None = None) -> None:
         self._root = root
         self._root_line = root_line
-        self._read = read
 
     def line_of(self, location: Location) -> int | None:
         """The line of ``location``, or of its nearest ancestor that has one."""
-        if self._read is not None:
-            self._root, self._root_line = self._read()
-            self._read = None
         line, node = self._root_line, self._root
         for part in location:
             found = node.child(part) if node is not None else None
@@ -82,23 +68,35 @@ _CParser: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
 
 
 class _LibyamlLoader(_CParser or object, PlainLoader):  # type: ignore[misc]
-    """:class:`PlainLoader` reading libyaml's events (its C parser, 20-30x faster)."""
+    """:class:`PlainLoader` reading libyaml's events (its C parser, which reads faster)."""
 
     def __init__(self, stream: str) -> None:
         _CParser.__init__(self, stream)
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
+        self._scalar_tags: dict[tuple[str, Any], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """The tag of a node; a scalar's remembered by its text, since a suite repeats the
+        same keys and values (``id``, ``name``, ``true``) in every task."""
+        resolve: Any = PlainLoader.resolve  # untyped in PyYAML's stubs
+        if kind is not yaml.ScalarNode:
+            return resolve(self, kind, value, implicit)
+        key = (value, implicit)
+        tag = self._scalar_tags.get(key)
+        if tag is None:
+            tag = self._scalar_tags[key] = resolve(self, kind, value, implicit)
+        return tag
 
 
 def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
     """Parse a YAML file; return its data and the line of every key and item.
 
     A syntax error becomes a :class:`DataError` naming the file and line, as does YAML
-    beyond judgekit's bounds (see :mod:`judgekit._util.yamlcompose`). Read with libyaml's
-    parser where PyYAML has it: plain YAML built straight from its events, with the lines
-    read again only if asked for (:mod:`judgekit._util.yamlbuild`), the rest composed.
-    Anything libyaml refuses is read again with the pure-Python parser, whose error is the
-    one said (so errors read the same with or without libyaml).
+    beyond judgekit's bounds (see :mod:`judgekit._util.yamlcompose`). Composed from
+    libyaml's parser events where PyYAML has libyaml; a file it refuses (a syntax error, a
+    bound) is read again with the pure-Python parser only to word the refusal, so errors
+    read the same with or without libyaml.
     """
     p = Path(path)
     with map_exceptions(YAML_FILE_ERRORS, p), gc_paused():
@@ -110,13 +108,8 @@ def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
 def _read(text: str, path: Path) -> tuple[Any, LineMap]:
     if _CParser is not None:
         try:
-            data = read_plain_yaml(text, lines=False)[0]
-            return data, LineMap(read=partial(_plain_lines, text, path))
-        except Exception:  # NotPlainYaml (a merge, a tag, a key said twice...) or worse
-            pass
-        try:
             return _with_lines(read_yaml(text, path, loader_class=_LibyamlLoader))
-        except Exception:  # libyaml refused it: the pure parser says what is wrong, and where
+        except Exception:  # refused: the pure parser says what is wrong, and where
             pass
     return _with_lines(read_yaml(text, path))
 
@@ -124,14 +117,3 @@ def _read(text: str, path: Path) -> tuple[Any, LineMap]:
 def _with_lines(read: tuple[Any, LineNode | None, int | None]) -> tuple[Any, LineMap]:
     data, root, root_line = read
     return data, LineMap(root, root_line)
-
-
-def _plain_lines(text: str, path: Path) -> tuple[LineNode | None, int | None]:
-    """The lines of a document :func:`read_plain_yaml` has read once without them (composed
-    should it fail this time, which reading the same events again should never do)."""
-    with gc_paused():
-        try:
-            _, root, root_line = read_plain_yaml(text)
-        except Exception:
-            _, root, root_line = read_yaml(text, path, loader_class=_LibyamlLoader)
-    return root, root_line

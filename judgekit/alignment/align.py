@@ -23,6 +23,7 @@ from judgekit.calibration.split import mark_spent
 from judgekit.judging.api_key import api_key_from_env
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 
@@ -60,32 +61,30 @@ def _asker(prepared: PreparedAlignment) -> Asker:
     request, rubric = prepared.request, prepared.rubric
     key = api_key_from_env(request.api_key_env)
     provider_name, _ = parse_model_name(rubric.judge.model)
-    judge_client = ChatClient(
-        make_provider(provider_name, base_url=request.base_url, api_key=key),
+    judge_provider = make_provider(provider_name, base_url=request.base_url, api_key=key)
+    optimizer_model = other_provider = None
+    if request.optimizer_model is not None:
+        name, optimizer_model = parse_model_name(request.optimizer_model)
+        if name != provider_name:
+            other_provider = make_provider(name, base_url=request.base_url, api_key=key)
+    prices = prepared.prices
+    judges = JudgeSession(
+        judge_provider,
         concurrency=request.concurrency,
         max_attempts=request.max_attempts,
-    )
-    optimizer = None
-    if request.optimizer_model is not None:
-        name, model = parse_model_name(request.optimizer_model)
-        client = judge_client
-        if name != provider_name:
-            client = ChatClient(
-                make_provider(name, base_url=request.base_url, api_key=key),
-                concurrency=request.concurrency,
-                max_attempts=request.max_attempts,
-            )
-        optimizer = (client, model)
-    prices = prepared.prices
-    budget = None
-    if request.max_cost is not None:
-        budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
-    return Asker(
-        judge_client,
-        optimizer=optimizer,
         cache=JudgeCache() if request.use_cache else None,
         prices=prices,
         tasks=prepared.tasks,
-        budget=budget,
-        concurrency=request.concurrency,
     )
+    optimizer = None
+    if optimizer_model is not None:
+        client = judges.client
+        if other_provider is not None:
+            client = ChatClient(
+                other_provider, concurrency=request.concurrency, max_attempts=request.max_attempts
+            )
+        optimizer = (client, optimizer_model)
+    budget = None
+    if request.max_cost is not None:
+        budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+    return Asker(judges, optimizer=optimizer, budget=budget, concurrency=request.concurrency)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from judgekit.alignment.dev_set import DevItem
-from judgekit.calibration.figures import number
+from judgekit.calibration.agreement_statistics import number
 from judgekit.formats.rubric import Rubric, Score, scale_values
 from judgekit.stats import cohen_kappa_score, kappa_interval, paired_kappa_differences
 

@@ -15,7 +15,7 @@ from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import load_rubric, rubric_version
-from judgekit.formats.run import load_runs, runs_file_ids
+from judgekit.formats.run import iter_unique_runs
 from judgekit.formats.suite import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict, load_verdicts
@@ -83,8 +83,8 @@ def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
     )
     # The split is recorded only once every input has been read and checked.
     split = load_split(rubric, path, labels, record=False)
-    runs_file_ids(request.runs)  # the whole file checked before any of it is used
-    runs = {run.run_id: run for run in load_runs(request.runs)}
+    # Read once, the whole file checked before any of it is used.
+    runs = {run.run_id: run for _, run in iter_unique_runs(request.runs)}
     dev = dev_set(labels, split.dev, runs)
     tasks = load_task_files(request.tasks_path, resolve_code=False) if request.tasks_path else None
     current = _current_verdicts(rubric, request.verdicts_file)

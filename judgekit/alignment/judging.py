@@ -9,12 +9,9 @@ from dataclasses import dataclass, field
 from judgekit.errors import JudgekitError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.run import Run
-from judgekit.formats.suite import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.budget import Budget
-from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge import Judge
-from judgekit.judging.pricing import PriceTable
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.providers.chat import ChatMessage, ChatRequest
 from judgekit.providers.client import ChatClient
 
@@ -44,35 +41,21 @@ class Asker:
 
     def __init__(
         self,
-        judge_client: ChatClient,
+        judges: JudgeSession,
         *,
         optimizer: tuple[ChatClient, str] | None,
-        cache: JudgeCache | None,
-        prices: PriceTable,
-        tasks: TaskSet | None,
         budget: Budget | None,
         concurrency: int,
     ) -> None:
-        self.judge_client = judge_client
+        self.judges = judges  # the judge's client, cache, prices and suite
         self.optimizer = optimizer  # the client and the optimizer's own model name
-        self.cache = cache
-        self.prices = prices
-        self.tasks = tasks
         self.budget = budget
         self.concurrency = concurrency
         self.spending = Spending()
 
     async def verdicts(self, rubric: Rubric, runs: Sequence[Run]) -> dict[str, Verdict]:
         """The verdict of each run under ``rubric`` (a run with no answer has none)."""
-        judge = Judge(
-            rubric,
-            self.judge_client,
-            model=rubric.judge.model,
-            cache=self.cache,
-            prices=self.prices,
-            tasks=self.tasks,
-            budget=self.budget,
-        )
+        judge = self.judges.judge(rubric, budget=self.budget)
         found: dict[str, Verdict] = {}
         tally = await judge.judge_many(
             runs, concurrency=self.concurrency, on_verdict=lambda v: found.update({v.run_id: v})
@@ -102,6 +85,6 @@ class Asker:
         return response.text
 
     async def aclose(self) -> None:
-        await self.judge_client.aclose()
-        if self.optimizer is not None and self.optimizer[0] is not self.judge_client:
+        await self.judges.aclose()
+        if self.optimizer is not None and self.optimizer[0] is not self.judges.client:
             await self.optimizer[0].aclose()

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from judgekit._util.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from judgekit.calibration.agreement_statistics import IntervalMethod
     from judgekit.calibration.compare import JudgeComparison, build_comparison
     from judgekit.calibration.criteria import Criterion, LabelsNeeded
-    from judgekit.calibration.figures import IntervalMethod
     from judgekit.calibration.labellers import Disagreement
     from judgekit.calibration.load import (
         JudgedVerdicts,
@@ -74,7 +74,7 @@ _LAZY = {
     "build_comparison": "judgekit.calibration.compare",
     "Criterion": "judgekit.calibration.criteria",
     "LabelsNeeded": "judgekit.calibration.criteria",
-    "IntervalMethod": "judgekit.calibration.figures",
+    "IntervalMethod": "judgekit.calibration.agreement_statistics",
     "Disagreement": "judgekit.calibration.labellers",
     "JudgedVerdicts": "judgekit.calibration.load",
     "calibration_report": "judgekit.calibration.load",

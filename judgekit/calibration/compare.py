@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from judgekit.calibration.figures import number
+from judgekit.calibration.agreement_statistics import number
 from judgekit.calibration.join import labels_by_run
 from judgekit.calibration.selection import majority, select_verdicts, verdict_score
 from judgekit.errors import CalibrationError

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judgekit._util.number_format import UNDEFINED, confidence, threshold
-from judgekit.calibration.figures import AgreementFigures
+from judgekit.calibration.agreement_statistics import AgreementFigures
 from judgekit.formats.probe_file import ProbesFile, latest_probe
 from judgekit.formats.rubric import PromotionPolicy, Score
 from judgekit.stats import kappa_sample_size

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.input_paths import is_file
+from judgekit.calibration.agreement_statistics import IntervalMethod
 from judgekit.calibration.assigned_labels import assigned_labels, relabelled_since_assignment
 from judgekit.calibration.compare import build_comparison
-from judgekit.calibration.figures import IntervalMethod
 from judgekit.calibration.join import AssignedLabel, labels_by_run
 from judgekit.calibration.report import CalibrationReport, build_report
 from judgekit.calibration.split import (

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from judgekit.calibration.figures import POSITIVE, ErrorRates, number
+from judgekit.calibration.agreement_statistics import POSITIVE, ErrorRates, number
 from judgekit.calibration.join import Pairs
 from judgekit.calibration.selection import verdict_score
 from judgekit.formats.rubric import Rubric

@@ -30,6 +30,7 @@ from judgekit.formats.promotion import (
     SplitRecord,
     load_promotion_record,
     parse_promotion_record,
+    promotion_record_path,
 )
 from judgekit.formats.rubric import Rubric
 
@@ -51,10 +52,6 @@ __all__ = [
 ]
 
 RubricStatus = Literal["promoted", "calibrating", "draft", "stale", "invalid"]
-
-
-def promotion_record_path(rubric: Rubric, rubrics_dir: Path) -> Path:
-    return rubrics_dir / f"{rubric.id}.promotion.json"
 
 
 def default_labels_dir(rubrics_dir: Path) -> Path:

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from judgekit._util.number_format import statistic, threshold
-from judgekit.calibration.criteria import Criterion, criteria, flip_rate_criteria
-from judgekit.calibration.figures import (
+from judgekit.calibration.agreement_statistics import (
     AgreementFigures,
     IntervalMethod,
     agreement_figures,
     class_balance,
     error_rates,
 )
+from judgekit.calibration.criteria import Criterion, criteria, flip_rate_criteria
 from judgekit.calibration.selective import (
     SelectiveFigures,
     SelectiveRow,

@@ -9,9 +9,9 @@
    labellers tie is left out and counted (``n_tied``).
 3. **Pairs**: runs with both a majority label and a verdict. An unscored verdict is neither
    a pass nor a fail: the run is left out and counted (``n_unscored``).
-4. **Figures** (:mod:`~judgekit.calibration.figures`, :mod:`~judgekit.calibration.pass_rates`)
-   on the pairs, and the promotion policy's **criteria**
-   (:mod:`~judgekit.calibration.criteria`).
+4. **Figures** (:mod:`~judgekit.calibration.agreement_statistics`,
+   :mod:`~judgekit.calibration.pass_rates`) on the pairs, and the promotion policy's
+   **criteria** (:mod:`~judgekit.calibration.criteria`).
 
 Stale labels (the run's text changed since it was labelled, known when the runs are given)
 are kept in the comparison and listed, so they can be relabelled.
@@ -23,15 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from judgekit.calibration.compare import JudgeComparison
-from judgekit.calibration.criteria import (
-    Criterion,
-    LabelsNeeded,
-    criteria,
-    flip_rate_criteria,
-    labels_needed,
-)
-from judgekit.calibration.figures import (
+from judgekit.calibration.agreement_statistics import (
+    NO_ERROR_RATES,
     AgreementFigures,
     Bounds,
     ClassBalance,
@@ -45,6 +38,14 @@ from judgekit.calibration.figures import (
     error_rates,
     position_bias,
     self_agreement,
+)
+from judgekit.calibration.compare import JudgeComparison
+from judgekit.calibration.criteria import (
+    Criterion,
+    LabelsNeeded,
+    criteria,
+    flip_rate_criteria,
+    labels_needed,
 )
 from judgekit.calibration.join import AssignedLabel, Counts, Pairs, join_labels
 from judgekit.calibration.labellers import (
@@ -144,7 +145,7 @@ class CalibrationReport:
             **self.counts.as_dict(),
             "class_balance": self.class_balance.as_dict(),
             **self.figures.as_dict(),
-            **ErrorRates.as_dict_of(self.error_rates),
+            **(NO_ERROR_RATES if self.error_rates is None else self.error_rates.as_dict()),
             "self_agreement": _as_dict(self.self_agreement),
             "labelers": {name: figures.as_dict() for name, figures in self.labelers.items()},
             "stale_labels": _as_dicts(self.stale_labels),

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from judgekit._util.number_format import rate, setting, threshold
+from judgekit.calibration.agreement_statistics import IntervalMethod, agreement_figures
 from judgekit.calibration.criteria import Criterion
-from judgekit.calibration.figures import IntervalMethod, agreement_figures
 from judgekit.formats.rubric import PromotionPolicy, Score
 from judgekit.formats.verdict import Verdict
 from judgekit.stats.selective import (

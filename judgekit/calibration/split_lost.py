@@ -9,7 +9,7 @@ from pathlib import Path
 from judgekit.calibration.labellers import natural_key
 from judgekit.errors import DataError
 from judgekit.formats.label import Label
-from judgekit.formats.promotion import load_promotion_record
+from judgekit.formats.promotion import load_promotion_record, promotion_record_path
 from judgekit.formats.rubric import Rubric
 
 __all__ = ["SplitLostError", "lost_split_evidence", "lost_split_message"]
@@ -39,7 +39,7 @@ def lost_split_evidence(
             f"labels (the first: run {run!r} by {labeler!r})"
         )
     if rubric.source is not None:
-        record = rubric.source.parent / f"{rubric.id}.promotion.json"
+        record = promotion_record_path(rubric, rubric.source.parent)
         if _measured_on_a_split(record):
             return f"the promotion record {record} was measured on a split"
     return None

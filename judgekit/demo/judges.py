@@ -9,7 +9,6 @@ its answers with a ticket, so only the shop runs are judged.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
@@ -31,9 +30,8 @@ from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge import Judge
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.pricing import PriceTable
-from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider
 
 if TYPE_CHECKING:
@@ -119,8 +117,8 @@ def judge_runs(
     prices = PriceTable.from_home()
     with FakeLLMServer(reply=_reply_function(runs, truth)) as server, JudgeCache() as cache:
         for judge in JUDGES:
-            verdicts = asyncio.run(
-                _judge_all(runs, rubric_files[judge], tasks, server.openai_base_url, cache, prices)
+            verdicts = _judge_all(
+                runs, rubric_files[judge], tasks, server.openai_base_url, cache, prices
             )
             path = folder / f"{judge.rubric_id}.jsonl"
             with atomic_writer(path) as fh:
@@ -179,7 +177,7 @@ def _reply_function(runs: Sequence[Run], truth: Mapping[str, bool]) -> Callable[
     return reply
 
 
-async def _judge_all(
+def _judge_all(
     runs: Sequence[Run],
     rubric_file: Path,
     tasks: TaskSet,
@@ -188,14 +186,17 @@ async def _judge_all(
     prices: PriceTable,
 ) -> list[Verdict]:
     rubric = load_rubric(rubric_file)
-    provider = make_provider("local", base_url=base_url)
-    client = ChatClient(provider, concurrency=8, max_attempts=3)
-    judge = Judge(rubric, client, model=rubric.judge.model, cache=cache, prices=prices, tasks=tasks)
+    session = JudgeSession(
+        make_provider("local", base_url=base_url),
+        concurrency=8,
+        max_attempts=3,
+        cache=cache,
+        prices=prices,
+        tasks=tasks,
+    )
+    judge = session.judge(rubric)
     verdicts: list[Verdict] = []
-    try:
-        await judge.judge_many(runs, concurrency=8, on_verdict=verdicts.append)
-    finally:
-        await provider.aclose()
+    session.run(lambda: judge.judge_many(runs, concurrency=8, on_verdict=verdicts.append))
     order = {run.run_id: number for number, run in enumerate(runs)}
     return sorted(verdicts, key=lambda verdict: order.get(verdict.run_id, len(order)))
 

@@ -3,13 +3,11 @@ its one reader.
 
 A later line for the same (run, rubric, labeler) supersedes an earlier one, so undo and
 relabelling append and never rewrite (the writer is
-:class:`judgekit.labelling.LabelWriter`). Reading is strict where a person's work is at
-stake and lenient where a crash is the likely cause:
-
-- a last line cut short (no newline, not valid JSON) is what a crash mid-write leaves; it
-  is ignored with a warning, and the next append first cuts it off;
-- any other line that is not JSON, not a label, or whose label is not on the rubric's
-  scale raises :class:`judgekit.errors.DataError` naming the file and the line.
+:class:`judgekit.labelling.LabelWriter`). Its last line is read
+as every append-only file's (:func:`judgekit._util.jsonl.append_only_lines`): one cut short
+by a crash (no newline, not valid JSON) is ignored with a warning, and the next append first
+cuts it off; any other line that is not JSON, not a label, or whose label is not on the
+rubric's scale raises :class:`judgekit.errors.DataError` naming the file and the line.
 
 A label records the hash of the text the labeller saw (:func:`item_text`,
 :func:`item_hash`): when a run's text changes later, its labels are stale.
@@ -24,6 +22,7 @@ A label records the hash of the text the labeller saw (:func:`item_text`,
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgekit._util.file_locks import locked
 from judgekit._util.input_paths import open_regular, read_error
-from judgekit._util.jsonl import parse_json, validation_error_to_data_error
+from judgekit._util.jsonl import (
+    append_only_lines,
+    is_json_line,
+    parse_json,
+    validation_error_to_data_error,
+)
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
 from judgekit.formats.run import Run, iter_unique_runs
@@ -157,32 +161,9 @@ def read_labels(path: str | Path, rubric: Rubric) -> LabelLog:
         return log
     except OSError as exc:
         raise read_error(exc, file) from None
-    raw_lines = data.split(b"\n")
-    # data ending with "\n" leaves an empty last element; otherwise the last one is unfinished.
-    unfinished = raw_lines[-1] if raw_lines[-1] else None
-    complete = raw_lines[:-1]
-    for number, raw in enumerate(complete, start=1):
-        if raw.strip():
-            log.lines.append(_parse_line(raw, file, number, rubric))
-    if unfinished is not None and unfinished.strip():
-        number = len(complete) + 1
-        if is_json_line(unfinished):
-            # A whole line without its newline (another tool wrote it): read it as usual.
-            log.lines.append(_parse_line(unfinished, file, number, rubric))
-        else:
-            log.warnings.append(
-                f"{file}:{number}: ignored a truncated last line (left by a crash while writing?)"
-            )
+    for number, raw in append_only_lines(io.BytesIO(data), file, warn=log.warnings.append):
+        log.lines.append(_parse_line(raw, file, number, rubric))
     return log
-
-
-def is_json_line(raw: bytes) -> bool:
-    """Whether ``raw`` is one whole JSON value (an unfinished line is not)."""
-    try:
-        parse_json(raw)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
-        return False
-    return True
 
 
 def _parse_line(raw: bytes, path: Path, number: int, rubric: Rubric) -> Label:

@@ -29,6 +29,7 @@ from judgekit._util.canonical_json import json_digest
 from judgekit._util.input_paths import read_bytes
 from judgekit._util.jsonl import parse_json, validation_error_to_data_error
 from judgekit.errors import DataError
+from judgekit.formats.rubric import Rubric
 
 __all__ = [
     "UNREADABLE",
@@ -43,6 +44,7 @@ __all__ = [
     "StaleMark",
     "load_promotion_record",
     "parse_promotion_record",
+    "promotion_record_path",
     "record_digest",
     "write_promotion_record",
 ]
@@ -242,6 +244,11 @@ def parse_promotion_record(data: bytes, *, path: str | Path) -> PromotionRecord:
         return PromotionRecord.model_validate(raw)
     except ValidationError as exc:
         raise validation_error_to_data_error(exc, path=path, line=None) from None
+
+
+def promotion_record_path(rubric: Rubric, rubrics_dir: Path) -> Path:
+    """Where the rubric's promotion record lives: ``<id>.promotion.json`` in ``rubrics_dir``."""
+    return rubrics_dir / f"{rubric.id}.promotion.json"
 
 
 def load_promotion_record(path: str | Path) -> PromotionRecord:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from judgekit._util.jsonl import iter_models
-from judgekit.errors import DataError
+from judgekit._util.jsonl import LINE_ERRORS, iter_appended_models, iter_lines, warn_on_stderr
+from judgekit.errors import DataError, map_exceptions
 from judgekit.formats.numbers import Count, NonNegativeFloat
 
 StopReason = Literal["completed", "max_turns", "max_tool_calls", "max_cost", "timeout", "error"]
@@ -135,13 +135,45 @@ def load_runs(path: str | Path) -> Iterator[Run]:
         for run in load_runs("runs.jsonl"):
             print(run.run_id, len(run.tool_calls))
     """
-    for _, run in iter_models(path, Run):
+    for _, run in iter_runs_with_lines(path):
         yield run
 
 
 def iter_runs_with_lines(path: str | Path) -> Iterator[tuple[int, Run]]:
     """Like :func:`load_runs`, with each run's line number (for error messages)."""
-    return iter_models(path, Run)
+    for number, text in iter_lines(path):
+        yield number, read_run_line(text, (path, number))
+
+
+LeanT = TypeVar("LeanT")
+
+
+def read_run_line(
+    text: str, at: tuple[str | Path, int], *, lean: Callable[[str], LeanT | None] | None = None
+) -> LeanT | Run:
+    """The run on one line of a runs file (``at``: the file and the line's number): every
+    run line judgekit reads is read here. A line that is not a valid run raises the
+    :class:`~judgekit.errors.DataError` naming ``at`` and the field.
+
+    ``lean`` (grading's :func:`judgekit.formats.run_lean.lean_run`) reads the line first
+    into structs that hold what graders read; a line it is not sure of (``None``) is read
+    by ``Run``, which accepts it or raises the usual error.
+    """
+    if lean is not None:
+        run = lean(text)
+        if run is not None:
+            return run
+    with map_exceptions(LINE_ERRORS, at):
+        return Run.model_validate_json(text)
+
+
+def iter_appended_runs(
+    path: str | Path, *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, Run]]:
+    """``(line, text, run)`` of the ``runs.jsonl`` that ``judgekit run`` appends to, read as
+    every append-only file (:func:`judgekit._util.jsonl.append_only_lines`): a last line a
+    crash cut short is left out, and ``warn`` (stderr) told."""
+    return iter_appended_models(path, Run, warn=warn)
 
 
 class RunIdLines:
@@ -193,7 +225,7 @@ def iter_unique_runs(
     when the error comes late.
     """
     seen = seen if seen is not None else RunIdLines(path)
-    for line, run in iter_models(path, Run):
+    for line, run in iter_runs_with_lines(path):
         seen.add(run.run_id, line)
         yield line, run
     if not len(seen):

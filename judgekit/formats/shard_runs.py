@@ -3,7 +3,8 @@
 Read as the unsharded run would be: every shard present once, of one run and one suite, its
 files those it finished with (:func:`judgekit.formats.shard.shard_folders`), each run id
 once across all shards, and each shard holding as many runs as the trials it owes — the
-checks ``gate`` makes of the shards' results. Runs are read as grading reads them (:mod:`judgekit.formats.run_lean`).
+checks ``gate`` makes of the shards' results. Each line is read as grading reads it
+(:func:`judgekit.formats.run.read_run_line`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from judgekit._util.jsonl import LINE_ERRORS, iter_lines
-from judgekit.errors import DataError, map_exceptions
-from judgekit.formats.lean_cache import LeanCache
-from judgekit.formats.run import Run, no_runs_error
+from judgekit._util.jsonl import iter_lines
+from judgekit.errors import DataError
+from judgekit.formats.run import Run, no_runs_error, read_run_line
 from judgekit.formats.run_lean import LeanRun, lean_run
 from judgekit.formats.shard import (
     SHARD_RUNS,
@@ -50,8 +50,7 @@ def iter_shard_runs(
             "`judgekit run --shard I/N`",
             path=root,
         )
-    cache = LeanCache()
-    each = [_shard_runs(folder / SHARD_RUNS, manifest, cache) for folder, manifest in shards]
+    each = [_shard_runs(folder / SHARD_RUNS, manifest) for folder, manifest in shards]
     merged = chain(*each) if order is None else heapq.merge(*each, key=lambda got: order(got[2]))
     seen = ShardRunIds()
     for file, line, run in merged:
@@ -61,17 +60,10 @@ def iter_shard_runs(
         raise no_runs_error(root)
 
 
-def _shard_runs(
-    file: Path, manifest: ShardManifest, cache: LeanCache
-) -> Iterator[tuple[Path, int, LeanRun | Run]]:
+def _shard_runs(file: Path, manifest: ShardManifest) -> Iterator[tuple[Path, int, LeanRun | Run]]:
     """One shard's runs; at its end, a shard holding other than the trials it owes is refused."""
-    validate = Run.model_validate_json
     count = 0
     for line, text in iter_lines(file):
-        run: LeanRun | Run | None = lean_run(text, cache=cache)
-        if run is None:
-            with map_exceptions(LINE_ERRORS, (file, line)):
-                run = validate(text)
         count += 1
-        yield file, line, run
+        yield file, line, read_run_line(text, (file, line), lean=lean_run)
     check_shard_complete(manifest, count, file)

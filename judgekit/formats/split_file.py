@@ -9,14 +9,15 @@ were spent. Append-only JSON lines, each one of::
 The first assignment of a run wins forever (a run never changes side), as does the first
 spent mark. An assignment keeps the labels the run had when it was assigned (``label``, their
 majority, None on a tie; ``labels``, each labeller's) and the policy's ``test_share`` then:
-what promotion counts, and what lets the file be replayed against the rule that wrote it. Reading is strict where the split is at stake and lenient where a crash is the
-likely cause: a last line cut short is ignored with a warning and cut off by the next
-append; any other bad line is a :class:`judgekit.errors.DataError` naming the file, the line
-and the field. The rules that assign runs are in :mod:`judgekit.calibration.split`.
+what promotion counts, and what lets the file be replayed against the rule that wrote it. Its last line is read as every append-only file's
+(:func:`judgekit._util.jsonl.append_only_lines`): one cut short by a crash is ignored with a
+warning and cut off by the next append; any other bad line is a
+:class:`judgekit.errors.DataError` naming the file, the line and the field. The rules that assign runs are in :mod:`judgekit.calibration.split`.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -27,10 +28,15 @@ from typing import Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.file_locks import locked
 from judgekit._util.input_paths import open_regular, read_error
-from judgekit._util.jsonl import parse_json, validation_error_to_data_error
+from judgekit._util.jsonl import (
+    append_only_lines,
+    end_torn_tail,
+    parse_json,
+    validation_error_to_data_error,
+)
 from judgekit.errors import DataError, OutputError
-from judgekit.formats.label import is_json_line, locked
 
 __all__ = [
     "Side",
@@ -147,12 +153,7 @@ def update_split_file(
 def _append(fh: BinaryIO, file: Path, content: bytes, lines: Sequence[SplitLine]) -> None:
     data = b"".join((line.model_dump_json() + "\n").encode("utf-8") for line in lines)
     try:
-        start = content.rfind(b"\n") + 1
-        unfinished = content[start:]
-        if unfinished and is_json_line(unfinished):
-            fh.write(b"\n")  # a whole line another tool wrote without its newline: keep it
-        elif unfinished:
-            os.truncate(file, start)  # a fragment from a crash (read_split_file warned)
+        end_torn_tail(file, fh, content=content)
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -162,20 +163,8 @@ def _append(fh: BinaryIO, file: Path, content: bytes, lines: Sequence[SplitLine]
 
 def _parse(file: Path, data: bytes) -> SplitLog:
     log = SplitLog(path=file)
-    raw_lines = data.split(b"\n")
-    # data ending with "\n" leaves an empty last element; otherwise the last one is unfinished.
-    unfinished = raw_lines[-1]
-    for number, raw in enumerate(raw_lines[:-1], start=1):
-        if raw.strip():
-            _add_numbered(log, _parse_line(raw, file, number), number)
-    if unfinished.strip():
-        number = len(raw_lines)
-        if is_json_line(unfinished):
-            _add_numbered(log, _parse_line(unfinished, file, number), number)
-        else:
-            log.warnings.append(
-                f"{file}:{number}: ignored a truncated last line (left by a crash while writing?)"
-            )
+    for number, raw in append_only_lines(io.BytesIO(data), file, warn=log.warnings.append):
+        _add_numbered(log, _parse_line(raw, file, number), number)
     return log
 
 

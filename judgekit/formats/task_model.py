@@ -58,7 +58,7 @@ DEFAULT_PROTECTED = ("test_*.py", "**/test_*.py")
 class _Compiled:
     """What validating a task compiles, and where it was loaded from. One private attribute
     rather than six: pydantic sets up each private attribute of every task it builds, which
-    was a third of the time of validating a large suite."""
+    weighed heavily on validating a large suite."""
 
     call_matchers: list[DictOf]
     state_matchers: list[tuple[StatePath, Matcher]]
@@ -213,7 +213,7 @@ class Task(BaseModel):
     )
 
     # Set by _compile on every validation. No default: pydantic inspects a default on each
-    # construction, which made building thousands of tasks ten times slower.
+    # construction, which made building thousands of tasks much slower.
     _compiled: _Compiled = PrivateAttr()
 
     @model_validator(mode="after")

@@ -1,18 +1,26 @@
 """The Verdict format: what a judge says about one run under one rubric version, and its
-one loader for a ``verdicts.jsonl`` file (:func:`load_verdicts`)."""
+one loader for a ``verdicts.jsonl`` file (:func:`iter_verdict_lines`, and
+:func:`load_verdicts` over it).
+
+The judge appends to the file a line at a time, so its last line is read as every
+append-only file's (:func:`judgekit._util.jsonl.append_only_lines`): one a crash cut short
+is ignored with a warning naming the file and line, by every command that reads the file
+(a rerun of ``judge``, ``calibrate --verdicts``, ``import``, ``store``); a malformed line
+anywhere else is an error naming the file, line and field."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgekit._util.jsonl import iter_models
+from judgekit._util.jsonl import iter_appended_models, warn_on_stderr
 from judgekit.formats.numbers import Count, NonNegativeFloat, Share
 
-__all__ = ["Verdict", "VerdictCheck", "VerdictSample", "load_verdicts"]
+__all__ = ["Verdict", "VerdictCheck", "VerdictSample", "iter_verdict_lines", "load_verdicts"]
 
 
 class VerdictSample(BaseModel):
@@ -88,14 +96,30 @@ class VerdictCheck(Protocol):
     def check(self, verdict: Verdict, *, path: str | Path | None, line: int | None) -> None: ...
 
 
-def load_verdicts(path: str | Path, *, check: VerdictCheck | None = None) -> list[Verdict]:
+def iter_verdict_lines(
+    path: str | Path, *, warn: Callable[[str], None] = warn_on_stderr
+) -> Iterator[tuple[int, str, Verdict]]:
+    """``(line_number, line, verdict)`` for every verdict of a ``verdicts.jsonl`` file (or a
+    ``.gz``), streamed, each line as written (its line ending included, none on a last line
+    without one). A torn last line is left out and ``warn`` told; a malformed line is a
+    :class:`~judgekit.errors.DataError` naming the file, the line and the field."""
+    return iter_appended_models(path, Verdict, warn=warn)
+
+
+def load_verdicts(
+    path: str | Path,
+    *,
+    check: VerdictCheck | None = None,
+    warn: Callable[[str], None] = warn_on_stderr,
+) -> list[Verdict]:
     """The verdicts of a ``verdicts.jsonl`` file, in file order (oldest first).
 
     A malformed line is a :class:`~judgekit.errors.DataError` naming the file, the line and
     the field; with ``check``, so is a verdict it refuses (a score off its rubric's scale).
+    A last line a crash cut short is left out, and ``warn`` (stderr) told.
     """
     verdicts: list[Verdict] = []
-    for line, verdict in iter_models(path, Verdict):
+    for line, _, verdict in iter_verdict_lines(path, warn=warn):
         if check is not None:
             check.check(verdict, path=path, line=line)
         verdicts.append(verdict)

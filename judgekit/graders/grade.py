@@ -10,7 +10,6 @@ from judgekit.formats.task import Task, TaskSet
 from judgekit.graders.answer import grade_answer
 from judgekit.graders.claims import claims_success
 from judgekit.graders.grade_rows import GradeRow
-from judgekit.graders.memo import GradingMemo
 from judgekit.graders.path import grade_path
 from judgekit.graders.run_view import RunView
 from judgekit.graders.state import grade_state
@@ -26,14 +25,10 @@ def grade_run(run: RunView, task: Task) -> Grade:
     return grade_row(run, task).grade()
 
 
-def grade_row(run: RunView, task: Task, memo: GradingMemo | None = None) -> GradeRow:
+def grade_row(run: RunView, task: Task) -> GradeRow:
     """:func:`grade_run`'s grade as a light row (no pydantic validation): what grade_file
-    tallies and writes (:mod:`judgekit.graders.grade_rows`). With a ``memo``, Truth, Path and
-    State give a result they gave before for the same content without grading again."""
-    if memo is None:
-        truth, path, state = grade_truth(run, task), grade_path(run, task), grade_state(run, task)
-    else:
-        truth, path, state = memo.grade(run, task)
+    tallies and writes (:mod:`judgekit.graders.grade_rows`)."""
+    truth, path, state = grade_truth(run, task), grade_path(run, task), grade_state(run, task)
     answer = grade_answer(run, task)
     passed = (
         run.completed
@@ -85,11 +80,8 @@ def grade_rows(
     *,
     skip_unknown: bool = False,
     source: str | None = None,
-    memo: GradingMemo | None = None,
 ) -> Iterator[GradeRow]:
-    """:func:`grade_runs`, each grade as a :class:`GradeRow`; results are remembered in
-    ``memo`` (by default one for this stream) for runs of the same content."""
-    memo = GradingMemo() if memo is None else memo
+    """:func:`grade_runs`, each grade as a :class:`GradeRow`."""
     for item in runs:
         line, run = item if isinstance(item, tuple) else (None, item)
         task = tasks.get(run.task_id)
@@ -103,4 +95,4 @@ def grade_rows(
                 line=line,
                 field="task_id",
             )
-        yield grade_row(run, task, memo)
+        yield grade_row(run, task)

@@ -12,7 +12,6 @@ from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.graders.grade import grade_rows
 from judgekit.graders.grade_rows import GradeRow
-from judgekit.graders.memo import GradingMemo
 from judgekit.graders.results_files import write_results
 from judgekit.graders.run_view import RunView
 from judgekit.graders.shard_output import shard_output
@@ -107,8 +106,5 @@ def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Ite
     def order(run: RunView) -> tuple[int, int]:
         return position.get(run.task_id, len(position)), run.trial or 0
 
-    memo = GradingMemo()
     for file, line, run in iter_shard_runs(folder, order=order):
-        yield from grade_rows(
-            [(line, run)], tasks, skip_unknown=skip_unknown, source=str(file), memo=memo
-        )
+        yield from grade_rows([(line, run)], tasks, skip_unknown=skip_unknown, source=str(file))

@@ -26,14 +26,12 @@ from typing import IO, NamedTuple
 from judgekit._util.atomic_files import atomic_files
 from judgekit._util.input_paths import open_regular
 from judgekit.errors import DataError
-from judgekit.formats.lean_cache import LeanCache
-from judgekit.formats.run import Run, RunIdLines
-from judgekit.formats.run_lean import LeanRun, lean_run
+from judgekit.formats.run import RunIdLines, read_run_line
+from judgekit.formats.run_lean import lean_run
 from judgekit.formats.task import TaskSet
 from judgekit.graders.grade import grade_row
-from judgekit.graders.grade_rows import grade_json
-from judgekit.graders.memo import GradingMemo
-from judgekit.graders.results_files import CSV_COLUMNS, csv_line
+from judgekit.graders.grade_rows import GradeRow
+from judgekit.graders.results_files import CSV_COLUMNS, csv_text, results_line
 from judgekit.graders.summary import GradeFacts, GradeSummary, grade_facts
 
 CHUNK_BYTES = 1 << 20  # about 400 runs of 2.5 KB: few round trips, little held at once
@@ -87,9 +85,6 @@ def chunks(path: Path, size: int | None = None) -> Iterator[Chunk]:
 
 
 _TASKS: TaskSet | None = None  # the worker's tasks, inherited from the parent by fork
-# What a worker keeps from chunk to chunk: decoded states and arguments, graders' results.
-_CACHE = LeanCache()
-_MEMO = GradingMemo()
 
 
 def _use_tasks(tasks: TaskSet) -> None:
@@ -109,16 +104,14 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
         if text.endswith("\n"):
             pieces.pop()
         jsonl: list[str] = []
-        rows: list[str] = []
+        grades: list[GradeRow] = []
         facts: list[GradeFacts] = []
         run_ids: list[str] = []
         lines: list[int] = []
         for number, piece in enumerate(pieces, start=chunk.first_line):
             if not piece.strip():
                 continue
-            run: LeanRun | Run | None = lean_run(piece, cache=_CACHE)
-            if run is None:
-                run = Run.model_validate_json(piece)
+            run = read_run_line(piece, (path, number), lean=lean_run)
             run_ids.append(run.run_id)
             lines.append(number)
             task = tasks.get(run.task_id)
@@ -126,13 +119,14 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
                 if skip_unknown:
                     continue
                 return None
-            grade = grade_row(run, task, _MEMO)
-            jsonl.append(grade_json(grade) + "\n")
-            rows.append(csv_line(grade))
+            grade = grade_row(run, task)
+            jsonl.append(results_line(grade))
+            grades.append(grade)
             facts.append(grade_facts(grade))
+        rows = csv_text(grades)
     except Exception:  # anything at all: one process does this file and says what is wrong
         return None
-    return GradedChunk("".join(jsonl), "".join(rows), facts, run_ids, lines)
+    return GradedChunk("".join(jsonl), rows, facts, run_ids, lines)
 
 
 def grade_in_parallel(

@@ -7,13 +7,14 @@ of runs leaves no partial output behind.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TypeVar
 
 from judgekit._util.atomic_files import atomic_files
 from judgekit.formats.grade import Grade, GraderResult
-from judgekit.graders.grade_rows import GradeRow, grade_json
+from judgekit.graders.grade_rows import GradeRow
 
 GradeT = TypeVar("GradeT", Grade, GradeRow)
 
@@ -74,55 +75,17 @@ def csv_row(grade: Grade | GradeRow) -> list[object]:
     ]
 
 
-def _quoted(text: str) -> str:
-    """A text cell as csv's default dialect writes it: quoted only when it holds a comma, a
-    quote (doubled) or a line end."""
-    if '"' in text:
-        return '"' + text.replace('"', '""') + '"'
-    if "," in text or "\n" in text or "\r" in text:
-        return '"' + text + '"'
-    return text
+def results_line(grade: Grade | GradeRow) -> str:
+    """The results.jsonl line of one grade, its newline included."""
+    record = grade.grade() if isinstance(grade, GradeRow) else grade
+    return record.model_dump_json() + "\n"
 
 
-def _bool_cell(value: bool | None) -> str:
-    return "" if value is None else "true" if value else "false"
-
-
-def _number_cell(value: float | None) -> str:
-    return "" if value is None else str(value)
-
-
-def _grader_cells(result: GraderResult | None) -> str:
-    if result is None:
-        return ","
-    return ("true," if result.passed else "false,") + _quoted(result.reason)
-
-
-def csv_line(grade: Grade | GradeRow) -> str:
-    """The results.csv line of one grade, as ``csv.writer(...).writerow(csv_row(grade))``
-    writes it (the default dialect: quotes only where needed, CRLF), a few times faster."""
-    return (
-        ",".join(
-            [
-                _quoted(grade.run_id),
-                _quoted(grade.task_id),
-                _number_cell(grade.trial),
-                _bool_cell(grade.passed),
-                _grader_cells(grade.truth),
-                _grader_cells(grade.path),
-                _grader_cells(grade.state),
-                _grader_cells(grade.answer),
-                _bool_cell(grade.claimed_success),
-                _quoted("; ".join(grade.violations)),
-                _number_cell(grade.turns),
-                _number_cell(grade.cost_usd),
-                _quoted(grade.stop_reason or ""),
-                str(grade.tool_calls),
-                str(grade.tool_errors),
-            ]
-        )
-        + "\r\n"
-    )
+def csv_text(grades: Iterable[Grade | GradeRow]) -> str:
+    """The results.csv rows of ``grades``, as :func:`write_results` writes them."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows([csv_row(grade) for grade in grades])
+    return buffer.getvalue()
 
 
 def write_results(
@@ -143,13 +106,10 @@ def write_results(
         copy = files.text(baseline) if baseline is not None else None
         csv.writer(table).writerow(CSV_COLUMNS)
         lines: list[str] = []
-        rows: list[str] = []
+        rows: list[list[object]] = []
         for grade in grades:
-            if isinstance(grade, GradeRow):
-                lines.append(grade_json(grade) + "\n")  # the same text, without pydantic
-            else:
-                lines.append(grade.model_dump_json() + "\n")
-            rows.append(csv_line(grade))
+            lines.append(results_line(grade))
+            rows.append(csv_row(grade))
             if len(lines) == _WRITE_EVERY:
                 _write(lines, rows, jsonl, copy, table)
             yield grade
@@ -160,12 +120,16 @@ _WRITE_EVERY = 1000  # grades written in one go: few calls, little held
 
 
 def _write(
-    lines: list[str], rows: list[str], jsonl: IO[str], copy: IO[str] | None, table: IO[str]
+    lines: list[str],
+    rows: list[list[object]],
+    jsonl: IO[str],
+    copy: IO[str] | None,
+    table: IO[str],
 ) -> None:
     text = "".join(lines)
     jsonl.write(text)
     if copy is not None:
         copy.write(text)
-    table.write("".join(rows))
+    csv.writer(table).writerows(rows)
     lines.clear()
     rows.clear()

@@ -1,8 +1,8 @@
 """Per-task tables drawn in time linear in their cells, with exactly rich's segments.
 
 rich lays out and renders every cell of a :class:`~rich.table.Table` anew (padding,
-wrapping, cropping: about 70 µs a cell), so the grade tables of a 20,000-task suite took
-tens of seconds. The figures of these tables repeat (``1/1``, ``1.00``, ``—``), and the task
+wrapping, cropping), so the grade tables of a large suite took a wait in proportion to its
+cells. The figures of these tables repeat (``1/1``, ``1.00``, ``—``), and the task
 ids are plain lines: :class:`QuickTable` renders each distinct figure once with rich's own
 machinery and reuses its segments, writes a plain task id's lines directly, and lets rich
 draw the title, the header and the edges. The segments are those rich's table yields (so

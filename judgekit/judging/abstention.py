@@ -5,27 +5,28 @@ selectively at, if it was.
 promotion record (``rubrics/<id>.promotion.json``, beside the rubric file). While that record
 promotes the rubric's current version — same version, promotable, not marked stale by a
 recheck, and holding as the calibration layer checks it — verdicts less confident than the
-threshold are abstained. (The record's path is the calibration layer's convention,
-``promotion_record_path``, and its check, ``verify_promotion_record``, is the calibration
-layer's too: judging sits below it, so the caller hands the check in.)
+threshold are abstained. (The record's path is the record format's,
+``promotion_record_path``; its check, ``verify_promotion_record``, is the calibration
+layer's: judging sits below it, so the caller hands the check in.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from judgekit.formats.promotion import (
+    PromotionRecord,
+    load_promotion_record,
+    promotion_record_path,
+)
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
 
-if TYPE_CHECKING:
-    from judgekit.formats.promotion import PromotionRecord
-
 __all__ = ["RecordCheck", "decide_abstention", "promoted_threshold"]
 
 # Why a promotion record of a rubric does not hold; None when it does.
-RecordCheck = Callable[["PromotionRecord", Rubric], str | None]
+RecordCheck = Callable[[PromotionRecord, Rubric], str | None]
 
 
 def promoted_threshold(rubric: Rubric, *, check: RecordCheck | None) -> float | None:
@@ -35,11 +36,9 @@ def promoted_threshold(rubric: Rubric, *, check: RecordCheck | None) -> float | 
     read is a DataError naming it: judging must not silently stop abstaining."""
     if rubric.source is None:
         return None
-    path = rubric.source.parent / f"{rubric.id}.promotion.json"
+    path = promotion_record_path(rubric, rubric.source.parent)
     if not path.is_file():
         return None
-    from judgekit.formats.promotion import load_promotion_record  # only where one is kept
-
     record = load_promotion_record(path)
     if (
         not record.promotable

@@ -14,12 +14,11 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 from judgekit._util.number_format import dollars
 from judgekit._util.terminal_text import visible
-from judgekit.formats.run import Run, load_runs
+from judgekit.formats.run import Run
 
 # The judge's own reading of a pairwise run's two answers, so both agree on what is asked.
 from judgekit.judging.judged_input import pairwise_answers
@@ -137,7 +136,7 @@ def dry_run(
     samples = samples or rubric.judge.samples
     first: tuple[str, tuple[ChatMessage, ...]] | None = None
     prompt_tokens = runs = 0
-    for run in islice(load_runs(inputs.runs), len(inputs.run_ids)):
+    for run in inputs.judged_runs:
         for messages in _prompts(inputs, run):
             first = first or (run.run_id, messages)
             prompt_tokens += counter.prompt_tokens(messages)

@@ -1,6 +1,7 @@
 """Judging a runs file into a folder's ``verdicts.jsonl``: the workflow under ``judgekit judge``.
 
-The runs file is read whole and checked before anything is written; verdicts already in the
+The runs file is read whole and checked before anything is written (its runs are read once,
+by :func:`~judgekit.judging.pipeline.read_judging_inputs`); verdicts already in the
 folder for the same judge, endpoint and content of the run are kept and not asked again (the
 others are kept apart, see :mod:`judgekit.judging.verdicts_file`); each new verdict is
 appended durably and handed on (to the store) as it finishes. Runs that got no answer from the provider are
@@ -9,21 +10,20 @@ counted, not written, so rerunning the same command asks only for them.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
-from judgekit.formats.run import Run, load_runs
+from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache, normalise_endpoint
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.judged_input import input_digest
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
@@ -50,7 +50,7 @@ class JudgeSettings:
 
 
 def judge_runs_file(
-    runs: Path,
+    runs: Sequence[Run],
     rubric: Rubric,
     *,
     provider: ChatProvider,
@@ -63,7 +63,8 @@ def judge_runs_file(
     on_verdict: Callable[[Verdict], None] | None = None,
     client: ChatClient | None = None,
 ) -> JudgeTally:
-    """Judge every run of ``runs`` (whose ids are ``run_ids``) into ``folder/verdicts.jsonl``.
+    """Judge ``runs`` (a runs file's first runs, whose ids are ``run_ids``) into
+    ``folder/verdicts.jsonl``.
 
     ``on_verdict`` sees every verdict of the file, kept ones included (recording them again
     is idempotent). Without a cache nothing is kept: every run is asked again, its earlier
@@ -83,22 +84,17 @@ def judge_runs_file(
     ) as output:
         if output.candidates:
             # A verdict answers for its run only while the run's judged content is the same.
-            runs_read = islice(load_runs(runs), len(run_ids))
-            output.resume(_digests(runs_read, rubric, tasks, output.candidates))
-        client = client or ChatClient(
-            provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
-        )
-        judge = Judge(
-            rubric,
-            client,
-            model=rubric.judge.model,
+            output.resume(_digests(runs, rubric, tasks, output.candidates))
+        session = JudgeSession(
+            provider,
+            concurrency=settings.concurrency,
+            max_attempts=settings.max_attempts,
             cache=cache,
             prices=prices,
             tasks=tasks,
-            samples=settings.samples,
-            budget=settings.budget,
-            abstain_below=settings.abstain_below,
+            client=client,
         )
+        judge = _judge(session, rubric, settings)
         for verdict in list(output.kept.values()):
             # Abstention is decided by each judging session from the stored confidence: a
             # promotion since the verdict was written may have set or moved the threshold.
@@ -114,10 +110,11 @@ def judge_runs_file(
             if on_verdict is not None:
                 on_verdict(verdict)
 
-        # run_ids are the file's first runs (all of them unless --limit): read no further.
-        todo = _not_yet_judged(islice(load_runs(runs), len(run_ids)), output.kept)
+        todo = _not_yet_judged(runs, output.kept)
         try:
-            tally = asyncio.run(_judge(judge, todo, settings, keep))
+            tally = session.run(
+                lambda: judge.judge_many(todo, concurrency=settings.concurrency, on_verdict=keep)
+            )
         except JudgingStopped as exc:
             output.finish(stopped=True)
             judged = judge.tally.verdicts
@@ -135,21 +132,17 @@ def judge_runs_file(
         return tally
 
 
-async def _judge(
-    judge: Judge, runs: Iterator[Run], settings: JudgeSettings, keep: Callable[[Verdict], None]
-) -> JudgeTally:
-    try:
-        return await judge.judge_many(
-            runs,
-            concurrency=settings.concurrency,
-            on_verdict=keep,
-        )
-    finally:
-        await judge.client.provider.aclose()
+def _judge(session: JudgeSession, rubric: Rubric, settings: JudgeSettings) -> Judge:
+    return session.judge(
+        rubric,
+        samples=settings.samples,
+        budget=settings.budget,
+        abstain_below=settings.abstain_below,
+    )
 
 
 def _digests(
-    runs: Iterator[Run], rubric: Rubric, tasks: TaskSet | None, wanted: Collection[str]
+    runs: Iterable[Run], rubric: Rubric, tasks: TaskSet | None, wanted: Collection[str]
 ) -> dict[str, str]:
     """The content digest of each run of ``wanted``."""
     return {
@@ -159,5 +152,5 @@ def _digests(
     }
 
 
-def _not_yet_judged(runs: Iterator[Run], kept: Collection[str]) -> Iterator[Run]:
+def _not_yet_judged(runs: Iterable[Run], kept: Collection[str]) -> Iterator[Run]:
     return (run for run in runs if run.run_id not in kept)

@@ -9,17 +9,16 @@ verdicts join the runs' batch; :meth:`JudgingSession.judge` judges the runs with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
-from judgekit.formats.run import runs_file_ids
+from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import RecordCheck, promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
@@ -35,10 +34,8 @@ from judgekit.providers.registry import make_provider, parse_model_name
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
-    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.run_recording import Recorded
-    from judgekit.store.sqlite_recorder import SqliteRecorder
     from judgekit.store.verdict_sink import VerdictSink
 
 __all__ = [
@@ -84,6 +81,12 @@ class JudgingInputs:
     run_ids: Collection[str]  # in file order; the first --limit of them
     prices: PriceTable
     tasks: TaskSet | None
+    file_runs: Sequence[Run]  # every run of the file, in order: the file is read once
+
+    @property
+    def judged_runs(self) -> Sequence[Run]:
+        """The runs to judge: the file's first ``len(run_ids)``."""
+        return self.file_runs[: len(self.run_ids)]
 
 
 def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
@@ -100,13 +103,17 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     prices = (
         PriceTable.from_file(request.prices_path) if request.prices_path else PriceTable.from_home()
     )
-    run_ids = runs_file_ids(request.runs)
-    if request.limit is not None and request.limit < len(run_ids):
-        # The whole file is still checked above: a bad line further on is reported now,
-        # not by the run that reaches it.
-        run_ids = dict(islice(run_ids.items(), request.limit))
+    # The whole file is read and checked, --limit or not: a bad line further on is reported
+    # now, not by the run that reaches it. Judging, its resume and the store use these runs.
+    file_runs = [run for _, run in iter_unique_runs(request.runs)]
+    judged = file_runs if request.limit is None else file_runs[: request.limit]
     return JudgingInputs(
-        runs=request.runs, rubric=rubric, run_ids=run_ids, prices=prices, tasks=tasks
+        runs=request.runs,
+        rubric=rubric,
+        run_ids=dict.fromkeys(run.run_id for run in judged),
+        prices=prices,
+        tasks=tasks,
+        file_runs=file_runs,
     )
 
 
@@ -122,7 +129,13 @@ class PreparedJudging:
     prices: PriceTable
     tasks: TaskSet | None
     use_cache: bool
+    file_runs: Sequence[Run]  # every run of the file, in order, as read once
     batch: BatchOptions | None = None
+
+    @property
+    def judged_runs(self) -> Sequence[Run]:
+        """The runs to judge: the file's first ``len(run_ids)``."""
+        return self.file_runs[: len(self.run_ids)]
 
     @property
     def version(self) -> str:
@@ -162,6 +175,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         tasks=inputs.tasks,
         use_cache=request.use_cache,
         batch=request.batch,
+        file_runs=inputs.file_runs,
     )
 
 
@@ -206,7 +220,7 @@ class JudgingSession:
             settings, prices, client = setup.settings, setup.prices, setup.client
         try:
             return judge_runs_file(
-                prepared.runs,
+                prepared.judged_runs,
                 prepared.rubric,
                 provider=prepared.provider,
                 folder=self.folder,
@@ -243,36 +257,25 @@ def judging_session(
     one nothing is recorded."""
     with ExitStack() as stack:
         stack.enter_context(output_folder_lock(folder))
-        sink = _open_sink(prepared.runs, provenance, stack) if provenance is not None else None
+        sink = _open_sink(prepared, provenance, stack) if provenance is not None else None
         yield JudgingSession(prepared, folder, sink)
 
 
-def _open_sink(runs: Path, provenance: Provenance, stack: ExitStack) -> VerdictSink:
-    """The store opened now (a store it cannot use stops the judging before any request);
-    the runs are recorded with the first verdict."""
+def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitStack) -> VerdictSink:
+    """The store opened now, created or migrated (a store it cannot use stops the judging
+    before any request); the file's runs, as read, are recorded with the first verdict."""
+    from judgekit.store import open_store
     from judgekit.store.run_recording import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
-    store = _open_recorder()
-    stack.enter_context(store)
+    store = stack.enter_context(open_store())
     return VerdictSink(
-        store, lambda: record_runs_file(store, runs, source="judge", provenance=provenance)
+        store,
+        lambda: record_runs_file(
+            store,
+            prepared.runs,
+            source="judge",
+            provenance=provenance,
+            runs=prepared.file_runs,
+        ),
     )
-
-
-def _open_recorder() -> SqliteRecorder | Store:
-    """A migrated SQLite store is written without SQLAlchemy, whose import would cost a
-    judging answered from the cache more than the judging; any other store opens in full."""
-    from judgekit.store.sqlite_recorder import open_sqlite_recorder
-
-    recorder = open_sqlite_recorder()
-    if recorder is not None:
-        return recorder
-    from judgekit.store import open_store
-
-    store = open_store()  # creates or migrates the store, or refuses it saying why
-    recorder = open_sqlite_recorder()  # a new SQLite store is written as an existing one
-    if recorder is None:
-        return store
-    store.close()
-    return recorder

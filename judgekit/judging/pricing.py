@@ -105,7 +105,7 @@ class PriceTable:
     ) -> None:
         self.overrides = dict(overrides or {})
         self.overrides_from = overrides_from
-        # genai-prices takes about half a millisecond a quote; verdicts of the same tokens
+        # A quote from genai-prices is slow beside a lookup; verdicts of the same tokens
         # (every cached one has none) are priced once.
         self._library_quotes: dict[tuple[str, int, int], Quote | None] = {}
 

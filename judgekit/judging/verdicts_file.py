@@ -14,7 +14,7 @@ reuses the ids for other answers. Every other line the file held (another judge'
 content's, a verdict written before verdicts recorded their content) is not reused but kept
 apart, byte for byte, in ``verdicts.earlier.jsonl`` beside it, so ``verdicts.jsonl`` holds one
 verdict per run of this judging and nothing earlier is lost; only a last line torn by a crash,
-which is no verdict, is dropped. Both files are replaced atomically (the earlier file first),
+which is no verdict, is dropped, with a warning (:mod:`judgekit.formats.verdict`). Both files are replaced atomically (the earlier file first),
 and only once the rerun has a verdict of its own to write or has judged every run, so a rerun
 stopped before its first new verdict (a budget, a provider that cannot answer) leaves them
 byte for byte as they were.
@@ -35,19 +35,17 @@ import errno
 import os
 import time
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pydantic import ValidationError
-
 from judgekit._util.atomic_files import atomic_bytes_writer
 from judgekit._util.input_paths import exists, open_regular, os_reason, read_error
-from judgekit._util.jsonl import validation_error_to_data_error
+from judgekit._util.jsonl import warn_on_stderr
 from judgekit.errors import DataError, OutputError
-from judgekit.formats.verdict import Verdict
+from judgekit.formats.verdict import Verdict, iter_verdict_lines
 
 __all__ = ["EARLIER_VERDICTS_FILE", "VERDICTS_FILE", "VerdictsFile"]
 
@@ -86,6 +84,7 @@ class VerdictsFile:
         run_ids: Collection[str],
         endpoint: str | None = None,
         resume: bool = True,
+        warn: Callable[[str], None] = warn_on_stderr,
     ) -> None:
         self.path = folder / VERDICTS_FILE
         self.earlier_path = folder / EARLIER_VERDICTS_FILE
@@ -105,6 +104,7 @@ class VerdictsFile:
         self._fh: IO[bytes] | None = None
         self._size = 0  # of the file opened for appending: what a failed write is cut back to
         self._last_sync = 0.0
+        self._warn = warn
         if exists(self.path):  # a path that loops is an error, not "no verdicts yet"
             for raw, verdict in self._read_existing():
                 self._sort(raw, verdict, run_ids)
@@ -279,36 +279,28 @@ class VerdictsFile:
         self._apart.clear()
 
     def _read_existing(self) -> Iterator[tuple[bytes, Verdict]]:
-        """Each line of the file with its verdict, streamed; a last line cut short by a crash
-        is skipped."""
+        """Each line of the file with its verdict, streamed (:func:`iter_verdict_lines`:
+        a last line cut short by a crash is left out, with a warning)."""
         try:
-            with open_regular(self.path) as fh:
-                for number, raw in enumerate(fh, start=1):
-                    if not raw.strip():
-                        continue
-                    complete = raw.endswith(b"\n")
-                    try:
-                        verdict = Verdict.model_validate_json(raw)
-                    except ValidationError as exc:
-                        if not complete:  # the line a crash cut short: that verdict is asked again
-                            self._stale = True
-                            return
-                        raise self._unreadable(exc, number) from None
-                    if not complete:
-                        self._stale = True  # whole but without its newline: rewrite it whole
-                    yield raw, verdict
-        except OSError as exc:
-            raise read_error(exc, self.path) from None
+            for _, text, verdict in iter_verdict_lines(self.path, warn=self._torn):
+                if not text.endswith("\n"):
+                    self._stale = True  # whole but without its newline: rewrite it whole
+                yield text.encode("utf-8"), verdict
+        except DataError as exc:
+            if exc.line is None:
+                raise
+            raise DataError(
+                f"{exc.message}; this is an earlier judge's output, which a rerun resumes: "
+                "move it away or pass another --out",
+                path=self.path,
+                line=exc.line,
+                field=exc.field,
+            ) from None
 
-    def _unreadable(self, exc: ValidationError, line: int) -> DataError:
-        error = validation_error_to_data_error(exc, path=self.path, line=line)
-        return DataError(
-            f"{error.message}; this is an earlier judge's output, which a rerun resumes: "
-            "move it away or pass another --out",
-            path=self.path,
-            line=line,
-            field=error.field,
-        )
+    def _torn(self, warning: str) -> None:
+        """A last line a crash cut short: that verdict is asked again, the file rewritten."""
+        self._stale = True
+        self._warn(warning)
 
 
 def _not_reusable(

@@ -11,8 +11,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from judgekit._util.jsonl import end_torn_tail
 from judgekit.errors import OutputError
-from judgekit.formats.label import Label, is_json_line, locked
+from judgekit.formats.label import Label, locked
 
 __all__ = ["LabelWriter"]
 
@@ -22,8 +23,8 @@ class LabelWriter:
 
     Several labellers may label the same rubric at once: each append holds an exclusive
     ``flock`` on the file for the few milliseconds of its write, so lines never interleave.
-    Under that lock, a truncated last line left by a crash is first cut off, so the new
-    line never fuses with it::
+    Under that lock, a truncated last line left by a crash is first cut off, and a whole
+    one without its newline ended, so the new line never fuses with it::
 
         with LabelWriter("labels/goal_completion.jsonl") as writer:
             writer.append(label)
@@ -37,17 +38,6 @@ class LabelWriter:
         except OSError as exc:
             raise OutputError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
-    def _cut_unfinished_line(self) -> None:
-        start, last = _last_line(self.path)
-        if not last:
-            return
-        if is_json_line(last):
-            # A whole label without a final newline (written by another tool): keep it.
-            self._fh.write(b"\n")
-        else:
-            # A fragment from a crash: drop it (the reader already warned about it).
-            os.truncate(self.path, start)
-
     def append(self, label: Label) -> None:
         """Write ``label`` as one line and make it durable before returning."""
         self.append_many([label])
@@ -59,7 +49,7 @@ class LabelWriter:
         )
         try:
             with locked(self._fh.fileno(), exclusive=True):
-                self._cut_unfinished_line()
+                end_torn_tail(self.path, self._fh)
                 self._fh.write(data)
                 self._fh.flush()
                 os.fsync(self._fh.fileno())
@@ -74,23 +64,3 @@ class LabelWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _last_line(path: Path) -> tuple[int, bytes]:
-    """Where the file's unfinished last line starts, and its bytes (empty when the file
-    ends with a newline); read from the end, so a long file costs no more than a short one."""
-    with path.open("rb") as fh:
-        end = fh.seek(0, os.SEEK_END)
-        position, tail = end, b""
-        while position > 0:
-            step = min(_TAIL_CHUNK, position)
-            position -= step
-            fh.seek(position)
-            tail = fh.read(step) + tail
-            newline = tail.rfind(b"\n")
-            if newline >= 0:
-                return position + newline + 1, tail[newline + 1 :]
-        return 0, tail
-
-
-_TAIL_CHUNK = 4096

@@ -5,7 +5,6 @@ rubric stale."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from judgekit.formats.split_file import split_path
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict
-from judgekit.judging.judge import Judge
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.pricing import PriceTable
 from judgekit.monitoring.recheck import (
     RecheckResult,
@@ -39,7 +38,6 @@ from judgekit.monitoring.recheck import (
     recheck_report,
 )
 from judgekit.monitoring.selective_recheck import GuaranteeCheck, check_guarantee
-from judgekit.providers.client import ChatClient
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
 from judgekit.store.run_filter import RECHECK_SOURCE
@@ -121,7 +119,7 @@ def run_recheck(
         )
     # The judge needs only the reference answers: the suite is read as data, importing nothing.
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
-    verdicts = asyncio.run(_judge(rubric, runs, tasks, base_url, api_key, concurrency))
+    verdicts = _judge(rubric, runs, tasks, base_url, api_key, concurrency)
     report = recheck_report(rubric, verdicts, labels)
     # Its kappa is a figure of the test labels beside the judge's verdicts: every test label
     # it measured is spent, as a look by calibrate --split all would spend it.
@@ -152,7 +150,7 @@ def with_guarantee(result: RecheckResult, check: GuaranteeCheck | None) -> Reche
     )
 
 
-async def _judge(
+def _judge(
     rubric: Rubric,
     runs: Sequence[Run],
     tasks: TaskSet | None,
@@ -161,16 +159,19 @@ async def _judge(
     concurrency: int,
 ) -> list[Verdict]:
     provider_name, _ = parse_model_name(rubric.judge.model)
-    provider = make_provider(provider_name, base_url=base_url, api_key=api_key)
-    client = ChatClient(provider, concurrency=concurrency)
-    prices = PriceTable.from_home()
-    # No cache: it would answer with the words of the model as it was at promotion.
-    judge = Judge(rubric, client, model=rubric.judge.model, cache=None, prices=prices, tasks=tasks)
+    session = JudgeSession(
+        make_provider(provider_name, base_url=base_url, api_key=api_key),
+        concurrency=concurrency,
+        # No cache: it would answer with the words of the model as it was at promotion.
+        cache=None,
+        prices=PriceTable.from_home(),
+        tasks=tasks,
+    )
+    judge = session.judge(rubric)
     verdicts: list[Verdict] = []
-    try:
-        tally = await judge.judge_many(runs, concurrency=concurrency, on_verdict=verdicts.append)
-    finally:
-        await provider.aclose()
+    tally = session.run(
+        lambda: judge.judge_many(runs, concurrency=concurrency, on_verdict=verdicts.append)
+    )
     if tally.not_judged:
         # A recheck on fewer runs than were labelled would compare another sample.
         reasons = "; ".join(tally.not_judged_reasons)

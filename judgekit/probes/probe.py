@@ -6,7 +6,6 @@ to ``rubrics/<id>.probes.json`` for the promotion policy's ``max_flip_rate`` cri
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run, load_runs, no_runs_error
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.cache import JudgeCache
-from judgekit.judging.judge import Judge
+from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.pipeline import JudgeRequest, PreparedJudging, prepare_judging
 from judgekit.probes.flips import FlipFigures, VerdictPair, flip_figures
 from judgekit.probes.perturb import (
@@ -31,7 +30,6 @@ from judgekit.probes.perturb import (
     unswap_choice,
 )
 from judgekit.probes.self_preference import SelfPreference, self_preference
-from judgekit.providers.client import ChatClient
 
 __all__ = ["ProbeOutcome", "ProbeRequest", "run_probe"]
 
@@ -119,7 +117,7 @@ def _self_probe(
     prepared: PreparedJudging, runs: list[Run], labels_file: Path | None
 ) -> tuple[SelfPreference, int]:
     rubric = prepared.rubric
-    (originals,), not_judged = asyncio.run(_judge(prepared, [(rubric, runs)]))
+    (originals,), not_judged = _judge(prepared, [(rubric, runs)])
     path = labels_file or labels_path(default_labels_dir(_rubrics_dir(rubric)), rubric.id)
     figures = self_preference(
         runs,
@@ -137,8 +135,8 @@ def _flip_probe(
 ) -> tuple[FlipFigures, int]:
     rubric = prepared.rubric
     perturbed = _perturbed_runs(runs, rubric, bias)
-    (originals, changed), not_judged = asyncio.run(
-        _judge(prepared, [(rubric, runs), (perturbed_rubric, perturbed)])
+    (originals, changed), not_judged = _judge(
+        prepared, [(rubric, runs), (perturbed_rubric, perturbed)]
     )
     unswap = rubric.kind == "pairwise" and bias == "position"
     figures = flip_figures(
@@ -185,27 +183,25 @@ def _keep_in(verdicts: dict[str, Verdict]) -> Callable[[Verdict], None]:
     return keep
 
 
-async def _judge(
+def _judge(
     prepared: PreparedJudging, batches: Sequence[tuple[Rubric, Sequence[Run]]]
 ) -> tuple[list[dict[str, Verdict]], int]:
     """Each batch's verdicts by run, and how many runs got none (provider failures)."""
     settings = prepared.settings
-    client = ChatClient(
-        prepared.provider, concurrency=settings.concurrency, max_attempts=settings.max_attempts
+    session = JudgeSession(
+        prepared.provider,
+        concurrency=settings.concurrency,
+        max_attempts=settings.max_attempts,
+        cache=JudgeCache() if prepared.use_cache else None,
+        prices=prepared.prices,
+        tasks=prepared.tasks,
     )
-    cache = JudgeCache() if prepared.use_cache else None
-    found: list[dict[str, Verdict]] = []
-    not_judged = 0
-    try:
+
+    async def judge_batches() -> tuple[list[dict[str, Verdict]], int]:
+        found: list[dict[str, Verdict]] = []
+        not_judged = 0
         for rubric, runs in batches:
-            judge = Judge(
-                rubric,
-                client,
-                model=rubric.judge.model,
-                cache=cache,
-                prices=prepared.prices,
-                tasks=prepared.tasks,
-            )
+            judge = session.judge(rubric)
             verdicts: dict[str, Verdict] = {}
             await judge.judge_many(
                 runs,
@@ -214,6 +210,6 @@ async def _judge(
             )
             not_judged += judge.tally.not_judged
             found.append(verdicts)
-    finally:
-        await client.provider.aclose()
-    return found, not_judged
+        return found, not_judged
+
+    return session.run(judge_batches)

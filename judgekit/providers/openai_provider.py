@@ -71,9 +71,9 @@ class OpenAIProvider(ChatProvider):
         self._api_key = resolve_api_key(api_key, key_variable=self.key_variable, base_url=base_url)
         self._timeout_s = timeout_s
         self._sdk: AsyncOpenAI | None = None
-        # The SDK costs most of a second to import: with a plain --base-url, whose resolved
-        # form is known without it, it is built at the first request, so a judge answered
-        # wholly from the cache never loads it. Any other address is resolved by the SDK.
+        # The SDK is slow to import: with a plain --base-url, whose resolved form is known
+        # without it, it is built at the first request, so a judge answered wholly from the
+        # cache never loads it. Any other address is resolved by the SDK.
         plain = plain_base_url(base_url)
         self._endpoint = plain if plain is not None else str(self._client.base_url)
 

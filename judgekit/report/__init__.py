@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from judgekit.report.content import ReportContent, RubricLine, RubricRow
 from judgekit.report.render import MAX_DISAGREEMENTS, render_report, write_report
+from judgekit.report.report_data import ReportContent, RubricLine, RubricRow
 
 __all__ = [
     "MAX_DISAGREEMENTS",

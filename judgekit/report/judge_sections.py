@@ -7,8 +7,8 @@ from typing import Any
 
 from judgekit._util.number_format import confidence, significant
 from judgekit.report.cells import figure, figure_ci
-from judgekit.report.content import RubricRow
 from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
+from judgekit.report.report_data import RubricRow
 
 __all__ = [
     "MAX_DISAGREEMENTS",

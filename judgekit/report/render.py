@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from judgekit._util.atomic_files import atomic_writer
-from judgekit.report.content import ReportContent
-from judgekit.report.contents import Part, suite_parts, table_of_contents
 from judgekit.report.html_blocks import page
 from judgekit.report.judge_sections import (
     MAX_DISAGREEMENTS,
@@ -20,7 +18,9 @@ from judgekit.report.judge_sections import (
     rubrics_section,
 )
 from judgekit.report.monitor_sections import alerts_section, metrics_section, plots_section
+from judgekit.report.report_data import ReportContent
 from judgekit.report.suite_sections import header
+from judgekit.report.table_of_contents import Part, suite_parts, table_of_contents
 
 __all__ = ["MAX_DISAGREEMENTS", "render_report", "write_report"]
 

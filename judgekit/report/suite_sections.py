@@ -7,8 +7,8 @@ from typing import Any
 
 from judgekit._util.number_format import cost, mean_count, percent
 from judgekit.report.cells import fraction, interval_text, mean, rate, rate_ci
-from judgekit.report.content import ReportContent
 from judgekit.report.html_blocks import empty_note, escape, paragraph, table
+from judgekit.report.report_data import ReportContent
 
 __all__ = ["header", "suite_section", "tasks_section"]
 

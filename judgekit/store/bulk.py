@@ -1,30 +1,42 @@
 """Upserting many rows at the driver's speed: SQLAlchemy builds each statement once, and the
-rows go to the driver as plain tuples — ``executemany`` on SQLite, ``COPY`` into a temporary
-table and one ``INSERT … SELECT … ON CONFLICT`` on PostgreSQL.
+rows go to the driver as plain tuples — on SQLite in multi-row ``VALUES`` of the upsert, as many
+rows a statement as SQLite's limit on a statement's variables allows; on PostgreSQL ``COPY``
+into a temporary table and one ``INSERT … SELECT … ON CONFLICT``.
 
 The result is the same as upserting the rows one chunk after another (what
-:meth:`judgekit.store.writes.StoreWrites._upsert` promises): on PostgreSQL consecutive chunks
-are merged into one ``INSERT`` only while no key repeats among them, so no row is upserted
-over a row of the same call any differently than chunk by chunk.
+:meth:`judgekit.store.writes.StoreWrites._upsert` promises): a chunk is free of repeated keys,
+so splitting it into statements changes nothing, and no statement holds rows of two chunks;
+on PostgreSQL consecutive chunks are merged into one ``INSERT`` only while no key repeats among
+them, so no row is upserted over a row of the same call any differently than chunk by chunk.
+
+A multi-row statement, not one a row (``executemany``): a row trigger on the table (the daily
+totals' trigger on UPDATE) makes SQLite open a statement journal for every statement.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
+from itertools import chain
+from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 from typing import Any, Final
 
-from sqlalchemy import JSON, Column, Connection, MetaData, Table, select
+from sqlalchemy import JSON, Column, Connection, Dialect, MetaData, Table, select
 from sqlalchemy.sql.dml import Insert
 
 from judgekit.store.schema import UtcDateTime
-from judgekit.store.sqlite_values import json_text, utc, utc_text
 
 Values = tuple[Any, ...]
 Convert = Callable[[Any], Any]
 
 # Rows COPied before the merging INSERT: bounds the rows held in memory.
 _SEGMENT: Final = 20_000
+# SQLite's own default limit on a statement's variables, for a driver that cannot say its own.
+_DEFAULT_VARIABLES: Final = 999
 
 
 def bulk_columns(table: Table) -> list[str]:
@@ -53,18 +65,58 @@ def _execute_chunks(
     chunks: Iterable[list[dict[str, Any]]],
 ) -> None:
     names = bulk_columns(table)
-    sql, constants = prepared(connection, table, statement)
+    statements = _multi_row(connection.dialect, table, statement)
+    constants = statements.constants
+    per_statement = max(1, (_variable_limit(connection) - len(constants)) // len(names))
     values = _row_values(table, names, _sqlite_converter)
     for chunk in chunks:
-        rows = [values(row) + constants for row in chunk]
-        connection.exec_driver_sql(sql, rows)
+        for start in range(0, len(chunk), per_statement):
+            rows = [values(row) for row in chunk[start : start + per_statement]]
+            parameters = (*chain.from_iterable(rows), *constants)
+            connection.exec_driver_sql(statements.of(len(rows)), parameters)
 
 
-def prepared(connection: Connection, table: Table, statement: Insert) -> tuple[str, Values]:
-    """``statement`` compiled once for the driver: its SQL, taking the values of
+def _variable_limit(connection: Connection) -> int:
+    """How many variables SQLite takes in one statement, as the connection says where the
+    driver can ask (Python 3.11's sqlite3), else SQLite's default."""
+    driver = connection.connection.driver_connection
+    if isinstance(driver, sqlite3.Connection) and hasattr(driver, "getlimit"):
+        return int(driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    return _DEFAULT_VARIABLES
+
+
+@lru_cache(maxsize=16)
+def _multi_row(dialect: Dialect, table: Table, statement: Insert) -> _MultiRow:
+    """``statement`` compiled once a process, not at every call (a judge records its verdicts
+    fifty a call): the store's statements are made once (:mod:`judgekit.store.statements`)."""
+    sql, constants = _compiled(dialect, table, statement)
+    return _MultiRow(sql, len(bulk_columns(table)), constants)
+
+
+class _MultiRow:
+    """An INSERT's SQL with n rows of placeholders, made once for each n; the statement's
+    own constants (an upsert's WHERE) follow the rows' values."""
+
+    def __init__(self, sql: str, width: int, constants: Values) -> None:
+        row = f"({', '.join('?' * width)})"
+        head, found, tail = sql.partition(f" VALUES {row}")
+        if not found or row in tail:
+            raise AssertionError(f"unexpected INSERT: {sql}")
+        self._head, self._row, self._tail = head, row, tail
+        self._made: dict[int, str] = {}
+        self.constants = constants
+
+    def of(self, rows: int) -> str:
+        if rows not in self._made:
+            self._made[rows] = f"{self._head} VALUES {', '.join([self._row] * rows)}{self._tail}"
+        return self._made[rows]
+
+
+def _compiled(dialect: Dialect, table: Table, statement: Insert) -> tuple[str, Values]:
+    """``statement`` compiled for the driver: its SQL, taking the values of
     :func:`bulk_columns` in order, then the statement's own constants (an upsert's WHERE)."""
     names = bulk_columns(table)
-    compiled = statement.compile(dialect=connection.dialect, column_keys=names)
+    compiled = statement.compile(dialect=dialect, column_keys=names)
     order = list(compiled.positiontup or ())
     if order[: len(names)] != names:
         raise AssertionError(f"unexpected parameter order for {table.name}: {order}")
@@ -165,3 +217,25 @@ def _postgres_converter(column: Column[Any]) -> Convert | None:
 
 def _is_json_type(column: Column[Any]) -> bool:
     return isinstance(column.type, JSON)
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """``value`` in UTC; a naive datetime is taken to be UTC already."""
+    if value is None or value.tzinfo is UTC:
+        return value
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_text(value: datetime | None) -> str | None:
+    """:class:`judgekit.store.schema.UtcDateTime`'s text on SQLite."""
+    moment = utc(value)
+    return None if moment is None else moment.isoformat(timespec="microseconds")
+
+
+def json_text(value: Any) -> str | None:
+    """A JSON column's text (Python None is SQL NULL, as ``none_as_null`` says)."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return encode_basestring_ascii(value)  # what json.dumps does for a str, sooner
+    return json.dumps(value)

@@ -17,6 +17,7 @@ from judgekit.store.migrations import apply_migrations
 from judgekit.store.store import Store
 
 DB_ENV: Final = "JUDGEKIT_DB"
+STORE_FILE: Final = "judgekit.sqlite"  # the home store's, in JUDGEKIT_HOME
 
 
 def home_store_url() -> URL:
@@ -24,7 +25,7 @@ def home_store_url() -> URL:
 
     Built, not parsed: a folder name with "?" or "#" must not read as URL syntax.
     """
-    return URL.create("sqlite", database=str(judgekit_home() / "judgekit.sqlite"))
+    return URL.create("sqlite", database=str(judgekit_home() / STORE_FILE))
 
 
 def configured_store_url() -> URL:
@@ -37,7 +38,7 @@ def store_file(url: URL | None = None) -> str | None:
     """The SQLite file of the store at ``url`` (default: :func:`configured_store_url`), for
     a command to refuse writing its output over it; None for a server or an in-memory one."""
     if url is None and not os.environ.get(DB_ENV):  # the home store: its folder not made here
-        return str(judgekit_home_path() / "judgekit.sqlite")
+        return str(judgekit_home_path() / STORE_FILE)
     url = configured_store_url() if url is None else url
     database = url.database or ""
     if url.get_backend_name() != "sqlite" or database in ("", ":memory:"):

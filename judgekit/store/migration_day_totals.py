@@ -8,8 +8,8 @@ kept (scored) — so a 90-day monitor query over ten million verdicts reads a fe
 Every write keeps them current, in the same transaction as the verdicts:
 
 - SQLite: new verdicts are folded in by the writer, one aggregate over the rows past
-  ``verdict_day_totals_mark`` (the newest verdict id counted) after each chunk it writes (a
-  row trigger on INSERT would cost a third of the recording speed); rows another writer
+  ``verdict_day_totals_mark`` (the newest verdict id counted) once it has written them (a
+  row trigger on INSERT would slow every recording); rows another writer
   inserted without folding them are read from the verdicts by every query until the next
   fold. A replaced verdict (an upsert's ``DO UPDATE``) and a deleted one go through row
   triggers, which leave alone rows not yet folded in.
@@ -31,6 +31,8 @@ from __future__ import annotations
 from typing import Final
 
 from sqlalchemy import Connection
+
+from judgekit.store.day_totals import fold_new_verdicts
 
 TOTALS: Final = "verdict_day_totals"
 KEY: Final = "rubric_id, rubric_version, model, day, batch_id"
@@ -97,17 +99,6 @@ def _sqlite_triggers(connection: Connection) -> None:
         )
 
 
-def _sqlite_fold(connection: Connection) -> None:
-    connection.exec_driver_sql(
-        f"INSERT INTO {TOTALS} ({KEY}, {COLUMNS}) "
-        f"{_contribution('verdicts NOT INDEXED', '')} WHERE id > {_FOLDED} GROUP BY {KEY} "
-        f"{ADDING}"
-    )
-    connection.exec_driver_sql(
-        f"UPDATE {MARK} SET verdict_id = coalesce((SELECT max(id) FROM verdicts), 0)"
-    )
-
-
 def _prefixed(row: str) -> str:
     return ", ".join(f"{row}.{name}" for name in KEY.split(", "))
 
@@ -170,5 +161,5 @@ def add_verdict_day_totals(connection: Connection) -> None:
         _postgres_triggers(connection)
     else:
         _sqlite_triggers(connection)
-        _sqlite_fold(connection)
+        fold_new_verdicts(connection)  # the store's own fold
     connection.exec_driver_sql("DROP INDEX ix_verdicts_rubric_day")

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
 from pathlib import Path
 from typing import Final
 
 from judgekit._util.file_digest import file_sha256
 from judgekit._util.input_paths import is_file
-from judgekit._util.jsonl import iter_models
+from judgekit._util.jsonl import iter_models, warn_on_stderr
 from judgekit.errors import StoreError
 from judgekit.formats.grade import Grade
 from judgekit.formats.verdict import Verdict, load_verdicts
@@ -98,12 +98,19 @@ def record_results_file(store: Store, path: str | Path, *, provenance: Provenanc
     return Recorded(url=store.url, batch_id=batch_id, grades=grades)
 
 
-def record_verdicts_file(store: Store, path: str | Path, *, provenance: Provenance) -> Recorded:
+def record_verdicts_file(
+    store: Store,
+    path: str | Path,
+    *,
+    provenance: Provenance,
+    warn: Callable[[str], None] = warn_on_stderr,
+) -> Recorded:
     """Record an imported verdicts file in its own batch, leaving out the verdicts another
     batch already holds (the same run, rubric version, model and time: `judgekit judge`
-    recorded them when it wrote the file), so a monitor never counts one judgement twice."""
+    recorded them when it wrote the file), so a monitor never counts one judgement twice.
+    ``warn`` is told of a torn last line, which is left out."""
     batch_id = open_batch(store, import_batch_key(path), source="import", provenance=provenance)
-    verdicts = load_verdicts(path)
+    verdicts = load_verdicts(path, warn=warn)
     known = verdict_identities_elsewhere(store, (v.run_id for v in verdicts), batch_id)
     fresh = [v for v in verdicts if _identity(v) not in known]
     recorded = store.record_verdicts(fresh, batch_id)

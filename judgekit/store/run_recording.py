@@ -1,6 +1,5 @@
-"""Recording a runs file in its batch, through any recorder of the store: the full store or
-the SQLite recorder a judging session uses (neither is imported here, so this module loads
-without SQLAlchemy).
+"""Recording a runs file in its batch, through the store (not imported here, so this module
+loads without SQLAlchemy).
 
 A batch is keyed by a digest of what it evaluated: the runs of a runs file sit in the batch
 ``runs:<sha256 of the file>``, so grading, running or judging the same runs again finds the
@@ -96,11 +95,13 @@ def record_runs_file(
     provenance: Provenance,
     grades: Iterable[Grade] | None = None,
     key: str | None = None,
+    runs: Iterable[Run] | None = None,
 ) -> Recorded:
     """Record the runs of ``runs_path`` (and their ``grades``, if given) in its batch, or in
-    the batch ``key`` (the one all shards of a sharded run share)."""
+    the batch ``key`` (the one all shards of a sharded run share). ``runs`` are the file's
+    runs when the caller has read them already (the file is then not read again)."""
     key = key or runs_batch_key(runs_path)
     batch_id = open_batch(store, key, source=source, provenance=provenance)
-    runs = store.record_runs(load_runs(runs_path), batch_id)
+    recorded = store.record_runs(load_runs(runs_path) if runs is None else runs, batch_id)
     graded = store.record_grades(grades, batch_id) if grades is not None else 0
-    return Recorded(url=store.url, batch_id=batch_id, runs=runs, grades=graded)
+    return Recorded(url=store.url, batch_id=batch_id, runs=recorded, grades=graded)

@@ -1,9 +1,11 @@
 """The store's INSERT statements that know ``ON CONFLICT``, in each dialect's own syntax:
-every write is an upsert or an insert that ignores what is already there."""
+every write is an upsert or an insert that ignores what is already there. The upserts are
+made once a process, so the bulk writes compile each once (:mod:`judgekit.store.bulk`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
@@ -14,7 +16,8 @@ from judgekit.store import schema
 from judgekit.store.engine import SUPPORTED_BACKENDS
 
 
-def upsert(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
+@cache
+def upsert(table: Table, key: tuple[str, ...], dialect_name: str) -> Insert:
     """``INSERT … ON CONFLICT (key) DO UPDATE`` replacing every other column, in the
     dialect's own syntax."""
     replaced = [c.name for c in table.columns if c.name != "id" and c.name not in key]
@@ -24,6 +27,7 @@ def upsert(table: Table, key: Sequence[str], dialect_name: str) -> Insert:
     )
 
 
+@cache
 def verdict_upsert(dialect_name: str) -> Insert:
     """The upsert :meth:`Store.record_verdicts` writes with: a later verdict replaces the
     stored one, except that an unscored verdict never replaces a scored one (a judge that

@@ -21,7 +21,7 @@ STORE_BATCH: Final = 50  # verdicts per store transaction: durable without a com
 
 
 class VerdictRecorder(Protocol):
-    """The store, or its SQLite recorder: what takes verdicts into a batch."""
+    """What takes verdicts into a batch: the store."""
 
     def record_verdicts(self, verdicts: Iterable[Verdict], batch_id: int) -> int: ...
 

@@ -6,13 +6,13 @@ twice: a run, grade or verdict is one per batch, a calibration one per report di
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import islice
 from operator import itemgetter
 from typing import Any, Final
 
-from sqlalchemy import Table
+from sqlalchemy import Connection, Table
 from sqlalchemy.sql.dml import Insert
 
 from judgekit.formats.grade import Grade
@@ -21,6 +21,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.store import schema
 from judgekit.store.batches import StoreBatches
 from judgekit.store.bulk import write_chunks
+from judgekit.store.day_totals import fold_new_verdicts
 from judgekit.store.engine import writing
 from judgekit.store.rows import (
     calibration_row,
@@ -30,11 +31,11 @@ from judgekit.store.rows import (
     storable,
     verdict_row,
 )
-from judgekit.store.sqlite_verdicts import record_sqlite_verdicts
 from judgekit.store.statements import insert_ignoring, upsert, verdict_upsert
 
-# Rows are written this many per statement: a million-row iterable is streamed, not held in
-# memory, while the whole call stays one transaction.
+# Rows are taken this many at a time, repeated keys settled within each chunk (the last kept):
+# a million-row iterable is streamed, not held in memory, while the whole call stays one
+# transaction.
 _CHUNK: Final = 500
 
 
@@ -50,13 +51,14 @@ class StoreWrites(StoreBatches):
         the verdicts go to the store's one "unbatched" batch.
         """
         batch = self._unbatched() if batch_id is None else batch_id
-        if self._dialect == "sqlite":
-            return record_sqlite_verdicts(self._engine, verdicts, batch)
         return self._upsert(
             schema.verdicts,
             schema.VERDICT_KEY,
             (verdict_row(v, batch) for v in verdicts),
             statement=verdict_upsert(self._dialect),
+            # SQLite's totals are folded once, when every row is in (PostgreSQL's triggers
+            # count each statement's).
+            at_end=fold_new_verdicts if self._dialect == "sqlite" else None,
         )
 
     def record_runs(self, runs: Iterable[Run], batch_id: int) -> int:
@@ -102,11 +104,14 @@ class StoreWrites(StoreBatches):
     def _upsert(
         self,
         table: Table,
-        key: Sequence[str],
+        key: tuple[str, ...],
         rows: Iterable[dict[str, Any]],
         *,
         statement: Insert | None = None,
+        at_end: Callable[[Connection], None] | None = None,
     ) -> int:
+        """Upsert ``rows`` in one transaction, ``at_end`` run in it once they are written;
+        of rows with one key in a chunk, the later, in the first's place."""
         statement = upsert(table, key, self._dialect) if statement is None else statement
         written = 0
         key_of = itemgetter(*key)
@@ -122,6 +127,8 @@ class StoreWrites(StoreBatches):
 
         with writing(self._engine) as connection:
             write_chunks(connection, table, statement, key, unique_chunks())
+            if at_end is not None:
+                at_end(connection)
         return written
 
 

@@ -44,7 +44,7 @@ class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keeps connections alive, as the SDKs' connection pools expect.
     protocol_version = "HTTP/1.1"
     # Headers and body leave in separate writes; with Nagle's algorithm on, the body would wait
-    # for the client's delayed ACK, some 40 ms per response.
+    # for the client's delayed ACK on every response.
     disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -11,19 +11,17 @@ from __future__ import annotations
 import csv
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from pydantic import ValidationError
-
 from judgekit._util.atomic_files import atomic_files, make_folders
-from judgekit._util.input_paths import exists, os_reason, read_bytes
-from judgekit._util.jsonl import validation_error_to_data_error
+from judgekit._util.input_paths import exists, os_reason
+from judgekit._util.jsonl import end_torn_tail, warn_on_stderr
 from judgekit.errors import ConfigError, DataError, OutputError
 from judgekit.formats.grade import Grade
-from judgekit.formats.run import Run, RunIdLines, run_json
+from judgekit.formats.run import Run, RunIdLines, iter_appended_runs, run_json
 from judgekit.graders.results_files import CSV_COLUMNS, csv_row
 
 RUNS = "runs.jsonl"
@@ -33,37 +31,43 @@ FSYNC_INTERVAL_S = 0.5
 
 
 def read_finished_runs(path: Path) -> list[Run]:
-    """The runs of an interrupted ``runs.jsonl``; a torn last line (the trial in flight
-    when the process died) is cut off the file, once the rest is read and checked (a run
-    id seen twice is refused)."""
+    """The runs of an interrupted ``runs.jsonl``, read and checked (a run id seen twice is
+    refused) before the file is touched; then a torn last line (the trial in flight when the
+    process died, said on stderr) is cut off, and a whole one without its newline ended."""
     if not exists(path):
         return []
-    whole = read_bytes(path)
-    data = whole[: whole.rfind(b"\n") + 1]
     runs = []
     seen = RunIdLines(path)  # a trial twice would count twice in every rate
-    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
-        if not line.strip():
-            continue
+    torn: list[str] = []
+    ended = True
+    for number, text, run in _resumable(path, torn.append):
+        runs.append(run)
+        seen.add(run.run_id, number)
+        ended = text.endswith("\n")
+    for warning in torn:
+        warn_on_stderr(warning)
+    if torn or not ended:
+        # Checked first, repaired then: a file that cannot be resumed is left as it was.
         try:
-            runs.append(Run.model_validate_json(line))
-            seen.add(runs[-1].run_id, number)
-        except ValidationError as exc:
-            error = validation_error_to_data_error(exc, path=path, line=number)
-            raise DataError(
-                f"cannot resume from this file: {error.message}",
-                path=path,
-                line=number,
-                field=error.field,
-            ) from None
-    if len(data) < len(whole):
-        # Checked first, cut then: a file that cannot be resumed is left as it was.
-        try:
-            with path.open("r+b") as fh:
-                fh.truncate(len(data))
+            with path.open("ab") as fh:
+                end_torn_tail(path, fh)
         except OSError as exc:
             raise OutputError(f"cannot write {path}: {os_reason(exc)}") from None
     return runs
+
+
+def _resumable(path: Path, warn: Callable[[str], None]) -> Iterator[tuple[int, str, Run]]:
+    try:
+        yield from iter_appended_runs(path, warn=warn)
+    except DataError as exc:
+        if exc.line is None:
+            raise
+        raise DataError(
+            f"cannot resume from this file: {exc.message}",
+            path=path,
+            line=exc.line,
+            field=exc.field,
+        ) from None
 
 
 class TrialRecorder:

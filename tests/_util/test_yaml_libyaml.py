@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from judgekit._util import yamlfile
-from judgekit._util.yamlbuild import read_plain_yaml
 from judgekit._util.yamlcompose import read_yaml
 from judgekit.errors import DataError
 
@@ -71,32 +70,31 @@ def test_libyaml_reads_the_same_data_and_lines_as_the_pure_parser(tmp_path: Path
     assert lines.line_of(("tasks", 0, "order")) == 3  # through the merge
 
 
-def test_load_yaml_reads_with_libyaml_when_present(
+def test_load_yaml_reads_with_libyaml_and_words_a_refusal_with_the_pure_parser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     used: list[Any] = []
 
     def spy(text: str, path: Path, **options: Any) -> Any:
-        used.append(options.get("loader_class"))
+        used.append(options.get("loader_class", "pure"))
         return read_yaml(text, path, **options)
 
-    def plain_spy(text: str, **options: Any) -> Any:
-        used.append("plain")
-        return read_plain_yaml(text, **options)
-
     monkeypatch.setattr(yamlfile, "read_yaml", spy)
-    monkeypatch.setattr(yamlfile, "read_plain_yaml", plain_spy)
     path = tmp_path / "suite.yaml"
     path.write_text("a: 1\n", encoding="utf-8")
     data, lines = yamlfile.load_yaml(path)
     assert data == {"a": 1}
-    assert used == ["plain"]  # built straight from libyaml's events
-    assert lines.line_of(("a",)) == 1  # its lines read again when asked for
-    assert used == ["plain", "plain"]
+    assert lines.line_of(("a",)) == 1
+    assert used == [yamlfile._LibyamlLoader]  # composed once, lines and all
     used.clear()
     path.write_text("a: &one {x: 1}\nb: {<<: *one}\n", encoding="utf-8")
     assert yamlfile.load_yaml(path)[0] == {"a": {"x": 1}, "b": {"x": 1}}
-    assert used == ["plain", yamlfile._LibyamlLoader]  # a merge: composed, still with libyaml
+    assert used == [yamlfile._LibyamlLoader]
+    used.clear()
+    path.write_text("a: 1\na: 2\n", encoding="utf-8")
+    with pytest.raises(DataError):
+        yamlfile.load_yaml(path)
+    assert used == [yamlfile._LibyamlLoader, "pure"]  # refused, then read once to word it
 
 
 @pytest.mark.parametrize(

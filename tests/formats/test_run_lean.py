@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from judgekit.errors import DataError
-from judgekit.formats.lean_cache import LeanCache
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.run_lean import iter_unique_lean_runs, lean_run
 
@@ -94,69 +93,6 @@ def test_metadata_and_tool_results_are_kept_as_their_json() -> None:
         b"null",
         b"null",
     ]
-
-
-def test_states_of_one_text_are_decoded_once() -> None:
-    cache = LeanCache()
-    first = lean_run(json.dumps(FULL_RUN), cache=cache)
-    second = lean_run(json.dumps({**FULL_RUN, "run_id": "other"}), cache=cache)
-    third = lean_run(json.dumps({**FULL_RUN, "initial_state": {"orders": {}}}), cache=cache)
-    assert first is not None and second is not None and third is not None
-    assert second.initial_state is first.initial_state
-    assert second.final_state is first.final_state
-    assert second.initial_state == FULL_RUN["initial_state"]
-    assert third.initial_state == {"orders": {}}
-    assert third.final_state is first.final_state
-    assert lean_run(json.dumps({**FULL_RUN, "initial_state": None}), cache=cache) is not None
-
-
-def test_keys_name_the_calls_and_states_by_their_text() -> None:
-    cache = LeanCache()
-    first = lean_run(json.dumps(FULL_RUN), cache=cache)
-    again = lean_run(json.dumps({**FULL_RUN, "run_id": "other", "turns": 9}), cache=cache)
-    assert first is not None and again is not None
-    assert first.calls_key == (
-        ("lookup", b'{"order_id": "A100"}', None, None, None),
-        (
-            "refund",
-            b'{"amount": 40, "big": 1000000000000000000000000000000, "x": [1.5, null, false]}',
-            None,
-            None,
-            None,
-        ),
-        ("refund", b"{}", "timeout", "{", "bad"),
-    )
-    assert again.calls_key == first.calls_key and again.states_key == first.states_key
-    # Another text is another key, even for an equal value: a key never joins two texts.
-    spaced = {
-        **FULL_RUN,
-        "final_state": {"é": "ü", "orders": {"A100": {"flag": True, "refunded": 40.0}}},
-    }
-    other = lean_run(json.dumps(spaced), cache=cache)
-    assert other is not None
-    assert other.states_key[0] == first.states_key[0]
-    assert other.states_key[1] != first.states_key[1]
-
-
-def test_a_cache_that_starts_again_never_gives_a_serial_twice() -> None:
-    cache, other = LeanCache(), LeanCache()
-    serials = [cache.final.read(json.dumps({"n": n}).encode())[0] for n in range(300)]
-    assert len(set(serials)) == 300
-    assert cache.final.read(b'{"n": 0}')[0] not in serials  # decoded again: a new number
-    assert cache.final.read(b'{"n": 299}')[0] == serials[-1]  # still kept
-    assert other.final.read(b'{"n": 299}')[0] > serials[-1]  # another cache: a new number
-
-
-def test_a_table_whose_texts_never_repeat_rests_then_is_tried_again() -> None:
-    cache = LeanCache()
-    for n in range(512):  # a window without a hit
-        cache.final.read(json.dumps({"n": n}).encode())
-    kept = cache.final.read(b'{"n": 511}')  # resting: read as it comes, a new number
-    assert kept[1] == {"n": 511}
-    assert cache.final.read(b'{"n": 511}')[0] > kept[0]
-    for _ in range(8 * 512 - 2):
-        cache.final.read(b'{"n": 511}')
-    assert cache.final.read(b'{"n": 511}')[0] == cache.final.read(b'{"n": 511}')[0]
 
 
 def test_defaults_read_the_same_as_with_the_pydantic_model() -> None:

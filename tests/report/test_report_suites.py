@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from judgekit.cli import main
 from judgekit.formats.grade import Grade
 from judgekit.report import render_report
-from judgekit.report.content import ReportContent
 from judgekit.report.gather import suite_summaries
+from judgekit.report.report_data import ReportContent
 from tests.store.two_suites import record_two_suites
 
 CONTENTS = (

@@ -9,7 +9,6 @@ import traceback
 from collections.abc import Callable
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -162,45 +161,3 @@ def test_the_same_verdicts_written_by_two_processes_are_stored_once(store_url: s
     assert sorted(run_ids) == sorted(f"same/run{i}" for i in range(VERDICTS_PER_PROCESS))
     assert batches == [(SHARED_KEY, "same")]
     assert len(batch_ids) == 1
-
-
-# -- a new SQLite store made at once by judging's recorder and by the full store -------------
-
-
-def _judge_new_store(url: str, prefix: str, lean: bool, start: Barrier) -> None:
-    """Open the new store ``url`` names (through judging's recorder, or the full store), then
-    record 500 verdicts into the batch ``runs:shared``, 50 per call."""
-    import os
-
-    from judgekit.store.sqlite_recorder import open_sqlite_recorder
-
-    os.environ["JUDGEKIT_DB"] = url
-    verdicts = [make_verdict(f"{prefix}/run{i}") for i in range(500)]
-    start.wait(timeout=60)
-    # As judging does: a store another process is still migrating goes to the full store.
-    recorder = (open_sqlite_recorder() if lean else None) or open_store(url)
-    with recorder:
-        batch_id = recorder.batch(key=SHARED_KEY, source="judge", branch=prefix)
-        for first in range(0, len(verdicts), PER_CALL):
-            recorder.record_verdicts(verdicts[first : first + PER_CALL], batch_id)
-
-
-def test_a_new_sqlite_store_made_at_once_by_the_recorder_and_the_store(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'new.sqlite'}"
-    jobs = [(url, f"w{n}", n % 2 == 0) for n in range(4)]
-
-    outcomes = _run_together(_judge_new_store, jobs)
-
-    assert outcomes == ["ok"] * 4, "\n".join(outcomes)
-    count, run_ids, batch_ids, batches = _stored(url)
-    assert count == 2_000
-    assert set(run_ids) == {f"w{n}/run{i}" for n in range(4) for i in range(500)}
-    assert len(batches) == len(batch_ids) == 1
-    with open_store(url) as store, store.engine.connect() as connection:
-        assert [n for n, _ in applied_migrations(store.engine)] == [n for n, _ in MIGRATIONS]
-        totals = connection.exec_driver_sql(
-            "SELECT sum(verdicts), sum(kept) FROM verdict_day_totals"
-        ).one()
-        mark = connection.exec_driver_sql("SELECT count(*) FROM verdict_day_totals_mark").one()
-    assert tuple(totals) == (2_000, 2_000)
-    assert tuple(mark) == (1,)

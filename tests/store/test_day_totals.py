@@ -26,7 +26,6 @@ from judgekit.store.queries import (
 )
 from judgekit.store.rows import verdict_row
 from judgekit.store.run_filter import EVERYTHING, RunFilter
-from judgekit.store.verdict_values import verdict_values
 from tests.store.factories import make_verdict
 
 START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -260,19 +259,3 @@ def test_verdicts_stored_before_the_totals_are_counted_by_the_migration(store_ur
         totals, verdicts = totals_and_verdicts(store)
     assert totals == verdicts
     assert sum(row[5] for row in totals) == 50
-
-
-@pytest.mark.parametrize(
-    "at",
-    [
-        datetime(2026, 11, 29, 10, 2, 11, 123456, tzinfo=UTC),
-        datetime(2026, 11, 29, 10, 2, 11, tzinfo=UTC),  # no microseconds: written out anyway
-        datetime(2026, 11, 29, 23, 30),  # naive: taken as UTC
-    ],
-)
-def test_a_verdicts_values_are_the_general_paths(at: datetime) -> None:
-    verdict = make_verdict(at=at, score=3)
-    names = bulk_columns(schema.verdicts)
-    general = _row_values(schema.verdicts, names, _sqlite_converter)(verdict_row(verdict, 7))
-    assert verdict_values(verdict, 7) == general
-    assert general[names.index("at")][:19] == at.isoformat()[:19]

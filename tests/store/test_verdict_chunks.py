@@ -1,14 +1,11 @@
-"""A long call on SQLite makes each chunk's rows in a thread while the previous chunk is
-written: the verdicts are still read in the caller's thread, in order, the rows written in
-order, and a failure on either side ends the call with nothing written and no thread left.
-The transaction's statement journals are kept in memory, the connection's ``temp_store`` set
-back as soon as the transaction began."""
+"""A long call on SQLite, chunk after chunk: the verdicts are read in the caller's thread, in
+order, the rows written in order, and a failure in any chunk ends the call with nothing
+written and no thread left."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +13,7 @@ import pytest
 
 from judgekit.errors import StoreError
 from judgekit.formats.verdict import Verdict
-from judgekit.store import Store, open_store, sqlite_verdicts
+from judgekit.store import Store, open_store
 from tests.store.factories import make_verdict
 
 
@@ -26,11 +23,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-@pytest.mark.parametrize("cores", [1, 2])
-def test_the_verdicts_are_read_in_the_callers_thread_and_written_in_order(
-    store: Store, monkeypatch: pytest.MonkeyPatch, cores: int
-) -> None:
-    monkeypatch.setattr(sqlite_verdicts, "_cores", lambda: cores)  # one: no thread
+def test_the_verdicts_are_read_in_the_callers_thread_and_written_in_order(store: Store) -> None:
     readers: set[threading.Thread] = set()
 
     def stream() -> Iterator[Verdict]:
@@ -65,37 +58,3 @@ def test_a_statement_failing_while_rows_are_made_writes_nothing(store: Store) ->
         store.record_verdicts([make_verdict(f"run/{i}") for i in range(3_000)], batch_id=99)
     assert threading.active_count() == before
     assert store.count("verdicts") == 0
-
-
-@pytest.mark.parametrize("setting", [0, 1])
-def test_the_connections_temp_store_is_set_back_once_the_transaction_began(
-    store: Store, monkeypatch: pytest.MonkeyPatch, setting: int
-) -> None:
-    with store.engine.connect() as connection:
-        driver = connection.connection.driver_connection
-        driver.execute(f"PRAGMA temp_store = {setting}")
-    record = sqlite_verdicts._record
-    during: list[int] = []
-
-    def spied(connection: Any, verdicts: Any, batch_id: int) -> int:
-        driver = connection.connection.driver_connection
-        during.append(driver.execute("PRAGMA temp_store").fetchone()[0])
-        return record(connection, verdicts, batch_id)
-
-    monkeypatch.setattr(sqlite_verdicts, "_record", spied)
-    assert store.record_verdicts([make_verdict(f"run/{i}") for i in range(700)]) == 700
-    with store.engine.connect() as connection:
-        driver = connection.connection.driver_connection
-        assert driver.execute("PRAGMA temp_store").fetchone()[0] == setting
-    assert during == [setting]
-
-
-def test_a_long_call_while_the_interpreter_exits_makes_its_rows_in_the_callers_thread(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("cannot schedule new futures after interpreter shutdown")
-
-    monkeypatch.setattr(ThreadPoolExecutor, "submit", refused)
-    assert store.record_verdicts([make_verdict(f"run/{i}") for i in range(1_200)]) == 1_200
-    assert store.count("verdicts") == 1_200

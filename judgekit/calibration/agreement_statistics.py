@@ -29,6 +29,7 @@ from judgekit.stats import (
 from judgekit.stats.proportions import wilson_interval
 
 __all__ = [
+    "NO_ERROR_RATES",
     "POSITIVE",
     "AgreementFigures",
     "Bounds",
@@ -94,19 +95,19 @@ class ErrorRates:
     false_fail_rate: float | None
     false_fail_ci: Bounds
 
-    @staticmethod
-    def as_dict_of(rates: ErrorRates | None) -> dict[str, Any]:
-        """The four figures, null when the rubric is not binary."""
-        if rates is None:
-            return dict.fromkeys(
-                ("false_pass_rate", "false_pass_ci", "false_fail_rate", "false_fail_ci")
-            )
+    def as_dict(self) -> dict[str, Any]:
         return {
-            "false_pass_rate": rates.false_pass_rate,
-            "false_pass_ci": list(rates.false_pass_ci),
-            "false_fail_rate": rates.false_fail_rate,
-            "false_fail_ci": list(rates.false_fail_ci),
+            "false_pass_rate": self.false_pass_rate,
+            "false_pass_ci": list(self.false_pass_ci),
+            "false_fail_rate": self.false_fail_rate,
+            "false_fail_ci": list(self.false_fail_ci),
         }
+
+
+# The error rates' fields when the rubric is not binary: null.
+NO_ERROR_RATES: dict[str, Any] = dict.fromkeys(
+    ("false_pass_rate", "false_pass_ci", "false_fail_rate", "false_fail_ci")
+)
 
 
 @dataclass(frozen=True)

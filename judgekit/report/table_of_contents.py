@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judgekit.report.content import ReportContent
 from judgekit.report.html_blocks import escape, section
+from judgekit.report.report_data import ReportContent
 from judgekit.report.suite_sections import suite_section, tasks_section
 
 __all__ = ["Part", "suite_parts", "table_of_contents"]
