@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -13,18 +12,12 @@ from judgekit.cli.import_sources import (
     files_argument,
     output_option,
     run_import,
+    suite_out_option,
     task_id_option,
+    write_runs,
 )
 from judgekit.cli.import_tau2bench import import_tau2bench_command
 from judgekit.cli.import_taubench import import_taubench_command
-from judgekit.formats.run import Run
-from judgekit.importers.runs_output import write_runs_to
-
-
-def _write(runs: Iterable[Run], output: Path | None, source: Path) -> None:
-    tally = write_runs_to(runs, output, source=source)
-    destination = f" to {output}" if output is not None else ""
-    click.echo(tally.line() + destination, err=True)
 
 
 @click.group("import", cls=ImportGroup)
@@ -106,12 +99,7 @@ def import_anthropic_command(
     help="BFCL's question file for FILE's category ({id, question, function} lines).",
 )
 @output_option
-@click.option(
-    "--suite-out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
-)
+@suite_out_option
 def import_bfcl_command(
     file: Path, answers: Path | None, entries: Path | None, output: Path | None, suite_out: Path
 ) -> None:
@@ -137,7 +125,8 @@ def import_bfcl_command(
 
     refuse_output_over_input([output, suite_out], [file, answers, entries])
     imported = BfclImport()
-    _write(imported.runs(join_bfcl_files(file, answers=answers, questions=entries)), output, file)
+    runs = imported.runs(join_bfcl_files(file, answers=answers, questions=entries))
+    write_runs(runs, output, source=file)
     write_bfcl_suite(imported.tasks, suite_out, name=file.stem)
     click.echo(f"wrote {len(imported.tasks)} tasks to {suite_out}", err=True)
     if (undecoded := imported.undecoded_line()) is not None:

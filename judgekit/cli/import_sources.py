@@ -3,13 +3,14 @@ shares: refuse a file of another kind (naming the importer to use), write, repor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from judgekit.formats.run import Run
     from judgekit.importers.import_files import FileImport, FilesImport
     from judgekit.importers.interface import Importer
 
@@ -29,12 +30,27 @@ output_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write runs.jsonl (default: standard output).",
 )
+suite_out_option = click.option(
+    "--suite-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
+)
 task_id_option = click.option(
     "--task-id", help="Task id for runs that carry none (default: the file name)."
 )
 ERROR_PATTERN_HELP = (
     "Regex marking a tool result as an error (this format carries no error flag); '' to mark none."
 )
+
+
+def write_runs(runs: Iterable[Run], output: Path | None, *, source: Path) -> None:
+    """Write ``runs`` to ``output`` (standard output when None) and say what was written."""
+    from judgekit.importers.runs_output import write_runs_to
+
+    tally = write_runs_to(runs, output, source=source)
+    destination = f" to {output}" if output is not None else ""
+    click.echo(tally.line() + destination, err=True)
 
 
 def run_import(

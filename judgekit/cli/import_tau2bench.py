@@ -6,18 +6,13 @@ from pathlib import Path
 
 import click
 
-from judgekit.cli.import_sources import output_option
+from judgekit.cli.import_sources import output_option, suite_out_option, write_runs
 
 
 @click.command("tau2bench")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @output_option
-@click.option(
-    "--suite-out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
-)
+@suite_out_option
 def import_tau2bench_command(file: Path, output: Path | None, suite_out: Path) -> None:
     """Import a τ²-bench results file (FILE, `tau2 run`'s JSON) as runs and a suite.
 
@@ -27,7 +22,9 @@ def import_tau2bench_command(file: Path, output: Path | None, suite_out: Path) -
     expected calls in any order (only their compare_args when given), other tools in
     ignore_tools, refused calls ignored, communicate_info as expect_answer (lowercase,
     remove_commas). A tool writes when FILE's action_checks type it `write`; a gold tool
-    they never type is expected.
+    they never type writes when its domain (airline, retail) says so, and is otherwise
+    expected. Lists compare as τ²-bench's data hash sees them (in order, but those retail
+    stores sorted).
 
     \b
     Example:
@@ -36,7 +33,7 @@ def import_tau2bench_command(file: Path, output: Path | None, suite_out: Path) -
     """
     from judgekit._util.output_targets import refuse_output_over_input
     from judgekit.importers.registry import wrong_kind_error
-    from judgekit.importers.runs_output import write_runs_to, write_suite_file
+    from judgekit.importers.runs_output import write_suite_file
     from judgekit.importers.tau2bench import import_tau2bench
     from judgekit.importers.unique_ids import UniqueRunIds
 
@@ -45,8 +42,7 @@ def import_tau2bench_command(file: Path, output: Path | None, suite_out: Path) -
     if refused is not None:
         raise refused
     imported = import_tau2bench(file, run_ids=UniqueRunIds())
-    tally = write_runs_to(imported.runs, output, source=file)
-    click.echo(tally.line() + (f" to {output}" if output is not None else ""), err=True)
+    write_runs(imported.runs, output, source=file)
     write_suite_file(imported.suite, suite_out)
     writes = ", ".join(imported.write_tools) or "none"
     click.echo(

@@ -6,18 +6,13 @@ from pathlib import Path
 
 import click
 
-from judgekit.cli.import_sources import output_option
+from judgekit.cli.import_sources import output_option, suite_out_option, write_runs
 
 
 @click.command("taubench")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @output_option
-@click.option(
-    "--suite-out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Where to write the tasks (a suite file judgekit grade --tasks reads).",
-)
+@suite_out_option
 @click.option(
     "--write-tools",
     metavar="A,B,C",
@@ -51,7 +46,7 @@ def import_taubench_command(
     """
     from judgekit._util.output_targets import refuse_output_over_input
     from judgekit.importers.registry import wrong_kind_error
-    from judgekit.importers.runs_output import write_runs_to, write_suite_file
+    from judgekit.importers.runs_output import write_suite_file
     from judgekit.importers.taubench import import_taubench
     from judgekit.importers.unique_ids import UniqueRunIds
 
@@ -60,8 +55,7 @@ def import_taubench_command(
         raise refused
     run_ids = UniqueRunIds()
     imported = import_taubench(file, run_ids=run_ids, write_tools=write_tools)
-    tally = write_runs_to(imported.runs, output, source=file)
-    click.echo(tally.line() + (f" to {output}" if output is not None else ""), err=True)
+    write_runs(imported.runs, output, source=file)
     write_suite_file(imported.suite, suite_out)
     click.echo(imported.write_tools.describe(), err=True)
     click.echo(f"wrote {len(imported.suite['tasks'])} tasks to {suite_out}", err=True)
