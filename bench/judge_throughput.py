@@ -5,7 +5,10 @@
 The baseline, measured in the same run against the same fake server (in its own process, as a
 remote API would be), is a bare script: read the runs file, fill the prompt with str.format, ask
 through ``AsyncOpenAI`` with ``concurrency`` in flight, parse each JSON answer and append it to a
-file. Both are started as fresh ``python`` processes, so start-up counts as a user sees it.
+file. Both are started as fresh ``python`` processes, so start-up counts as a user sees it: with
+the modules' bytecode written (as ``pip install`` writes it), so a machine that sets
+PYTHONDONTWRITEBYTECODE does not time judgekit's source being compiled at every start while the
+SDK's installed bytecode is read.
 Then the same ``judgekit judge`` command again, into a fresh --out: every answer comes from the
 cache, so it must make zero calls. The first judging creates the store (a new JUDGEKIT_HOME);
 a fourth process judges again with an empty cache into a copy of that store, as every judging
@@ -18,6 +21,7 @@ figure is the median of ``--repeat`` rounds, with its spread.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import multiprocessing
 import os
@@ -32,6 +36,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
+import judgekit
 from judgekit.testing import FakeLLMServer
 
 RUBRIC = """\
@@ -149,6 +154,8 @@ def main() -> None:
         calls: int = receive.recv()
         return calls
 
+    # judgekit's bytecode, as an install writes it (an editable checkout may have none).
+    compileall.compile_dir(Path(judgekit.__file__).parent, quiet=1)
     times: dict[str, list[float]] = {name: [] for name in KINDS}
     rerun_calls = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,6 +168,7 @@ def main() -> None:
         judge += ["--base-url", base_url, "--concurrency", concurrency]
         for round_ in range(options.repeat):
             env = {**os.environ, "OPENAI_API_KEY": "bench-not-a-key"}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["JUDGEKIT_HOME"] = str(folder / f"home{round_}")  # an empty cache, no store
             bare_out = str(folder / f"bare{round_}.jsonl")
             bare_loop = [sys.executable, str(script), str(runs), base_url, bare_out, concurrency]
