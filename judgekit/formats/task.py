@@ -9,11 +9,13 @@ anything wrong. The task model's names are importable from here too.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from judgekit._util.close_names import did_you_mean
 from judgekit._util.gc_pause import gc_paused
 from judgekit._util.yamlfile import LineMap, Location, load_yaml
 from judgekit.errors import DataError
@@ -67,7 +69,7 @@ def _apply_defaults(raw: Any, path: Path, lines: LineMap) -> Any:
     unknown = [k for k in defaults if k not in Task.model_fields]
     if unknown:
         raise DataError(
-            f"unknown task field; valid fields are {', '.join(Task.model_fields)}",
+            _unknown_field(unknown[0], Task.model_fields, "unknown task field"),
             path=path,
             line=lines.line_of(("defaults", unknown[0])),
             field=f"defaults.{unknown[0]}",
@@ -79,6 +81,13 @@ def _apply_defaults(raw: Any, path: Path, lines: LineMap) -> Any:
             shared.setdefault("initial_state", raw["initial_state"])
         raw = {**raw, "tasks": [{**shared, **t} if isinstance(t, dict) else t for t in tasks]}
     return raw
+
+
+def _unknown_field(name: str, fields: Iterable[str], unknown: str) -> str:
+    """``unknown`` (what the field is not), the close field names, then every valid one."""
+    valid = list(fields)
+    close = did_you_mean(name, valid)
+    return f"{unknown}{f' ({close})' if close else ''}; valid fields are {', '.join(valid)}"
 
 
 def _error_location(error: dict[str, Any]) -> Location:
@@ -109,7 +118,7 @@ def _suite_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError:
         model: type[BaseModel] = Suite
         if len(parent) >= 2 and parent[0] == "tasks":
             model = Task
-        message = f"unknown field; valid fields are {', '.join(model.model_fields)}"
+        message = _unknown_field(str(location[-1]), model.model_fields, "unknown field")
     elif error["type"] == "literal_error":
         message = f"{error['msg']} (got {error.get('input')!r})"
     else:

@@ -38,11 +38,13 @@ from judgekit.graders.table_render import QuickTable
 MAX_NAMED_LEFT_OUT = 10
 
 
-def _fraction(tally: GraderTally) -> str:
+def _failed_fraction(tally: GraderTally) -> str:
+    """Runs the grader failed of those it graded: the section counts what failed."""
     if tally.graded == 0:
         return DASH
-    style = "green" if tally.passed == tally.graded else "red"
-    return f"[{style}]{tally.passed}/{tally.graded}[/{style}]"
+    failed = tally.graded - tally.passed
+    style = "red" if failed else "green"
+    return f"[{style}]{failed}/{tally.graded}[/{style}]"
 
 
 Cells = list[str | Text]
@@ -92,24 +94,36 @@ def print_grade_table(
         _print_failures(tasks, console)
 
 
+def _at_k_columns(k: int) -> list[str]:
+    """The pass@k and pass^k columns, none at k = 1 (both equal pass@1 there)."""
+    return [f"pass@{k}", f"pass^{k}"] if k > 1 else []
+
+
+def _shown_graders(tasks: list[TaskSummary]) -> list[str]:
+    """The graders the What failed table shows: Answer only when some run was graded on it."""
+    shown = ["Truth", "Path", "State"]
+    if any(task.graders["answer"].graded for task in tasks):
+        shown.append("Answer")
+    return shown
+
+
 def _task_tables(tasks: list[TaskSummary], chosen: int, width: int) -> tuple[QuickTable, ...]:
     """The three tables, one row per task: reliability, what failed, cost per run. The
-    Answer column appears only when some run was graded on it."""
-    shown = ["truth", "path", "state"]
-    if any(task.graders["answer"].graded for task in tasks):
-        shown.append("answer")
+    Answer column appears only when some run was graded on it; at k = 1 pass@k and pass^k
+    are pass@1 itself, so only pass@1 is shown."""
+    shown = [name.lower() for name in _shown_graders(tasks)]
     cells = [_task_cells(task, chosen, shown) for task in tasks]
     ids = [task.task_id for task in tasks]
     return (
         _table(
             "Reliability per task",
-            ["runs", "pass@1", "95% CI", f"pass@{chosen}", f"pass^{chosen}"],
+            ["runs", "pass@1", "95% CI", *_at_k_columns(chosen)],
             [(task_id, row[0]) for task_id, row in zip(ids, cells, strict=True)],
             width,
         ),
         _table(
             "What failed",
-            [name.capitalize() for name in shown] + ["claims", "errors", "stopped"],
+            [name.capitalize() for name in shown] + ["claims", "refused", "stopped"],
             [(task_id, row[1]) for task_id, row in zip(ids, cells, strict=True)],
             width,
         ),
@@ -132,16 +146,11 @@ def _task_cells(task: TaskSummary, chosen: int, shown: list[str]) -> tuple[Cells
         for reason, count in sorted(task.stop_reasons.items())
         if reason != "completed"
     )
+    at_k = [rate(stats["pass_at_k"]), rate(stats["pass_hat_k"])] if chosen > 1 else []
     return (
+        [str(task.runs), rate(stats["pass_at_1"]), DASH if ci is None else interval(*ci), *at_k],
         [
-            str(task.runs),
-            rate(stats["pass_at_1"]),
-            DASH if ci is None else interval(*ci),
-            rate(stats["pass_at_k"]),
-            rate(stats["pass_hat_k"]),
-        ],
-        [
-            *(_fraction(task.graders[grader]) for grader in shown),
+            *(_failed_fraction(task.graders[grader]) for grader in shown),
             str(task.claimed_but_failed),
             percent(task.tool_error_rate, decimals=0),
             visible_text(early or "0", one_line=True),
@@ -171,8 +180,9 @@ def _print_suite_lines(
         suite_mean_line(mean_over_tasks(tasks, k)), highlight=False, soft_wrap=True, emoji=False
     )
     console.print(
-        "claims: failed runs whose answer claims success; errors: tool calls refused; "
-        "— not configured",
+        f"{', '.join(_shown_graders(tasks))}: runs failed / runs graded; "
+        "claims: failed runs whose answer claims success; "
+        "refused: share of tool calls refused, expected or not; — not configured",
         highlight=False,
         soft_wrap=True,
     )

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from judgekit._util.close_names import suggesting
 from judgekit._util.number_format import dollars
 from judgekit._util.terminal_text import visible
 from judgekit.formats.run import Run
@@ -120,6 +121,7 @@ class DryRun:
     counted_by: str
     input_cost: float | None  # None: the price table does not know the model
     max_output_cost: float | None
+    close_models: tuple[str, ...] = ()  # priced models named like an unpriced one
 
     @property
     def requests(self) -> int:
@@ -147,6 +149,8 @@ def dry_run(
     max_tokens = ChatRequest(model=model, messages=first[1]).max_tokens
     max_output = runs * samples * orders * max_tokens
     input_tokens = prompt_tokens * samples
+    input_cost = inputs.prices.cost(model, input_tokens, 0)
+    max_output_cost = inputs.prices.cost(model, 0, max_output)
     return DryRun(
         model=model,
         first_run_id=first[0],
@@ -158,8 +162,11 @@ def dry_run(
         max_output_tokens=max_output,
         max_tokens=max_tokens,
         counted_by=counter.name,
-        input_cost=inputs.prices.cost(model, input_tokens, 0),
-        max_output_cost=inputs.prices.cost(model, 0, max_output),
+        input_cost=input_cost,
+        max_output_cost=max_output_cost,
+        close_models=()
+        if input_cost is not None and max_output_cost is not None
+        else tuple(inputs.prices.close_models(model)),
     )
 
 
@@ -194,9 +201,12 @@ def dry_run_lines(plan: DryRun) -> list[str]:
         f"{plan.max_output_tokens:,} tokens ({plan.max_tokens:,} per request)"
     )
     if plan.input_cost is None or plan.max_output_cost is None:
+        meant = suggesting(plan.close_models)
         lines.append(
-            f"projected cost: unknown, the price table lacks {plan.model} (add it with "
-            "--prices FILE or JUDGEKIT_HOME/prices.yaml)"
+            f"projected cost: unknown, the price table lacks {plan.model}"
+            + (f" ({meant})" if meant else "")
+            + "; if the name is right, add its price with --prices FILE or "
+            "JUDGEKIT_HOME/prices.yaml"
         )
     else:
         most = plan.input_cost + plan.max_output_cost

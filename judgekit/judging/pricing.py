@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judgekit._util.close_names import close_names
 from judgekit._util.home import judgekit_home
 from judgekit._util.input_paths import exists, reading
 from judgekit._util.yamlfile import load_yaml
@@ -71,6 +72,19 @@ def library_cost(model: str, input_tokens: int, output_tokens: int) -> float | N
     except LookupError:
         return None
     return float(priced.total_price)
+
+
+def library_models(provider: str) -> list[str]:
+    """``provider/model`` for each model genai-prices lists under ``provider`` (none for a
+    provider it does not know)."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    return [
+        f"{found.id}/{listed.id}"
+        for found in get_snapshot().providers
+        if found.id == provider
+        for listed in found.models
+    ]
 
 
 @functools.lru_cache(maxsize=256)
@@ -132,6 +146,13 @@ class PriceTable:
 
     def unknown_hint(self, model: str) -> str:
         return unknown_price_hint(model)
+
+    def close_models(self, model: str) -> list[str]:
+        """The priced models whose names are close to ``model`` (a typo's likely meaning):
+        the price file's, and genai-prices' of the same provider."""
+        provider, _, _ = model.partition("/")
+        names = [*self.overrides, *library_models(provider)]
+        return [name for name in close_names(model, names) if self.cost(name, 0, 0) is not None]
 
     @classmethod
     def from_home(cls) -> PriceTable:

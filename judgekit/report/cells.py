@@ -20,9 +20,9 @@ from judgekit._util.number_format import (
 from judgekit.monitoring.model import MetricKind, Point
 
 __all__ = [
+    "failed_fraction",
     "figure",
     "figure_ci",
-    "fraction",
     "interval_text",
     "mean",
     "metric_value",
@@ -59,8 +59,9 @@ def figure_ci(value: float | None, bounds: Sequence[float | None] | None) -> str
     return f"{figure(value)} {bracketed_interval(bounds[0], bounds[1])}"
 
 
-def fraction(tally: Mapping[str, int] | None) -> str:
-    return DASH if not tally else f"{tally['passed']}/{tally['graded']}"
+def failed_fraction(tally: Mapping[str, int] | None) -> str:
+    """``3/40``: runs a grader failed of those it graded (as grade's What failed table)."""
+    return DASH if not tally else f"{tally['graded'] - tally['passed']}/{tally['graded']}"
 
 
 def mean(measure: Mapping[str, Any] | None, show: Callable[[float], str]) -> str:

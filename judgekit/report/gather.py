@@ -15,7 +15,8 @@ from judgekit.monitoring.alerts import AlertPolicy
 from judgekit.monitoring.monitor import MonitorReport, build_monitor_report
 from judgekit.monitoring.plots import SPEND_METRICS, plot_confusion
 from judgekit.monitoring.series import Window
-from judgekit.report import ReportContent
+from judgekit.report import MAX_DISAGREEMENTS, ReportContent
+from judgekit.report.report_data import RunEvidence
 from judgekit.store import Batch, Store
 from judgekit.store.queries import latest_calibrations
 from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
@@ -83,13 +84,14 @@ def build_report_content(
             images[f"{rubric_id}: judge against the hand labels"] = plot_confusion(
                 confusion, title=f"{rubric_id} ({calibration.get('model', '?')})"
             )
+    summary = suite_summary(shown, k=k)
     content = ReportContent(
         title=title,
         generated_at=datetime.now(UTC),
         store_url=store.url,
         git_sha=batch.git_sha if batch else None,
         git_branch=batch.branch if batch else None,
-        summary=suite_summary(shown, k=k),
+        summary=summary,
         suites=suite_summaries(shown, k=k),
         only=None if only.is_empty else only.describe(),
         series=monitor.series,
@@ -97,5 +99,34 @@ def build_report_content(
         rubrics=monitor.rubrics,
         calibrations=calibrations,
         images=images,
+        evidence=run_evidence(store, shown, _unfolded_ids(summary, calibrations)),
     )
     return content, monitor
+
+
+def _unfolded_ids(
+    summary: dict[str, Any] | None, calibrations: Sequence[dict[str, Any]]
+) -> list[str]:
+    """The runs the report unfolds: the failing runs it lists, and the disagreements."""
+    ids = [
+        failure["run_id"]
+        for task in (summary or {}).get("tasks", [])
+        for failure in task.get("failures", [])
+    ]
+    for calibration in calibrations:
+        found = calibration.get("disagreements", [])[:MAX_DISAGREEMENTS]
+        ids.extend(d["run_id"] for d in found if "run_id" in d)
+    return ids
+
+
+def run_evidence(
+    store: Store, grades: Sequence[Grade], run_ids: Sequence[str]
+) -> dict[str, RunEvidence]:
+    """Each run id's run as the store holds it and its grade among ``grades`` (a bounded
+    number of ids: the report lists at most so many failing runs and disagreements)."""
+    if not run_ids:
+        return {}
+    wanted = set(run_ids)
+    runs = store.runs(wanted)
+    graded = {grade.run_id: grade for grade in grades if grade.run_id in wanted}
+    return {run_id: RunEvidence(runs.get(run_id), graded.get(run_id)) for run_id in wanted}

@@ -37,6 +37,12 @@ td { overflow-wrap: break-word; }
 figure { margin: 1em 0; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; }
+details.run { margin: 0.3em 0; border-left: 3px solid #e3e3e3; padding-left: 0.6em; }
+summary { cursor: pointer; }
+dt { font-weight: 600; margin-top: 0.4em; }
+dd { margin-left: 1.2em; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f8f8f8; margin: 0.2em 0;
+      padding: 0.2em 0.4em; }
 """
 
 

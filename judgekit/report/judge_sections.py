@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from judgekit._util.number_format import confidence, significant
 from judgekit.report.cells import figure, figure_ci
 from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
-from judgekit.report.report_data import RubricRow
+from judgekit.report.report_data import RubricRow, RunEvidence
+from judgekit.report.run_evidence import run_evidence
 
 __all__ = [
     "MAX_DISAGREEMENTS",
@@ -83,7 +85,11 @@ def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> str:
     return caption + "\n" + table(["human \\ judge", *columns], rows)
 
 
-def disagreements_section(calibrations: Sequence[Mapping[str, Any]]) -> str:
+def disagreements_section(
+    calibrations: Sequence[Mapping[str, Any]], evidence: Mapping[str, RunEvidence]
+) -> str:
+    """Per rubric, the runs where the judge and the humans disagree: listed, then each
+    unfolded from ``evidence`` with the judge's reason beside the graders'."""
     if not calibrations:
         return empty_note()
     parts = []
@@ -100,4 +106,13 @@ def disagreements_section(calibrations: Sequence[Mapping[str, Any]]) -> str:
         parts.append(table(["run", "human", "judge", "judge's reason"], rows, text=True))
         if len(found) > MAX_DISAGREEMENTS:
             parts.append(paragraph(f"and {len(found) - MAX_DISAGREEMENTS} more", "meta"))
+        parts.extend(block for block in map(_unfolded, rows, repeat(evidence)) if block)
     return "\n".join(parts)
+
+
+def _unfolded(row: Sequence[Any], evidence: Mapping[str, RunEvidence]) -> str:
+    """A disagreement's run unfolded: its evidence, with the judge's verdict and reason."""
+    run_id, human, judge, reason = row
+    verdict = f"human {human}, judge {judge}"
+    judged = f"{judge}: {reason}" if reason else f"{judge} (no reason given)"
+    return run_evidence(run_id, evidence.get(run_id), summary=verdict, judge=judged)

@@ -35,7 +35,11 @@ def render_report(content: ReportContent) -> str:
         Part("rubrics", "Rubrics", rubrics_section(content.rubrics)),
         Part("calibration", "Calibration", calibrations_section(content.calibrations)),
         Part("plots", "Plots", plots_section(content.images)),
-        Part("disagreements", "Disagreements", disagreements_section(content.calibrations)),
+        Part(
+            "disagreements",
+            "Disagreements",
+            disagreements_section(content.calibrations, content.evidence),
+        ),
     ]
     body = [header(content), table_of_contents(parts), *(part.html() for part in parts)]
     return page(content.title, body)

@@ -7,7 +7,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from judgekit.formats.grade import Grade
+from judgekit.formats.run import Run
 from judgekit.monitoring.model import Alert, Series
+
+
+@dataclass(frozen=True)
+class RunEvidence:
+    """What the report shows under a failing run or a disagreement: the run as recorded
+    (None when the store does not hold it) and its grade (None when it was not graded)."""
+
+    run: Run | None
+    grade: Grade | None = None
 
 
 @dataclass(frozen=True)
@@ -51,8 +62,10 @@ class ReportContent:
     met: the report gives each suite its own section, never one headline blending them
     (empty, or one unnamed suite: ``summary`` is shown as one suite);
     ``calibrations`` are :meth:`CalibrationReport.as_dict` objects, whose disagreements the
-    report lists; ``images`` maps a caption to PNG bytes, shown in order. ``store_url`` is
-    shown as given, so it must already have its password masked.
+    report lists; ``images`` maps a caption to PNG bytes, shown in order; ``evidence`` holds,
+    by run id, the failing runs and the disagreements the report unfolds (a run not in it
+    is listed by its id and reason only). ``store_url`` is shown as given, so it must
+    already have its password masked.
     """
 
     title: str
@@ -68,6 +81,7 @@ class ReportContent:
     rubrics: Sequence[RubricRow] = ()
     calibrations: list[dict[str, Any]] = field(default_factory=list)
     images: Mapping[str, bytes] = field(default_factory=dict)
+    evidence: Mapping[str, RunEvidence] = field(default_factory=dict)
 
     def all_alerts(self) -> list[Alert]:
         """``alerts`` plus those attached to a series and not already listed."""

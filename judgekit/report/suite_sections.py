@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from judgekit._util.number_format import cost, mean_count, percent
-from judgekit.report.cells import fraction, interval_text, mean, rate, rate_ci
+from judgekit.report.cells import failed_fraction, interval_text, mean, rate, rate_ci
 from judgekit.report.html_blocks import empty_note, escape, paragraph, table
-from judgekit.report.report_data import ReportContent
+from judgekit.report.report_data import ReportContent, RunEvidence
+from judgekit.report.run_evidence import run_evidence
 
 __all__ = ["header", "suite_section", "tasks_section"]
 
@@ -47,7 +48,9 @@ def suite_section(summary: Mapping[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
-def tasks_section(summary: Mapping[str, Any] | None) -> str:
+def tasks_section(summary: Mapping[str, Any] | None, evidence: Mapping[str, RunEvidence]) -> str:
+    """The per-task table, then the failing runs: listed, then each unfolded from
+    ``evidence`` (its task, transcript, answer and the graders' reasons)."""
     tasks: list[Mapping[str, Any]] = list((summary or {}).get("tasks", []))
     if not tasks:
         return empty_note()
@@ -58,12 +61,11 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
         "runs",
         "passed",
         "pass@1 (95% CI)",
-        f"pass@{k}",
-        f"pass^{k}",
+        *([f"pass@{k}", f"pass^{k}"] if k > 1 else []),  # at k = 1 both are pass@1
         *(title for _, title in checks),
         "claimed success but failed",
         "violations",
-        "tool error rate",
+        "tool calls refused",
         "mean turns",
         "mean cost (USD)",
     ]
@@ -73,9 +75,8 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
             task.get("runs", 0),
             task.get("passed", 0),
             rate_ci(task.get("pass_at_1"), task.get("pass_at_1_ci")),
-            rate(task.get("pass_at_k")),
-            rate(task.get("pass_hat_k")),
-            *(fraction(task.get(name)) for name, _ in checks),
+            *([rate(task.get("pass_at_k")), rate(task.get("pass_hat_k"))] if k > 1 else []),
+            *(failed_fraction(task.get(name)) for name, _ in checks),
             task.get("claimed_success_but_failed", 0),
             task.get("violations", 0),
             percent(task.get("tool_error_rate"), decimals=0),
@@ -87,12 +88,13 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
     parts = [
         table(headers, rows),
         paragraph(
-            f"{', '.join(title for _, title in checks)}: runs each grader passed of those it "
-            "graded (— not configured); "
-            "claimed success but failed: failed runs whose answer claims success.",
+            f"{', '.join(name.capitalize() for name, _ in checks)} failed: runs each grader "
+            "failed of those it graded (— not configured); "
+            "claimed success but failed: failed runs whose answer claims success; "
+            "tool calls refused: share of tool calls refused, expected or not.",
             "meta",
         ),
-        _failures(tasks),
+        _failures(tasks, evidence),
     ]
     return "\n".join(part for part in parts if part)
 
@@ -100,13 +102,13 @@ def tasks_section(summary: Mapping[str, Any] | None) -> str:
 def _checks(tasks: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     """Truth, Path and State, and Answer when some task was graded on it (a summary holds an
     answer tally only then), so a suite without expect_answer shows the table as before."""
-    checks = [("truth", "Truth"), ("path", "Path"), ("state", "State")]
+    checks = [("truth", "Truth failed"), ("path", "Path failed"), ("state", "State failed")]
     if any("answer" in task for task in tasks):
-        checks.append(("answer", "Answer"))
+        checks.append(("answer", "Answer failed"))
     return checks
 
 
-def _failures(tasks: Sequence[Mapping[str, Any]]) -> str:
+def _failures(tasks: Sequence[Mapping[str, Any]], evidence: Mapping[str, RunEvidence]) -> str:
     rows = [
         [task.get("task_id", ""), failure.get("run_id", ""), failure.get("reason", "")]
         for task in tasks
@@ -119,6 +121,14 @@ def _failures(tasks: Sequence[Mapping[str, Any]]) -> str:
         for task in tasks
         if task.get("failures_not_shown")
     ]
+    unfolded = [
+        run_evidence(run_id, evidence.get(run_id), summary=reason) for _, run_id, reason in rows
+    ]
     return "\n".join(
-        ["<h3>Failing runs</h3>", table(["task", "run", "first failure"], rows, text=True), *more]
+        [
+            "<h3>Failing runs</h3>",
+            table(["task", "run", "first failure"], rows, text=True),
+            *more,
+            *(block for block in unfolded if block),
+        ]
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgekit.report.html_blocks import escape, section
-from judgekit.report.report_data import ReportContent
+from judgekit.report.report_data import ReportContent, RunEvidence
 from judgekit.report.suite_sections import suite_section, tasks_section
 
 __all__ = ["Part", "suite_parts", "table_of_contents"]
@@ -31,21 +31,24 @@ def suite_parts(content: ReportContent) -> list[Part]:
     """One section per suite, each with its own headline and tables; the sections "Suite"
     and "Tasks" when the runs name no suite (or there are none)."""
     if any(name is not None for name, _ in content.suites):
-        return _named_parts(content.suites)
+        return _named_parts(content.suites, content.evidence)
     return [
         Part("suite", "Suite", suite_section(content.summary)),
-        Part("tasks", "Tasks", tasks_section(content.summary)),
+        Part("tasks", "Tasks", tasks_section(content.summary, content.evidence)),
     ]
 
 
-def _named_parts(suites: Sequence[tuple[str | None, Mapping[str, Any]]]) -> list[Part]:
+def _named_parts(
+    suites: Sequence[tuple[str | None, Mapping[str, Any]]], evidence: Mapping[str, RunEvidence]
+) -> list[Part]:
     """A section per suite; runs of no suite beside them get one too ("runs of no suite")."""
     parts: list[Part] = []
     taken: set[str] = set()
     for name, summary in suites:
         title = "runs of no suite" if name is None else name
         anchor = _unique(f"suite-{_slug(title)}", taken)
-        inner = "\n".join([suite_section(summary), "<h3>Tasks</h3>", tasks_section(summary)])
+        tables = tasks_section(summary, evidence)
+        inner = "\n".join([suite_section(summary), "<h3>Tasks</h3>", tables])
         parts.append(Part(anchor, f"Suite {title}", inner))
     return parts
 

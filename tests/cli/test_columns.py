@@ -61,12 +61,12 @@ SHOP_GRADE_TABLES = """
 
 What failed
 
- task                Truth    Path   State   claims   errors   stopped
- ─────────────────────────────────────────────────────────────────────
- cancel_shipped      29/40   32/40   37/40       11       9%         0
- refund_and_notify   29/40   29/40   29/40       11       0%         0
- refund_full         40/40   28/40   28/40       12       0%         0
- refuse_overrefund   40/40   40/40   22/40       18       0%         0
+ task                Truth    Path   State   claims   refused   stopped
+ ──────────────────────────────────────────────────────────────────────
+ cancel_shipped      11/40    8/40    3/40       11        9%         0
+ refund_and_notify   11/40   11/40   11/40       11        0%         0
+ refund_full          0/40   12/40   12/40       12        0%         0
+ refuse_overrefund    0/40    0/40   18/40       18        0%         0
 
 Cost per run
 
@@ -171,7 +171,7 @@ def test_a_long_task_id_wraps_at_its_hyphens_in_grade(long_id_suite: Path) -> No
     assert_table(
         out,
         """
- weather-only-when-the-     1/3    3/3       —        2       0%             0
+ weather-only-when-the-     2/3    0/3       —        2        0%             0
  traveller-asks-about-
  tomorrow
 """,

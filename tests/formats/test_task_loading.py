@@ -81,7 +81,7 @@ def test_dates_stay_strings(tmp_path: Path) -> None:
         ),
         (
             "suite: s\ntasks:\n  - id: a\n    expect_tool: []\n",
-            "{path}:4: tasks[0].expect_tool: unknown field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, idempotent_tools, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, expect_answer, answer_normalise, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
+            "{path}:4: tasks[0].expect_tool: unknown field (did you mean one of 'expect_tools', 'expect_state', 'idempotent_tools'?); valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, idempotent_tools, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, expect_answer, answer_normalise, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
         ),
         (
             "suite: s\ntasks:\n  - id: a\n    expect_tools: [{name: f, args: {x: 1}]\n",
@@ -101,7 +101,7 @@ def test_dates_stay_strings(tmp_path: Path) -> None:
         ),
         (
             "suite: s\ndefaults: {max_cals: {a: 1}}\ntasks:\n  - id: a\n",
-            "{path}:2: defaults.max_cals: unknown task field; valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, idempotent_tools, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, expect_answer, answer_normalise, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
+            "{path}:2: defaults.max_cals: unknown task field (did you mean 'max_calls'?); valid fields are id, input, expect_tools, order, extra_args, forbid_tools, allow_tools, ignore_tools, ignore_failed_calls, idempotent_tools, max_calls, step_budget, max_turns, duplicates, loops, max_tool_error_rate, expect_state, only_changes, initial_state, expect_answer, answer_normalise, reference, rubrics, metadata, workdir, protected, check, hidden, timeout_s",
         ),
         ("- just\n- a list\n", "{path}:1: a task suite is a mapping with `suite:` and `tasks:`"),
         (

@@ -197,15 +197,15 @@ def test_results_and_the_table_carry_an_answer_column(tmp_path: Path) -> None:
         ("", ""),
     ]
     assert [r["passed"] for r in rows] == ["true", "false", "true"]
-    assert " task   Truth   Path   State   Answer   claims   errors   stopped" in out
-    assert " a          —      —       —      1/2        1        —         0" in out
-    assert " b          —      —       —        —        0        —         0" in out
+    assert " task   Truth   Path   State   Answer   claims   refused   stopped" in out
+    assert " a          —      —       —      1/2        1         —         0" in out
+    assert " b          —      —       —        —        0         —         0" in out
     assert [t.get("answer") for t in report["tasks"]] == [{"passed": 1, "graded": 2}, None]
 
 
 def test_without_expect_answer_the_table_and_report_stay_as_they_were(tmp_path: Path) -> None:
     out, rows, report = _grade_files(tmp_path, "suite: s\ntasks:\n  - id: a\n  - id: b\n")
-    assert " task   Truth   Path   State   claims   errors   stopped" in out
+    assert " task   Truth   Path   State   claims   refused   stopped" in out
     assert "Answer" not in out
     assert all("answer" not in task for task in report["tasks"])
     assert [(r["answer_passed"], r["answer_reason"]) for r in rows] == [("", "")] * 3

@@ -259,8 +259,9 @@ def test_an_unknown_price_is_said(
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1] == (
-        "projected cost: unknown, the price table lacks openai/gpt-x (add it with --prices "
-        "FILE or JUDGEKIT_HOME/prices.yaml)"
+        "projected cost: unknown, the price table lacks openai/gpt-x (did you mean one of "
+        "'openai/gpt-5', 'openai/gpt-4', 'openai/gpt-4o'?); if the name is right, add its "
+        "price with --prices FILE or JUDGEKIT_HOME/prices.yaml"
     )
 
 

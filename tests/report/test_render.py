@@ -122,14 +122,15 @@ def test_the_task_rows_of_real_grades() -> None:
     page = render_report(content(summary=shop_summary()))
     assert (
         "<tr><th>task</th><th>runs</th><th>passed</th><th>pass@1 (95% CI)</th><th>pass@3</th>"
-        "<th>pass^3</th><th>Truth</th><th>Path</th><th>State</th>"
-        "<th>claimed success but failed</th><th>violations</th><th>tool error rate</th>"
+        "<th>pass^3</th><th>Truth failed</th><th>Path failed</th><th>State failed</th>"
+        "<th>claimed success but failed</th><th>violations</th><th>tool calls refused</th>"
         "<th>mean turns</th><th>mean cost (USD)</th></tr>"
     ) in page
-    # cancel_shipped: 1 of 4 passed; Wilson [0.046, 0.699]; pass@3 = 1 - C(3,3)/C(4,3) = 0.75.
+    # cancel_shipped: 1 of 4 passed; Wilson [0.046, 0.699]; pass@3 = 1 - C(3,3)/C(4,3) = 0.75;
+    # Truth, Path and State failed 2, 1 and 2 of the 4.
     assert (
         "<tr><td>cancel_shipped</td><td>4</td><td>1</td><td>0.25 (0.05–0.70)</td><td>0.75</td>"
-        "<td>0.00</td><td>2/4</td><td>3/4</td><td>2/4</td><td>3</td><td>0</td><td>14%</td>"
+        "<td>0.00</td><td>2/4</td><td>1/4</td><td>2/4</td><td>3</td><td>0</td><td>14%</td>"
         "<td>2.8</td><td>0.0015</td></tr>"
     ) in page
     assert page.count("<tr><td>") == 4 + 13  # four tasks, thirteen failing runs
@@ -160,7 +161,7 @@ def test_a_hand_made_summary_with_unconfigured_graders() -> None:
     # 2 of 3: Wilson [0.208, 0.939]; k = 3 runs: pass@3 = 1, pass^3 = C(2,3)/C(3,3) = 0.
     assert (
         "<tr><td>t1</td><td>3</td><td>2</td><td>0.67 (0.21–0.94)</td><td>1.00</td><td>0.00</td>"
-        "<td>2/3</td><td>—</td><td>—</td><td>1</td><td>0</td><td>—</td><td>3.0</td><td>—</td></tr>"
+        "<td>1/3</td><td>—</td><td>—</td><td>1</td><td>0</td><td>—</td><td>3.0</td><td>—</td></tr>"
     ) in page
     assert (
         "<tr><td>t1</td><td>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>"
@@ -178,27 +179,31 @@ def test_an_answer_column_appears_once_some_task_was_graded_on_it() -> None:
         summary.add(Grade(run_id=run, task_id="refund", passed=answer.passed, answer=answer))
     summary.add(Grade(run_id="cancel/1", task_id="cancel", passed=True))
     page = render_report(content(summary=summary.as_dict()))
-    assert "<th>Truth</th><th>Path</th><th>State</th><th>Answer</th>" in page
-    # refund: 2 of 3 passed, Answer 2/3 (Wilson [0.208, 0.939]); cancel set no expect_answer.
     assert (
-        "<tr><td>refund</td><td>3</td><td>2</td><td>0.67 (0.21–0.94)</td><td>0.67</td>"
-        "<td>0.67</td><td>—</td><td>—</td><td>—</td><td>2/3</td><td>0</td><td>0</td>"
+        "<th>pass@1 (95% CI)</th><th>Truth failed</th><th>Path failed</th><th>State failed</th>"
+        "<th>Answer failed</th>"
+    ) in page  # k = 1: pass@1 and pass^1 are pass@1 itself, shown once
+    # refund: 2 of 3 passed, Answer failed 1 of 3 (Wilson [0.208, 0.939]); cancel set no
+    # expect_answer.
+    assert (
+        "<tr><td>refund</td><td>3</td><td>2</td><td>0.67 (0.21–0.94)</td>"
+        "<td>—</td><td>—</td><td>—</td><td>1/3</td><td>0</td><td>0</td>"
         "<td>—</td><td>—</td><td>—</td></tr>"
     ) in page
     assert (
-        "<tr><td>cancel</td><td>1</td><td>1</td><td>1.00 (0.21–1.00)</td><td>1.00</td>"
-        "<td>1.00</td><td>—</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
+        "<tr><td>cancel</td><td>1</td><td>1</td><td>1.00 (0.21–1.00)</td>"
+        "<td>—</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
         "<td>—</td><td>—</td><td>—</td></tr>"
     ) in page
     assert (
         "<tr><td>refund</td><td>refund/2</td><td>answer: missing &#x27;40.00&#x27;</td></tr>"
         in page
     )
-    assert "Truth, Path, State, Answer: runs each grader passed" in page
+    assert "Truth, Path, State, Answer failed: runs each grader failed of those it graded" in page
 
     without = render_report(content(summary=shop_summary()))
     assert "Answer" not in without.split("<table>")[1].split("</table>")[0]
-    assert "Truth, Path, State: runs each grader passed" in without
+    assert "Truth, Path, State failed: runs each grader failed of those it graded" in without
 
 
 def test_images_are_embedded_as_data_urls() -> None:
