@@ -15,8 +15,9 @@ on the PATH. Conventions, from the pages' point of view:
   the page shows is pointed at it too), so ``OPENAI_API_KEY=your-key judgekit …`` runs as
   pasted.
 - Set-up commands (``pip install …``, ``python -m pytest``) are what ``.ci/run`` and the
-  wheel's test run; benchmarks run at small sizes; commands on the real public data in
-  ``../shared`` get its paths, and their page skips without it.
+  wheel's test run; benchmarks (``python bench/…``, this repository's) run at small sizes;
+  commands on the real public data in ``../shared`` get its paths, and their page skips
+  without it.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def as_run(command: Command, server: FakeLLMServer) -> str:
     line = re.sub(r"--base-url \S+", f"--base-url {server.openai_base_url}", command.line)
     words = shlex.split(line, comments=True)
     if len(words) >= 2 and words[0] == "python" and words[1] in BENCH_SIZES:
-        line = shlex.join([*words, *BENCH_SIZES[words[1]]])
+        line = shlex.join(["python", str(REPO / words[1]), *words[2:], *BENCH_SIZES[words[1]]])
     for prefix, (_, options) in SHARED_ARGS.items():
         if line.startswith(prefix):
             data = [str(SHARED_DATA / part) if "/" in part else part for part in options]
