@@ -167,7 +167,7 @@ def script(commands: list[str], outputs: Path) -> str:
         out = outputs / str(number)
         # The newline before `}` ends a trailing comment of the command.
         lines.append(f"{{ {command}\n}} >{out}.out 2>{out}.err </dev/null; echo $? >{out}.rc")
-    lines.append('jobs -p | xargs -r kill 2>/dev/null; wait 2>/dev/null; exit 0')
+    lines.append("jobs -p | xargs -r kill 2>/dev/null; wait 2>/dev/null; exit 0")
     return "\n".join(lines) + "\n"
 
 
@@ -177,7 +177,9 @@ def run_page(page: Path, folder: Path, work: Path) -> list[tuple[Command, int, s
     commands = [c for c in page_commands(text) if not is_setup(c)]
     if not text.startswith(EMPTY_FOLDER):
         for name in PROJECT_FOLDERS:
-            shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__")
+            )
     for prefix, (data, _) in SHARED_ARGS.items():
         if any(c.line.startswith(prefix) for c in commands) and not (SHARED_DATA / data).exists():
             pytest.skip(f"real data not available: {SHARED_DATA / data} is missing")
@@ -233,10 +235,10 @@ def test_the_readme_is_short() -> None:
 
 def test_the_pages_together_run_every_step_of_the_flow() -> None:
     shown = {
-        c.line.split()[1]
+        name
         for page in pages()
         for c in page_commands(page.read_text(encoding="utf-8"))
-        if c.line.startswith("judgekit ")
+        for name in re.findall(r"(?:^|\| |=\S+ )judgekit ([a-z][\w-]*)", c.line)
     }
     assert {
         *("import", "grade", "run", "judge", "label", "labels", "calibrate", "promote"),
@@ -266,3 +268,26 @@ def test_a_page_is_read_as_the_conventions_say(text: str, expected: list[Command
 def test_a_console_block_opening_with_output_is_refused() -> None:
     with pytest.raises(AssertionError, match="starts with output"):
         page_commands("```console\nsome output\n```\n")
+
+
+def test_a_page_runs_in_one_shell_from_an_empty_folder(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        f"{EMPTY_FOLDER}\n\n"
+        "```bash\ntest ! -e tasks\nmkdir sub\ncd sub\n```\n\n"
+        "```console\n$ printf 'p\\nf\\n' | cat\np\nf\n$ pwd\n…/sub\n$ cd nowhere  # exits 1\n```\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "work").mkdir()
+    ran = run_page(page, tmp_path / "folder", tmp_path / "work")
+    assert [(c.line, code) for c, code, _ in ran] == [
+        ("test ! -e tasks", 0),
+        ("mkdir sub", 0),
+        ("cd sub", 0),
+        ("printf 'p\\nf\\n' | cat", 0),
+        ("pwd", 0),
+        ("cd nowhere  # exits 1", 1),
+    ]
+    assert ran[3][2] == "p\nf\n" and ran[4][2] == f"{tmp_path / 'folder' / 'sub'}\n"
+    assert ran[5][0].exit_code == 1
