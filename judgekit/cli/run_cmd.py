@@ -70,7 +70,7 @@ from judgekit.trials.shards import ShardPlan, plan_shard
 @click.option(
     "--shard",
     metavar="I/N",
-    help="Run only shard I of N (from 1) of the (task, trial) pairs; see README: Sharded runs.",
+    help="Run only shard I of N (from 1) of the (task, trial) pairs; see the docs: Shard a run over machines.",
 )
 @click.option(
     "--shard-group",

@@ -233,8 +233,9 @@ def test_a_judge_that_agrees_with_every_dev_label_leaves_nothing_to_learn(desk: 
     assert "align: 0 candidates × 30 dev runs: up to 0 judge requests" in result.stderr
 
 
-def test_the_readme_shows_what_align_prints(desk: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_what_align_prints(desk: Path) -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "align.md"
+    readme = page.read_text(encoding="utf-8")
     block = re.search(r"```text\n\$ (judgekit align .*?)\n(.*?)```", readme, re.S)
     assert block is not None
     command, shown = block.group(1).split()[1:], block.group(2).splitlines()

@@ -144,7 +144,8 @@ def test_llmbar_mtbench_gpt4_through_calibrate(tmp_path: Path) -> None:
 
 
 def test_gpt4_is_right_where_its_two_orders_agree_and_guesses_where_they_do_not() -> None:
-    """The README's pooled figures: every LLMBar group GPT-4 judged, both orders read."""
+    """The pooled figures docs/explanation/selective.md quotes: every LLMBar group GPT-4
+    judged, both orders read."""
     with shared_data_path("llmbar", "verdicts.jsonl").open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh]
     sure, unsure = [0, 0], [0, 0]  # [verdicts, right]

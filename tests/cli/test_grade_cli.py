@@ -230,17 +230,17 @@ def test_schema_command_prints_each_format() -> None:
     assert code == 2 and "Invalid value for '{grade|label|rubric|run|task|verdict}'" in err
 
 
-def test_readme_quick_start_output_is_what_the_command_prints(
+def test_the_tours_grade_output_is_what_the_command_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "walkthrough.md").read_text(encoding="utf-8")
     command = "$ judgekit grade examples/runs/travel.jsonl --tasks tasks --out results --reasons\n"
     start = readme.index(command) + len(command)
     shown = readme[start : readme.index("```", start)]
     monkeypatch.chdir(tmp_path)
     code, out, _ = invoke("grade", TRAVEL_RUNS, "--tasks", TASKS, "--out", "results", "--reasons")
     assert code == 0
-    # The README cannot show where the store is; the command adds that one line.
+    # The page cannot show where the store is; the command adds that one line.
     store = tmp_path / ".judgekit" / "judgekit.sqlite"
     assert [line.rstrip() for line in out.splitlines()] == [
         *shown.splitlines(),

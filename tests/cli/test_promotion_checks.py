@@ -182,7 +182,7 @@ def test_labels_appended_after_promotion_keep_it_promoted(project: dict[str, Any
 def test_a_deleted_split_file_is_invalid_naming_the_recovery(project: dict[str, Any]) -> None:
     SPLIT.unlink()
     length = project["sources"]["split"]["length"]
-    assert length == 12_610  # as the README shows
+    assert length == 12_610  # as docs/explanation/calibration.md shows
     assert status() == (
         "invalid",
         f"{SPLIT} is missing (the promotion was computed from its first {length:,} bytes); "

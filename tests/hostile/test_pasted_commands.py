@@ -1,11 +1,12 @@
-"""Every command judgekit shows a user — in the README, in a project `judgekit init` makes
-and in what `judgekit demo` prints — runs when pasted into a shell, as written.
+"""Every command judgekit shows a user — in the README and the docs pages, in a project
+`judgekit init` makes and in what `judgekit demo` prints — runs when pasted into a shell, as
+written.
 
 The key placeholder was `OPENAI_API_KEY=…`: pasted, the `…` went into the HTTP header and
 the command ended in a 60-line UnicodeEncodeError traceback (the README's tests took the
 placeholder out before running the commands, so they never saw it), and the demo printed
 `--model local/<model>`, which a shell reads as two redirections. The other commands are run
-as written by tests/test_readme.py and tests/scaffold/test_new_project.py; the ones that set
+as written by tests/test_docs.py and tests/scaffold/test_new_project.py; the ones that set
 a key are run here through bash, the key placeholder as written, against the fake server
 (`OPENAI_BASE_URL`, which the SDK reads, stands in for api.openai.com).
 """
@@ -30,6 +31,7 @@ from tests.conftest import REPO
 
 KEY_PLACEHOLDER = "OPENAI_API_KEY=your-key "
 PROJECT_README = REPO / "judgekit" / "scaffold" / "templates" / "project" / "README.md"
+WALKTHROUGH = REPO / "docs" / "walkthrough.md"
 
 
 def block_commands(text: str) -> list[str]:
@@ -59,8 +61,13 @@ def demo_commands(out: Path) -> list[str]:
 
 
 def printed_commands(tmp_path: Path) -> dict[str, list[str]]:
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    shown = {
+        page.relative_to(REPO).as_posix(): block_commands(page.read_text(encoding="utf-8"))
+        for page in pages
+    }
     return {
-        "README.md": block_commands((REPO / "README.md").read_text(encoding="utf-8")),
+        **{where: commands for where, commands in shown.items() if commands},
         "the project's README.md": block_commands(PROJECT_README.read_text(encoding="utf-8")),
         "judgekit demo": demo_commands(tmp_path / "judgekit-demo"),
     }
@@ -77,17 +84,21 @@ def test_every_printed_command_is_plain_ascii_with_no_angle_brackets(tmp_path: P
 
 
 def test_the_commands_that_set_a_key_are_the_ones_this_file_runs(tmp_path: Path) -> None:
+    # The docs pages' keyed commands also run pasted, through bash, in tests/test_docs.py.
     keyed = {
         where: [c for c in commands if "API_KEY=" in c]
         for where, commands in printed_commands(tmp_path).items()
+        if not where.startswith("docs/") or where == "docs/walkthrough.md"
     }
     assert keyed == {
         "README.md": [
             f"{KEY_PLACEHOLDER}judgekit judge results/runs.jsonl --rubric goal_completion "
             "--tasks tasks",
+        ],
+        "docs/walkthrough.md": [
             f"{KEY_PLACEHOLDER}judgekit judge out/runs.jsonl --rubric goal_completion --tasks "
             "tasks --model openai/gpt-4o-mini",
-            f"{KEY_PLACEHOLDER}judgekit monitor --recheck goal_completion",
+            f"{KEY_PLACEHOLDER}judgekit monitor --recheck goal_completion  # exits 2",
         ],
         "the project's README.md": [
             f"{KEY_PLACEHOLDER}judgekit judge results/runs.jsonl --rubric goal_completion "
@@ -159,7 +170,7 @@ def test_the_walk_throughs_judge_and_recheck_run_when_pasted(
         shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__*"))
     (tmp_path / "out").mkdir()
     shutil.copy(REPO / "examples/runs/shop.jsonl", tmp_path / "out/runs.jsonl")
-    judge_line, recheck_line = keyed(REPO / "README.md")[1:]
+    judge_line, recheck_line = keyed(WALKTHROUGH)
     judged(paste(judge_line, tmp_path, env), 18)
     assert server.calls == 7  # one per distinct prompt
     recheck = paste(recheck_line, tmp_path, env)
