@@ -25,6 +25,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "judgekit.cli.export_cmd:export_group",
         "Write verdicts or hand labels for OpenTelemetry, LangSmith, Langfuse, or as CSV.",
     ),
+    "fake-judge": LazyCommand(
+        "judgekit.cli.fake_judge_cmd:fake_judge_command",
+        "Serve a simulated judge (not a model) that answers from the runs' grades.",
+    ),
     "gate": LazyCommand(
         "judgekit.cli.gate_cmd:gate_command",
         "Compare two result sets task by task; exit 1 when the candidate is worse.",

@@ -69,7 +69,8 @@ class FakeLLMServer:
     probabilities too, sent to OpenAI requests that ask for ``logprobs``. ``latency_s`` delays every answer. ``faults`` injects random failures.
     ``expect_api_key``, when set, makes every request with another key (``x-api-key`` or
     ``Authorization: Bearer``) fail with HTTP 401 — and, like some real APIs, the error
-    message quotes the key it was sent. :meth:`hold_after` holds requests until
+    message quotes the key it was sent. ``port`` is the port to bind (0: any free one; an
+    ``OSError`` when it is taken). :meth:`hold_after` holds requests until
     :meth:`release`, so a test can act while a client is known to be waiting.
     Use it as a context manager; see the module docstring for an example.
     """
@@ -81,6 +82,7 @@ class FakeLLMServer:
         latency_s: float = 0.0,
         faults: FaultPlan | None = None,
         expect_api_key: str | None = None,
+        port: int = 0,
     ) -> None:
         if latency_s < 0:
             raise ValueError(f"latency_s must be >= 0, got {latency_s}")
@@ -90,6 +92,7 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.faults = faults or FaultPlan()
         self.expect_api_key = expect_api_key
+        self._port = port
         self._fault_queue = FaultQueue(self.faults.seed)
         self._traffic = Traffic()
         self._hold = Hold()
@@ -101,11 +104,11 @@ class FakeLLMServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> Self:
-        """Bind a free port and serve from a daemon thread; :meth:`stop` undoes it."""
+        """Bind the port (a free one by default) and serve from a daemon thread; :meth:`stop` undoes it."""
         if self._http is not None:
             raise RuntimeError("FakeLLMServer is already running")
         self._http = LoopbackServer(
-            ("127.0.0.1", 0), answer=self._answer, traffic=self._traffic, batches=self.batches.route
+            ("127.0.0.1", self._port), answer=self._answer, traffic=self._traffic, batches=self.batches.route
         )
         # A short poll interval: stop() waits up to one interval, and tests start many servers.
         self._thread = threading.Thread(

@@ -1,0 +1,88 @@
+"""``judgekit fake-judge``: a simulated judge on 127.0.0.1, for trying the flow offline."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from judgekit._util.number_format import rate
+from judgekit._util.terminal_text import visible
+from judgekit.cli.number_types import FiniteFloatRange
+from judgekit.judging.fake_judge import FakeJudge, serve_fake_judge
+
+if TYPE_CHECKING:
+    from judgekit.testing import FakeLLMServer
+
+
+@click.command("fake-judge")
+@click.option(
+    "--results",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The runs and their grades: the folder `judgekit run --out` wrote, or its results.jsonl.",
+)
+@click.option(
+    "--error-rate",
+    type=FiniteFloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="How often a verdict is the opposite of the run's grade.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds which runs it errs on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="The port on 127.0.0.1; 0 picks a free one.",
+)
+@click.option(
+    "--url-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the OpenAI base URL here once serving (removed on exit), for scripts.",
+)
+def fake_judge_command(
+    results: Path, error_rate: float, seed: int, port: int, url_file: Path | None
+) -> None:
+    """Serve a simulated judge (not a model) that answers from the runs' grades.
+
+    An OpenAI- and Anthropic-compatible server on 127.0.0.1 for trying judge, calibrate and
+    promote offline, and for testing a project's CI. It is NOT a model and judges nothing:
+    for each prompt it finds the run the prompt quotes in --results and answers that run's
+    deterministic grade (passed in results.jsonl) as a pass/fail verdict, the opposite at
+    --error-rate, seeded by --seed and the run id (the same run, the same verdict). Any model
+    name and any key are accepted. It runs until Ctrl-C or SIGTERM.
+
+    \b
+    Example:
+      judgekit fake-judge --results results --url-file fake-judge.url &
+      OPENAI_BASE_URL=$(cat fake-judge.url) OPENAI_API_KEY=fake \\
+        judgekit judge results/runs.jsonl --rubric goal_completion --tasks tasks
+    """
+    judge = FakeJudge.from_results(results, error_rate=error_rate, seed=seed)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    where = visible(str(results), one_line=True)
+    click.echo(
+        f"fake judge: SIMULATED, not a model: verdicts follow the grades of {len(judge.finder)} "
+        f"runs in {where}, the opposite at error rate {rate(error_rate)} (seed {seed})"
+    )
+
+    def ready(server: FakeLLMServer) -> None:
+        click.echo(f"serving the OpenAI and Anthropic APIs on 127.0.0.1:{server.port}; use")
+        click.echo(f"  OPENAI_BASE_URL={server.openai_base_url} OPENAI_API_KEY=fake")
+        click.echo(f"  (or ANTHROPIC_BASE_URL={server.anthropic_base_url} ANTHROPIC_API_KEY=fake)")
+        if url_file is not None:
+            click.echo(f"wrote {visible(str(url_file), one_line=True)}")
+        click.echo("Ctrl-C or SIGTERM stops it", nl=True)
+
+    serve_fake_judge(judge, port=port, url_file=url_file, on_ready=ready, stop=stop)
+    told = judge.answered
+    click.echo(
+        f"fake judge stopped: answered pass {told['pass']}, fail {told['fail']} "
+        f"({told['wrong']} set errors), {told['unknown']} prompts about no run it knows"
+    )

@@ -1,0 +1,176 @@
+"""A simulated judge: no model, verdicts that follow each run's deterministic grade, wrong at
+a set rate — for trying the judge step offline and for testing a project's CI.
+
+It answers on :class:`judgekit.testing.FakeLLMServer` (OpenAI- and Anthropic-compatible, on
+127.0.0.1), so the real judging code runs as it would against a provider. For each prompt
+it finds the run the prompt quotes (:class:`~judgekit.judging.prompt_runs.PromptRuns`),
+takes that run's grade (``passed`` in ``results.jsonl``) as the truth, and answers a binary
+verdict: the truth, or its opposite with the set probability, drawn from a generator seeded
+by the seed and the run id, so the same run gets the same verdict in every session::
+
+    judge = FakeJudge.from_results("results", error_rate=0.05, seed=0)
+    with FakeLLMServer(reply=judge.reply) as server:
+        ...  # judge with OPENAI_BASE_URL=server.openai_base_url
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from judgekit._util.atomic_files import atomic_writer
+from judgekit._util.input_paths import is_dir, is_file
+from judgekit.errors import ConfigError, DataError
+from judgekit.formats.grade import RESULTS_FILE, load_results
+from judgekit.formats.run import iter_unique_runs
+from judgekit.judging.prompt_runs import PromptRuns
+
+if TYPE_CHECKING:
+    from judgekit.testing import FakeLLMServer, FakeRequest
+
+__all__ = ["FakeJudge", "erring_score", "serve_fake_judge", "verdict_answer"]
+
+RUNS_FILE = "runs.jsonl"
+UNKNOWN_RUN = "the simulated judge does not know this run"  # read as unscored: not JSON
+Score = Literal["pass", "fail"]
+
+
+def erring_score(
+    key: str, run_id: str, passed: bool, *, true_pass_rate: float, true_fail_rate: float
+) -> Score:
+    """The truth (``passed``) as a verdict, right with probability ``true_pass_rate`` when
+    the run passed and ``true_fail_rate`` when it failed; the draw is seeded by ``key`` and
+    ``run_id``, so one run always gets the same verdict from one judge.
+
+    >>> erring_score("j", "r/1", True, true_pass_rate=1.0, true_fail_rate=1.0)
+    'pass'
+    >>> erring_score("j", "r/1", True, true_pass_rate=0.0, true_fail_rate=1.0)
+    'fail'
+    """
+    draw = random.Random(f"{key}:{run_id}").random()
+    right = draw < (true_pass_rate if passed else true_fail_rate)
+    return "pass" if passed == right else "fail"
+
+
+def verdict_answer(score: Score, reason: str) -> str:
+    """A judge's answer as judgekit asks for one: a JSON object, the reason first."""
+    return json.dumps({"reason": reason, "score": score})
+
+
+@dataclass
+class FakeJudge:
+    """Verdicts on ``truth``'s runs (run id → passed), found in prompts by ``finder``,
+    wrong with probability ``error_rate`` whichever way the run went."""
+
+    truth: dict[str, bool]
+    finder: PromptRuns
+    error_rate: float = 0.0
+    seed: int = 0
+    answered: Counter[str] = field(default_factory=Counter)  # pass, fail, wrong, unknown
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.error_rate <= 1.0:
+            raise ConfigError(f"the error rate must be between 0 and 1, got {self.error_rate}")
+
+    @classmethod
+    def from_results(
+        cls, results: str | Path, *, error_rate: float = 0.0, seed: int = 0
+    ) -> FakeJudge:
+        """The judge of the runs in ``results``: a folder as ``judgekit run --out`` writes it
+        (``runs.jsonl`` and ``results.jsonl``), or its ``results.jsonl``. A missing or
+        malformed file raises :class:`~judgekit.errors.DataError` naming it."""
+        folder = Path(results)
+        if not is_dir(folder):
+            if folder.name != RESULTS_FILE:
+                raise DataError(
+                    f"not a results folder or a {RESULTS_FILE}: give the folder `judgekit run "
+                    "--out` wrote (it holds runs.jsonl and results.jsonl)",
+                    path=folder,
+                )
+            folder = folder.parent
+        runs_file = folder / RUNS_FILE
+        if not is_file(runs_file):
+            raise DataError(
+                f"no {RUNS_FILE} in this folder: the judge reads the runs' text there", path=folder
+            )
+        truth = {grade.run_id: grade.passed for grade in load_results(folder)}
+        runs = [run for _, run in iter_unique_runs(runs_file) if run.run_id in truth]
+        if not runs:
+            raise DataError(f"no run of {RUNS_FILE} has a grade in {RESULTS_FILE}", path=folder)
+        return cls(truth, PromptRuns(runs), error_rate=error_rate, seed=seed)
+
+    def score(self, run_id: str) -> Score:
+        """The verdict on one run: its grade, flipped at the error rate."""
+        right = 1.0 - self.error_rate
+        return erring_score(
+            f"fake-judge:{self.seed}",
+            run_id,
+            self.truth[run_id],
+            true_pass_rate=right,
+            true_fail_rate=right,
+        )
+
+    def reply(self, request: FakeRequest) -> str:
+        """The answer to one judge prompt (the server's reply function)."""
+        found = self.finder.runs_of(request.text)
+        if not found:
+            self._count("unknown")
+            return UNKNOWN_RUN
+        # Runs whose quoted text is the same get the verdict most of them earned: the
+        # prompt cannot say which of them it is about.
+        grades = Counter(self.truth[run_id] for run_id in found)
+        passed = grades[True] > grades[False]
+        run_id = next(run_id for run_id in found if self.truth[run_id] == passed)
+        score = self.score(run_id)
+        wrong = (score == "pass") != passed
+        self._count(score, *(("wrong",) if wrong else ()))
+        graded = "passed" if passed else "failed"
+        note = f"; answered {score}, a set error" if wrong else ""
+        return verdict_answer(
+            score, f"simulated judge, not a model: run {run_id} {graded} its grade{note}"
+        )
+
+    def _count(self, *what: str) -> None:
+        with self._lock:  # the server answers from several threads
+            self.answered.update(what)
+
+
+def serve_fake_judge(
+    judge: FakeJudge,
+    *,
+    port: int = 0,
+    url_file: Path | None = None,
+    on_ready: Callable[[FakeLLMServer], None],
+    stop: threading.Event,
+) -> None:
+    """Serve ``judge`` on 127.0.0.1:``port`` (0: any free port) until ``stop`` is set or
+    Ctrl-C. Once it listens, ``url_file`` (if given) holds the OpenAI base URL, written
+    atomically, and ``on_ready`` is called; on the way out the file is removed, so a
+    script waiting for it never reads the address of a server that is gone."""
+    from judgekit.testing import FakeLLMServer
+
+    server = FakeLLMServer(reply=judge.reply, port=port)
+    try:
+        server.start()
+    except OSError as exc:
+        raise ConfigError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    try:
+        if url_file is not None:
+            with atomic_writer(url_file) as fh:
+                fh.write(server.openai_base_url + "\n")
+        on_ready(server)
+        while not stop.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        if url_file is not None:
+            url_file.unlink(missing_ok=True)
