@@ -3,14 +3,13 @@
 No model is asked: the openai SDK talks to a :class:`~judgekit.testing.FakeLLMServer` on
 127.0.0.1 (model ``local/<name>``). The server finds the run a prompt is about by the
 ticket number in its final answer and answers from the truth (the run's deterministic
-grade), flipped at set error rates, seeded by the run id. Only the shop's stub agent ends
-its answers with a ticket, so only the shop runs are judged.
+grade), flipped at set error rates, seeded by the run id (the draw ``judgekit fake-judge``
+makes too: :func:`judgekit.judging.fake_judge.erring_score`). Only the shop's stub agent
+ends its answers with a ticket, so only the shop runs are judged.
 """
 
 from __future__ import annotations
 
-import json
-import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from judgekit.formats.run import Run
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.cache import JudgeCache
+from judgekit.judging.fake_judge import UNKNOWN_RUN, Score, erring_score, verdict_answer
 from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.pricing import PriceTable
 from judgekit.providers.registry import make_provider
@@ -62,11 +62,15 @@ class SimulatedJudge:
     def false_fail_rate(self) -> float:
         return 1.0 - self.true_pass_rate
 
-    def score(self, run_id: str, passed: bool) -> str:
+    def score(self, run_id: str, passed: bool) -> Score:
         """The verdict on one run: the truth, flipped with the set error rate."""
-        draw = random.Random(f"{self.name}:{run_id}").random()
-        right = draw < (self.true_pass_rate if passed else self.true_fail_rate)
-        return "pass" if passed == right else "fail"
+        return erring_score(
+            self.name,
+            run_id,
+            passed,
+            true_pass_rate=self.true_pass_rate,
+            true_fail_rate=self.true_fail_rate,
+        )
 
 
 CAREFUL: Final = SimulatedJudge(
@@ -169,10 +173,10 @@ def _reply_function(runs: Sequence[Run], truth: Mapping[str, bool]) -> Callable[
         judge = by_model.get(request.model)
         found = [t for t in _TICKET.findall(request.text) if t in by_ticket]
         if judge is None or not found:
-            return "the simulated judge does not know this run"  # read as unscored
+            return UNKNOWN_RUN  # read as unscored
         run_id = by_ticket[found[-1]]
         score = judge.score(run_id, truth[run_id])
-        return json.dumps({"reason": f"simulated {judge.name} on {run_id}", "score": score})
+        return verdict_answer(score, f"simulated {judge.name} on {run_id}")
 
     return reply
 

@@ -34,7 +34,14 @@ from judgekit.judging.prompt_runs import PromptRuns
 if TYPE_CHECKING:
     from judgekit.testing import FakeLLMServer, FakeRequest
 
-__all__ = ["FakeJudge", "erring_score", "serve_fake_judge", "verdict_answer"]
+__all__ = [
+    "UNKNOWN_RUN",
+    "FakeJudge",
+    "Score",
+    "erring_score",
+    "serve_fake_judge",
+    "verdict_answer",
+]
 
 RUNS_FILE = "runs.jsonl"
 UNKNOWN_RUN = "the simulated judge does not know this run"  # read as unscored: not JSON
@@ -87,6 +94,10 @@ class FakeJudge:
         (``runs.jsonl`` and ``results.jsonl``), or its ``results.jsonl``. A missing or
         malformed file raises :class:`~judgekit.errors.DataError` naming it."""
         folder = Path(results)
+        if not folder.exists():
+            raise DataError(
+                "no such folder: give the folder `judgekit run --out` wrote", path=folder
+            )
         if not is_dir(folder):
             if folder.name != RESULTS_FILE:
                 raise DataError(

@@ -26,6 +26,10 @@ __all__ = ["PromptRuns"]
 
 # Quoting writes every "<" inside a block as "&lt;", so a block ends at its first closing tag.
 _BLOCK: Final = re.compile(rf"<({TAG_PREFIX}\w+)>\n.*?\n</\1>", re.S)
+# The blocks of a run's own text (its input aside): one no run has means an unknown run.
+_RUN_TAGS: Final = frozenset(
+    TAG_PREFIX + name for name in ("final_answer", "tool_calls", "transcript")
+)
 
 
 class PromptRuns:
@@ -43,12 +47,15 @@ class PromptRuns:
         return len(self._order)
 
     def runs_of(self, prompt: str) -> tuple[str, ...]:
-        """The ids of the runs every known block of ``prompt`` quotes, in file order; empty
-        when the prompt quotes no run's field (blocks of other text, a task's reference,
-        are skipped)."""
+        """The ids of the runs every run block of ``prompt`` quotes, in file order; empty
+        when it quotes an answer, calls or a transcript no run has, or none at all. Other
+        blocks (a task's reference) are skipped, and so is an input no run recorded (the
+        prompt's may come from the task)."""
         found: set[str] | None = None
         for match in _BLOCK.finditer(prompt):
             ids = self._by_block.get(match.group())
+            if ids is None and match.group(1) in _RUN_TAGS:
+                return ()
             if ids is not None:
                 found = set(ids) if found is None else found & ids
         return tuple(sorted(found or (), key=self._order.__getitem__))

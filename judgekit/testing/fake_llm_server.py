@@ -108,7 +108,10 @@ class FakeLLMServer:
         if self._http is not None:
             raise RuntimeError("FakeLLMServer is already running")
         self._http = LoopbackServer(
-            ("127.0.0.1", self._port), answer=self._answer, traffic=self._traffic, batches=self.batches.route
+            ("127.0.0.1", self._port),
+            answer=self._answer,
+            traffic=self._traffic,
+            batches=self.batches.route,
         )
         # A short poll interval: stop() waits up to one interval, and tests start many servers.
         self._thread = threading.Thread(
