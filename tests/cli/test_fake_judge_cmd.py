@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anthropic
 import openai
 import pytest
 
@@ -237,3 +238,31 @@ def test_its_help_says_it_is_no_model(project: Path, tmp_path: Path) -> None:
     shown = judgekit(["fake-judge", "--help"], project, tmp_path).stdout
     assert "Serve a simulated judge (not a model)" in shown
     assert "It is NOT a model and judges nothing" in " ".join(shown.split())
+
+
+def test_the_anthropic_sdk_is_answered_too_and_ctrl_c_stops_it(
+    project: Path, served: Served
+) -> None:
+    run = next(load_runs(project / "results/runs.jsonl"))
+    rubric = load_rubric(project / "rubrics/goal_completion.yaml")
+    task = load_task_files(project / "tasks", resolve_code=False).get(run.task_id)
+    system, user = render_judge_prompt(rubric, run, task)
+    passed = {g.run_id: g.passed for g in load_results(project / "results")}[run.run_id]
+    base_url = served.base_url.removesuffix("/v1")
+    with anthropic.Anthropic(base_url=base_url, api_key="anything") as client:
+        answer = client.messages.create(
+            model="any-model",
+            max_tokens=100,
+            system=system.content,
+            messages=[{"role": "user", "content": user.content}],
+        )
+    block = answer.content[0]
+    assert block.type == "text"
+    assert json.loads(block.text)["score"] == ("pass" if passed else "fail")
+    served.process.send_signal(signal.SIGINT)
+    out, err = served.process.communicate(timeout=30)
+    assert served.process.returncode == 0 and "Traceback" not in err
+    assert out.splitlines()[-1].startswith(
+        f"fake judge stopped: answered pass {int(passed)}, fail {int(not passed)} (0 set errors)"
+    )
+    assert not served.url_file.exists()
