@@ -93,9 +93,7 @@ def test_the_readme_block_works_in_a_new_folder(tmp_path: Path) -> None:
     project = tmp_path / "my-agent"
     # The stub's designed slips, one trial in three (seeded): 8 of these 15 failed.
     assert "suite: 7/15 runs passed, pass@1 0.47 (95% CI 0.25–0.70)" in outputs["run"]
-    assert (
-        "failing tasks (3 of 3): reset_password, unknown_account, upgrade_plan" in outputs["run"]
-    )
+    assert "failing tasks (3 of 3): reset_password, unknown_account, upgrade_plan" in outputs["run"]
     assert len((project / "results/runs.jsonl").read_text().splitlines()) == 15
     assert outputs["judge"].splitlines()[0] == (
         "goal_completion (version 522efa851831, openai/gpt-4o-mini): "
