@@ -14,6 +14,7 @@ or by a real judge::
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from typing import Final
@@ -37,11 +38,12 @@ class PromptRuns:
 
     def __init__(self, runs: Iterable[Run]) -> None:
         self._order: dict[str, int] = {}
-        self._by_block: dict[str, set[str]] = {}
+        # Keyed by digest: a transcript block may be 32,000 characters, a digest is 32 bytes.
+        self._by_block: dict[bytes, set[str]] = {}
         for run in runs:
             self._order.setdefault(run.run_id, len(self._order))
             for block in _blocks_of(run):
-                self._by_block.setdefault(block, set()).add(run.run_id)
+                self._by_block.setdefault(_digest(block), set()).add(run.run_id)
 
     def __len__(self) -> int:
         return len(self._order)
@@ -53,12 +55,16 @@ class PromptRuns:
         prompt's may come from the task)."""
         found: set[str] | None = None
         for match in _BLOCK.finditer(prompt):
-            ids = self._by_block.get(match.group())
+            ids = self._by_block.get(_digest(match.group()))
             if ids is None and match.group(1) in _RUN_TAGS:
                 return ()
             if ids is not None:
                 found = set(ids) if found is None else found & ids
         return tuple(sorted(found or (), key=self._order.__getitem__))
+
+
+def _digest(block: str) -> bytes:
+    return hashlib.sha256(block.encode("utf-8", "surrogatepass")).digest()
 
 
 def _blocks_of(run: Run) -> list[str]:

@@ -266,3 +266,27 @@ def test_the_anthropic_sdk_is_answered_too_and_ctrl_c_stops_it(
         f"fake judge stopped: answered pass {int(passed)}, fail {int(not passed)} (0 set errors)"
     )
     assert not served.url_file.exists()
+
+
+def test_a_url_file_that_is_not_one_is_never_overwritten(project: Path, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# my project\n")
+    refused = judgekit(
+        ["fake-judge", "--results", "results", "--url-file", str(readme)], project, tmp_path
+    )
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"judgekit: error: {readme}: already exists and is not a fake judge's URL file: give "
+        "a new path for --url-file (it is written on start and removed on exit)\n"
+    )
+    assert readme.read_text() == "# my project\n"
+    # One a killed fake judge left behind is replaced, then removed on exit.
+    stale = project / "fake-judge.url"
+    stale.write_text("http://127.0.0.1:1/v1\n")
+    server = serve(project, tmp_path / "home", "--error-rate", "0")
+    deadline = time.monotonic() + 60
+    while stale.read_text() == "http://127.0.0.1:1/v1\n" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stale.read_text().startswith("http://127.0.0.1:")
+    assert stale.read_text() != "http://127.0.0.1:1/v1\n"
+    assert server.stop()[0] == 0 and not stale.exists()
