@@ -284,9 +284,12 @@ def test_a_url_file_that_is_not_one_is_never_overwritten(project: Path, tmp_path
     stale = project / "fake-judge.url"
     stale.write_text("http://127.0.0.1:1/v1\n")
     server = serve(project, tmp_path / "home", "--error-rate", "0")
-    deadline = time.monotonic() + 60
-    while stale.read_text() == "http://127.0.0.1:1/v1\n" and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert stale.read_text().startswith("http://127.0.0.1:")
-    assert stale.read_text() != "http://127.0.0.1:1/v1\n"
-    assert server.stop()[0] == 0 and not stale.exists()
+    try:
+        deadline = time.monotonic() + 60
+        while stale.read_text() == "http://127.0.0.1:1/v1\n" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert stale.read_text().startswith("http://127.0.0.1:")
+        assert stale.read_text() != "http://127.0.0.1:1/v1\n"
+    finally:
+        code, _ = server.stop()
+    assert code == 0 and not stale.exists()
