@@ -230,7 +230,9 @@ def _faulty(x: Any) -> bool:
 
 def _pairs(built: Built, raw: list[Item], body_at: tuple[int, int]) -> list[tuple[Any, Any]]:
     """PyYAML's construct_yaml_omap (and _pairs): each item a mapping of one pair. An item
-    mapping is seen with its merges done if PyYAML merged it before this body's round."""
+    mapping is seen with its merges done if PyYAML merged it before this body's round,
+    judged from where the mapping was written (its anchor); that a later alias merges or
+    constructs it sooner is not seen."""
     pairs: list[tuple[Any, Any]] = []
     for i, (item, item_line, via_alias) in enumerate(raw):
         kind = kind_of(item)
