@@ -19,8 +19,9 @@ the same N), then times, in this process, best of R:
 * once, ``load_tasks`` of the same suite with its last task wrong (``order: sideways``): the
   time to the error, its line included.
 
-It prints tasks per second and the ratio of the two. The target is the whole suite loaded
-in at most 4 s (5,000 tasks/s).
+It prints tasks per second, the ratio of the two, and the ratio to the target: the whole
+suite loaded in at most 4 s (5,000 tasks/s), by wall time and by CPU time (what a core does
+however busy the machine is).
 """
 
 from __future__ import annotations
@@ -133,12 +134,16 @@ def bench(n_tasks: int, work: Path, repeat: int, profile: bool, pure: bool) -> N
     print(f"{'':<34} {'wall s':>7} {'cpu s':>7} {'tasks/s':>9}")
     for name, (wall, cpu) in timed.items():
         print(f"{name:<34} {wall:7.2f} {cpu:7.2f} {n_tasks / wall:9,.0f}")
-    judgekit_s = timed["load_tasks (judgekit)"][0]
-    baseline_s = timed["yaml.load, CSafeLoader (baseline)"][0]
-    verdict = "meets" if n_tasks / judgekit_s >= TARGET_TASKS_PER_S else "MISSES"
+    judgekit_s, judgekit_cpu = timed["load_tasks (judgekit)"]
+    baseline_s, baseline_cpu = timed["yaml.load, CSafeLoader (baseline)"]
+    rate, cpu_rate = n_tasks / judgekit_s, n_tasks / judgekit_cpu
+    verdict = "meets" if rate >= TARGET_TASKS_PER_S else "MISSES"
     print(
-        f"ratio {judgekit_s / baseline_s:.2f}x the baseline's time; target "
-        f"{TARGET_TASKS_PER_S:,} tasks/s: {verdict} ({n_tasks / judgekit_s:,.0f} tasks/s)"
+        f"ratio {judgekit_s / baseline_s:.2f}x the baseline's time "
+        f"({judgekit_cpu / baseline_cpu:.2f}x its CPU time); target "
+        f"{TARGET_TASKS_PER_S:,} tasks/s ({n_tasks:,} tasks in {n_tasks / TARGET_TASKS_PER_S:g} s): "
+        f"{verdict}, {rate:,.0f} tasks/s = {rate / TARGET_TASKS_PER_S:.2f}x the target "
+        f"({cpu_rate:,.0f} tasks per CPU second = {cpu_rate / TARGET_TASKS_PER_S:.2f}x)"
     )
     print(f"(its error: {_load_bad(bad).replace(str(work), '…')})")
     if profile:

@@ -1,10 +1,10 @@
-"""Reading YAML within bounds: composing the node graph, checking it, then constructing.
+"""Reading YAML within bounds: values built in one pass over the parser's events.
 
 A YAML file of a few hundred bytes can describe billions of values through nested aliases
 (``b: &b [*a, *a, …]``), nest deeply enough to exhaust the stack, or say a key twice, in
 which case a plain loader keeps the last value and drops the first without a word. So
-judgekit composes the node graph from the parser's events itself, without recursion, and
-refuses while composing:
+judgekit builds each value from the parser's events itself, without recursion, and refuses
+as it reads:
 
 - lists and mappings nested more than :data:`MAX_DEPTH` levels;
 - more than :data:`MAX_ALIASES` aliases (``*name``);
@@ -15,20 +15,31 @@ refuses while composing:
 - a scalar its tag cannot read: an integer longer than Python converts (4300 digits by
   default), ``!!bool maybe``, an unknown tag.
 
-Only then are Python objects constructed (PyYAML's safe constructor). Each refusal names
+Plain lists and mappings are built as they are read; scalars by PyYAML's safe constructor;
+merge keys, ``!!set``, ``!!omap`` and other tags on lists and mappings as that constructor
+would (:mod:`judgekit._util.yamltags`), with its refusals in its order. Each refusal names
 the file, line and field; time and memory stay proportional to the file's size; dates stay
 strings (``2024-05-20``), as agents pass them to tools."""
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError
 
+from judgekit._util.yamlnodes import Anchor, LineNode, OpenNode
+from judgekit._util.yamltags import (
+    MAP,
+    MERGE,
+    SEQ,
+    Built,
+    first_fault,
+    merge_scalar,
+    value_of,
+)
 from judgekit.errors import DataError, ErrorTable, map_exceptions
 
 __all__ = [
@@ -54,7 +65,7 @@ _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
 _NULL = _TAG + "null"
 _INT = _TAG + "int"
-_MERGE = _TAG + "merge"
+_MISSING = object()
 
 
 class PlainLoader(yaml.SafeLoader):
@@ -69,68 +80,11 @@ PlainLoader.yaml_implicit_resolvers = {
 }
 
 
-class LineNode:
-    """The lines of a list's items or a mapping's keys, and the same of what they hold.
-
-    Built while composing, one per list or mapping: an alias shares the node of its anchor,
-    so this tree is no larger than the file however often aliases repeat it. ``merges`` are
-    the mappings a ``<<`` key merges in, searched after the mapping's own keys.
-    """
-
-    __slots__ = ("items", "keys", "merges")
-
-    def __init__(self, *, mapping: bool) -> None:
-        self.keys: dict[str, tuple[int, LineNode | None]] | None = {} if mapping else None
-        self.items: list[tuple[int, LineNode | None]] | None = None if mapping else []
-        self.merges: list[LineNode] = []
-
-    def child(self, part: str | int) -> tuple[int, LineNode | None] | None:
-        """The line of ``part`` (a key or an index) and what it holds, if it is here."""
-        if self.items is not None:
-            if isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(self.items):
-                return self.items[part]
-            return None
-        assert self.keys is not None
-        found = self.keys.get(part if isinstance(part, str) else str(part))
-        if found is not None:
-            return found
-        for merged in self.merges:
-            found = merged.child(part)
-            if found is not None:
-                return found
-        return None
-
-
-@dataclass
-class _Anchor:
-    node: yaml.Node
-    lines: LineNode | None
-    line: int
-    size: int | None  # None while its list or mapping is still open
-
-
-@dataclass
-class _Open:
-    """A list or mapping being composed."""
-
-    node: yaml.SequenceNode | yaml.MappingNode
-    lines: LineNode
-    anchor: str | None
-    size: int = 1
-    key: yaml.Node | None = None  # a mapping's key waiting for its value
-    key_line: int = 0
-    seen: dict[Any, int] = field(default_factory=dict)  # a mapping's keys -> their lines
-
-
 def _render(parts: list[str | int]) -> str | None:
     text = ""
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or None
-
-
-def _key_text(node: yaml.Node) -> str:
-    return str(node.value) if isinstance(node, yaml.ScalarNode) else "?"
 
 
 def _short_tag(tag: str) -> str:
@@ -141,17 +95,26 @@ def _int_digits(text: str) -> int:
     return sum(ch.isdigit() for ch in text)
 
 
+_ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
+_SequenceStart, _MappingStart = yaml.SequenceStartEvent, yaml.MappingStartEvent
+_UNSHARED = frozenset(_TAG + name for name in ("map", "seq", "set", "omap", "pairs"))
+"""Tags that construct a scalar as an empty list, mapping or set (and refuse it later)."""
+
+
 class _Composer:
-    """Composes one document from the parser's events, checking as it goes. (Events are
-    typed Any: PyYAML's stubs give their marks a type its nodes do not take.)"""
+    """Builds one document's value from the parser's events in one pass, checking as it goes.
+    (Events are typed Any: PyYAML's stubs give their marks a type its nodes do not take.)"""
 
     def __init__(self, loader: Any, path: Path) -> None:
         self.loader = loader
         self.path = path
-        self.stack: list[_Open] = []
-        self.anchors: dict[str, _Anchor] = {}
+        self.stack: list[OpenNode] = []
+        self.anchors: dict[str, Anchor] = {}
         self.aliases = 0
         self.alias_values = 0
+        self.events = 0  # each node's place in the document, for yamltags' order
+        self.tags: dict[tuple[str, Any], str] = {}  # a scalar's text -> its resolved tag
+        self.typed: dict[tuple[str, str], Any] = {}  # (tag, text) -> its constructed value
 
     def error(self, message: str, line: int, *, field_here: bool = True) -> DataError:
         where = _render(self._location()) if field_here else None
@@ -160,21 +123,21 @@ class _Composer:
     def _location(self) -> list[str | int]:
         parts: list[str | int] = []
         for entry in self.stack:
-            if isinstance(entry.node, yaml.SequenceNode):
-                parts.append(len(entry.node.value))
-            elif entry.key is not None:
-                parts.append(_key_text(entry.key))
+            if not entry.mapping:
+                parts.append(len(entry.value))
+            elif entry.has_key:
+                parts.append("?" if entry.key_text is None else entry.key_text)
             else:
                 break  # inside a key: the mapping is as near as a field can say
         return parts
 
-    def compose(self) -> tuple[yaml.Node | None, LineNode | None]:
-        """The document's root node and its lines; None for an empty stream."""
+    def compose(self) -> tuple[Any, LineNode | None, int | None]:
+        """The document's value, its lines and its first line; None for an empty stream."""
         loader = self.loader
         loader.get_event()  # stream start
         if loader.check_event(yaml.StreamEndEvent):
             loader.get_event()
-            return None, None
+            return None, None, None
         loader.get_event()  # document start
         root = self._document()
         loader.get_event()  # document end
@@ -185,40 +148,74 @@ class _Composer:
                 path=self.path,
                 line=event.start_mark.line + 1,
             )
-        return root
+        self._construct(root[0], root[2])
+        return value_of(root[0]), root[1], root[2]
 
-    def _document(self) -> tuple[yaml.Node, LineNode | None]:
+    def _construct(self, root: Any, root_line: int) -> None:
+        """Refuse what PyYAML's constructor would, in its order: the root's own tag, then a
+        scalar tagged as a list or mapping, then the first refusal breadth first."""
+        if isinstance(root, Built) and root.fault is not None:
+            raise DataError(root.fault[0], path=self.path, line=root.fault[1])
+        loader = self.loader
+        with map_exceptions(DOCUMENT_ERRORS, (self.path, root_line)):
+            while loader.state_generators:  # as BaseConstructor.construct_document runs them
+                generators, loader.state_generators = loader.state_generators, []
+                for generator in generators:
+                    for _ in generator:
+                        pass
+        fault = first_fault(root)
+        if fault is not None:
+            raise DataError(fault[0], path=self.path, line=fault[1])
+
+    def _document(self) -> tuple[Any, LineNode | None, int]:
+        get_event = self.loader.get_event
+        stack = self.stack
         while True:
-            event = self.loader.get_event()
+            event = get_event()
+            self.events += 1
+            kind = type(event)
             line = event.start_mark.line + 1
-            if isinstance(event, yaml.AliasEvent):
-                node, lines, size = self._alias(event.anchor or "", line)
-                done = self._add(node, lines, size, line)
-            elif isinstance(event, yaml.ScalarEvent):
-                done = self._add(*self._scalar(event, line), 1, line)
-            elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
-                self._open(event, line)
+            if kind is _ScalarEvent:
+                text = event.value
+                x, tag = self._scalar(event, text, line)
+                done = self._add(x, None, 1, line, line, tag, False, text)
+            elif kind is _MappingStart or kind is _SequenceStart:
+                self._open(event, kind is _MappingStart, line)
                 continue
-            else:  # the end of a list or mapping
-                entry = self.stack.pop()
-                entry.node.end_mark = event.end_mark
-                if entry.anchor is not None:
-                    self.anchors[entry.anchor].size = entry.size
+            elif kind is _AliasEvent:
+                anchor = self._alias(event.anchor or "", line)
+                size = anchor.size or 1
                 done = self._add(
-                    entry.node, entry.lines, entry.size, entry.node.start_mark.line + 1
+                    anchor.value,
+                    anchor.lines,
+                    size,
+                    line,
+                    anchor.line,
+                    anchor.tag,
+                    True,
+                    anchor.text,
+                )
+            else:  # the end of a list or mapping
+                entry = stack.pop()
+                x = entry.finish()
+                if entry.anchor is not None:
+                    named = self.anchors[entry.anchor]
+                    named.value, named.size = x, entry.size
+                done = self._add(
+                    x, entry.lines, entry.size, entry.line, entry.line, entry.tag, False, None
                 )
             if done is not None:
                 return done
 
-    def _anchor(self, name: str | None, node: yaml.Node, lines: LineNode | None, line: int) -> None:
-        if name is None:
-            return
+    def _anchor(self, name: str, anchor: Anchor) -> None:
         first = self.anchors.get(name)
         if first is not None:
-            raise self.error(f"anchor &{name} is defined twice (first at line {first.line})", line)
-        self.anchors[name] = _Anchor(node, lines, line, 1 if lines is None else None)
+            raise self.error(
+                f"anchor &{name} is defined twice (first at line {first.line})", anchor.line
+            )
+        self.anchors[name] = anchor
 
-    def _alias(self, name: str, line: int) -> tuple[yaml.Node, LineNode | None, int]:
+    def _alias(self, name: str, line: int) -> Anchor:
         self.aliases += 1
         if self.aliases > MAX_ALIASES:
             raise self.error(
@@ -241,22 +238,37 @@ class _Composer:
                 f"{anchor.size} of them); judgekit reads at most {MAX_ALIAS_VALUES} in a file",
                 line,
             )
-        return anchor.node, anchor.lines, anchor.size
+        return anchor
 
-    def _scalar(self, event: Any, line: int) -> tuple[yaml.Node, None]:
+    def _scalar(self, event: Any, text: str, line: int) -> tuple[Any, str]:
+        """A scalar's value and tag; a typed one is constructed now, so that a value its tag
+        cannot read names its field."""
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            key = (text, event.implicit)
+            tag = self.tags.get(key)
+            if tag is None:
+                tag = self.tags[key] = self.loader.resolve(yaml.ScalarNode, text, event.implicit)
+        if tag == _STR:
+            x: Any = text
+        elif tag == _NULL:
+            x = None
+        elif tag == MERGE:
+            x = merge_scalar(line, self.events)
+        else:
+            x = self.typed.get((tag, text), _MISSING)
+            if x is _MISSING:
+                x = self._construct_scalar(tag, event, line)
+        if event.anchor is not None:
+            anchor = Anchor(None, line, tag, text)
+            anchor.value = x
+            self._anchor(event.anchor, anchor)
+        return x, tag
+
+    def _construct_scalar(self, tag: str, event: Any, line: int) -> Any:
         node = yaml.ScalarNode(
             tag, event.value, event.start_mark, event.end_mark, style=event.style
         )
-        if tag not in (_STR, _NULL, _MERGE):
-            self._construct_scalar(node, line)
-        self._anchor(event.anchor, node, None, line)
-        return node, None
-
-    def _construct_scalar(self, node: yaml.ScalarNode, line: int) -> None:
-        """Construct a typed scalar now, so a value its tag cannot read names its field."""
         with map_exceptions(SCALAR_ERRORS, (self, node, line)):
             value = self.loader.construct_object(node)
         limit = sys.get_int_max_str_digits()  # 0: no limit
@@ -267,75 +279,63 @@ class _Composer:
                 str(value)
             except ValueError:
                 raise self.error(_long_int(limit), line) from None
+        if tag not in _UNSHARED:  # those leave PyYAML a refusal to raise (see _construct)
+            self.typed[(tag, event.value)] = value
+        return value
 
-    def _open(self, event: Any, line: int) -> None:
-        if len(self.stack) >= MAX_DEPTH:
+    def _open(self, event: Any, mapping: bool, line: int) -> None:
+        stack = self.stack
+        if len(stack) >= MAX_DEPTH:
             raise self.error(
                 f"nested more than {MAX_DEPTH} levels deep; judgekit reads lists and mappings "
                 f"nested at most {MAX_DEPTH} levels",
                 line,
                 field_here=False,
             )
-        mapping = isinstance(event, yaml.MappingStartEvent)
-        kind: type[yaml.SequenceNode | yaml.MappingNode] = (
-            yaml.MappingNode if mapping else yaml.SequenceNode
-        )
         tag = event.tag
         if tag is None or tag == "!":
-            tag = self.loader.resolve(kind, None, event.implicit)
-        node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
-        lines = LineNode(mapping=mapping)
-        self._anchor(event.anchor, node, lines, line)
-        self.stack.append(_Open(node, lines, event.anchor))
+            tag = self.loader.resolve(
+                yaml.MappingNode if mapping else yaml.SequenceNode, None, event.implicit
+            )
+        entry = OpenNode(mapping, tag, line, self.events, len(stack))
+        if stack:
+            parent = stack[-1]
+            if parent.merging or (parent.mapping and parent.has_key and parent.key_merge):
+                entry.merging, entry.flat_at = not mapping, parent.flat_at
+        if tag != (MAP if mapping else SEQ) or (not mapping and (entry.merging or event.anchor)):
+            entry.raw = []
+        if event.anchor is not None:
+            self._anchor(event.anchor, Anchor(entry.lines, line, tag, None))
+            entry.anchor = event.anchor
+        stack.append(entry)
 
     def _add(
-        self, node: yaml.Node, lines: LineNode | None, size: int, line: int
-    ) -> tuple[yaml.Node, LineNode | None] | None:
-        """Put a finished node into the open list or mapping; the root when none is open."""
+        self,
+        x: Any,
+        lines: LineNode | None,
+        size: int,
+        line: int,
+        node_line: int,
+        tag: str,
+        alias: bool,
+        text: str | None,
+    ) -> tuple[Any, LineNode | None, int] | None:
+        """Put a finished value into the open list or mapping; the root when none is open.
+        ``line`` is where it is written, ``node_line`` where its node is (an alias's
+        anchor), ``text`` a scalar's text (None for a list or mapping)."""
         if not self.stack:
-            return node, lines
+            return x, lines, line
         parent = self.stack[-1]
         parent.size += size
-        if isinstance(parent.node, yaml.SequenceNode):
-            parent.node.value.append(node)
-            assert parent.lines.items is not None
-            parent.lines.items.append((line, lines))
-        elif parent.key is None:
-            self._check_key(parent, node, line)
-            parent.key, parent.key_line = node, line
+        if not parent.mapping:
+            parent.add_item(x, lines, line, node_line, alias)
+        elif parent.has_key:
+            parent.add_value(x, lines, node_line)
         else:
-            key = parent.key
-            parent.node.value.append((key, node))
-            parent.key = None
-            assert parent.lines.keys is not None
-            if key.tag == _MERGE and isinstance(key, yaml.ScalarNode):
-                parent.lines.merges.extend(_merged(lines))
-            elif isinstance(key, yaml.ScalarNode):
-                parent.lines.keys[str(key.value)] = (parent.key_line, lines)
+            first = parent.add_key(x, text, tag, line, node_line)
+            if first is not None:
+                raise self.error(f"duplicate key {text!r} (first at line {first})", line)
         return None
-
-    def _check_key(self, parent: _Open, key: yaml.Node, line: int) -> None:
-        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
-            return  # a list or mapping as a key: the constructor refuses it (unhashable)
-        identity = key.value if key.tag == _STR else self.loader.construct_object(key)
-        try:
-            first = parent.seen.get(identity)
-        except TypeError:
-            return
-        if first is not None:
-            parent.key = key  # so the field names the repeated key
-            raise self.error(f"duplicate key {key.value!r} (first at line {first})", line)
-        parent.seen[identity] = line
-
-
-def _merged(lines: LineNode | None) -> list[LineNode]:
-    """The mappings a ``<<`` value merges in: one mapping, or a list of them."""
-    if lines is None:
-        return []
-    if lines.keys is not None:
-        return [lines]
-    assert lines.items is not None
-    return [item for _, item in lines.items if item is not None and item.keys is not None]
 
 
 # What PyYAML's constructors raise for a value they cannot read.
@@ -389,12 +389,6 @@ def read_yaml(
     """
     loader = loader_class(text)
     try:
-        composer = _Composer(loader, path)
-        root, lines = composer.compose()
-        if root is None:
-            return None, None, None
-        with map_exceptions(DOCUMENT_ERRORS, (path, root.start_mark.line + 1)):
-            data = loader.construct_document(root)
-        return data, lines, root.start_mark.line + 1
+        return _Composer(loader, path).compose()
     finally:
         loader.dispose()

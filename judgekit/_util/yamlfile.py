@@ -74,19 +74,6 @@ class _LibyamlLoader(_CParser or object, PlainLoader):  # type: ignore[misc]
         _CParser.__init__(self, stream)
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
-        self._scalar_tags: dict[tuple[str, Any], str] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        """The tag of a node; a scalar's remembered by its text, since a suite repeats the
-        same keys and values (``id``, ``name``, ``true``) in every task."""
-        resolve: Any = PlainLoader.resolve  # untyped in PyYAML's stubs
-        if kind is not yaml.ScalarNode:
-            return resolve(self, kind, value, implicit)
-        key = (value, implicit)
-        tag = self._scalar_tags.get(key)
-        if tag is None:
-            tag = self._scalar_tags[key] = resolve(self, kind, value, implicit)
-        return tag
 
 
 def load_yaml(path: str | Path) -> tuple[Any, LineMap]:
