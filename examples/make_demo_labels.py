@@ -13,13 +13,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from judgekit.demo.common import SHOP, repo_root
+from judgekit.demo.common import SHOP, project_root
 from judgekit.demo.labels import bundled_labels_path, demo_labels, write_labels
 from judgekit.demo.trials import run_suite
 
 
 def main() -> None:
-    root = repo_root()
+    root = project_root()
     with tempfile.TemporaryDirectory() as tmp:
         run = run_suite(SHOP, root, Path(tmp))
         labels = demo_labels(run.runs(), run.truth, run.tasks)
