@@ -17,8 +17,9 @@ from packaging.utils import canonicalize_name
 
 import judgekit
 from judgekit.scaffold import init_project
+from tests.cli.test_help import assert_parses
 from tests.conftest import REPO
-from tests.test_github_actions_example import WORKFLOWS, load, run_commands
+from tests.test_github_actions_example import WORKFLOWS, comment_commands, load, run_commands
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 NAME = PYPROJECT["project"]["name"]
@@ -113,3 +114,21 @@ def test_no_baseline_is_made_in_the_readme_s_results_folder(init_workflow: Path)
             if "--save-baseline" in command.args:
                 out = command.option("--out")
                 assert out is not None and not out.startswith("results"), command.where
+
+
+def test_the_install_page_names_this_version() -> None:
+    """docs/install.md shows the pinned lines and the wheel's file name: at this version."""
+    text = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    named = re.findall(r"judgekit-agents(?:\[postgres\])?==([^\s\"`]+)", text)
+    named += re.findall(r"judgekit_agents-([^-]+)-py3-none-any\.whl", text)
+    named += re.findall(r"judgekit, version (\S+)", text)
+    assert len(named) == 6 and set(named) == {VERSION}, named
+
+
+def test_the_init_workflow_s_commands_parse(init_workflow: Path) -> None:
+    # The header's first line, "judgekit in CI: ...", is prose, not a command.
+    by_hand = [c for c in comment_commands(init_workflow) if "--save-baseline" in c.written]
+    commands = run_commands(init_workflow) + by_hand
+    assert [c.args[0] for c in commands] == ["run", "gate", "report", "run"]
+    for command in commands:
+        assert_parses(command.expanded)
