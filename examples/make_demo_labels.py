@@ -1,4 +1,5 @@
-"""Write labels/goal_completion.jsonl, the hand labels ``judgekit demo`` calibrates against.
+"""Write labels/goal_completion.jsonl, the hand labels ``judgekit demo`` calibrates against
+(a link to the file the package ships, ``judgekit/demo/project/labels/``).
 
 The labels are the deterministic outcome of a stratified sample of the demo's shop runs
 (labeller ``demo-truth``), each with the hash of the text a labeller would see. The runs
