@@ -3,13 +3,14 @@ wheel installed into a fresh virtual environment with no source tree anywhere ne
 the commands a newcomer runs first — `--help`, `demo`, `init` and the README's
 first-project block — run from an empty folder by the installed console script.
 
-One module-scoped build and install (the dependencies come through pip's cache), so the
-module costs about a minute. Without a network to the package index it skips, saying so.
+One module-scoped build, from a copy of the checkout's files, and install (the
+dependencies come through pip's cache), so the module costs about a minute. Without a network to the package index it skips, saying so.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -92,12 +93,35 @@ def _run(args: list[str | Path], what: str) -> str:
     return output
 
 
+def source_tree(folder: Path) -> Path:
+    """A copy of the checkout's files, as git sees them (committed or not, never ignored),
+    links kept as links. Built in place, the checkout's own ``*.egg-info`` (which ``pip
+    install -e`` leaves) would list files into the sdist that package-data may have lost."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source, target = REPO / name, folder / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted, not yet committed
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, target)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     work = tmp_path_factory.mktemp("wheel")
     dist = work / "dist"
     # The sdist, then the wheel built from it: what an index serves, both ways.
-    _run([sys.executable, "-m", "build", "--outdir", dist, REPO], "building the wheel")
+    source = source_tree(work / "source")
+    _run([sys.executable, "-m", "build", "--outdir", dist, source], "building the wheel")
     venv = work / "venv"
     _run([sys.executable, "-m", "venv", venv], "creating a virtual environment")
     python = venv / "bin" / "python"
