@@ -1,1 +1,1 @@
-"""Example worlds and stub agents for the bundled task suites."""
+../judgekit/demo/project/examples/__init__.py

@@ -1,4 +1,5 @@
-"""Write labels/goal_completion.jsonl, the hand labels ``judgekit demo`` calibrates against.
+"""Write labels/goal_completion.jsonl, the hand labels ``judgekit demo`` calibrates against
+(a link to the file the package ships, ``judgekit/demo/project/labels/``).
 
 The labels are the deterministic outcome of a stratified sample of the demo's shop runs
 (labeller ``demo-truth``), each with the hash of the text a labeller would see. The runs
@@ -13,13 +14,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from judgekit.demo.common import SHOP, repo_root
+from judgekit.demo.common import SHOP, project_root
 from judgekit.demo.labels import bundled_labels_path, demo_labels, write_labels
 from judgekit.demo.trials import run_suite
 
 
 def main() -> None:
-    root = repo_root()
+    root = project_root()
     with tempfile.TemporaryDirectory() as tmp:
         run = run_suite(SHOP, root, Path(tmp))
         labels = demo_labels(run.runs(), run.truth, run.tasks)

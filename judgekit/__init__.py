@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judgekit._util.lazy_exports import lazy_exports
+from judgekit._util.version import __version__
 from judgekit.errors import (
     CalibrationError,
     ConfigError,
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
     from judgekit.judging.judge import Judge
     from judgekit.trials.runner import TrialLimits, in_process_trials, run_trials
     from judgekit.trials.world import ToolError, World
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CalibrationError",

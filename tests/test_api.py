@@ -82,7 +82,7 @@ def test_importing_judgekit_loads_its_api_on_first_use() -> None:
     )
     assert done.stdout == (
         "['judgekit._util', 'judgekit._util.lazy_exports', 'judgekit._util.redaction', "
-        "'judgekit.errors']\nTrue\n"
+        "'judgekit._util.version', 'judgekit.errors']\nTrue\n"
     )
 
 

@@ -14,10 +14,10 @@ on the PATH. Conventions, from the pages' point of view:
   answer (``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` point at it, and a ``--base-url``
   the page shows is pointed at it too), so ``OPENAI_API_KEY=your-key judgekit …`` runs as
   pasted.
-- Set-up commands (``pip install …``, ``python -m pytest``) are what ``.ci/run`` and the
-  wheel's test run; benchmarks (``python bench/…``, this repository's) run at small sizes;
-  commands on the real public data in ``../shared`` get its paths, and their page skips
-  without it.
+- Set-up commands (``pip install …``, ``python -m pytest``, ``python -m build``) are what
+  ``.ci/run`` and the wheel's test run; benchmarks (``python bench/…``, this repository's)
+  run at small sizes; commands on the real public data in ``../shared`` get its paths,
+  and their page skips without it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,13 @@ DOCS = REPO / "docs"
 EMPTY_FOLDER = "<!-- docs-test: empty folder -->"
 PROJECT_FOLDERS = ("tasks", "rubrics", "examples", "labels")
 # Run by .ci/run and the wheel's test, not here: they install or test this repository.
-SETUP_PREFIXES = ("pip install ", "python -m pip ", "python -m pytest", "python -m venv ")
+SETUP_PREFIXES = (
+    "pip install ",
+    "python -m pip ",
+    "python -m pytest",
+    "python -m venv ",
+    "python -m build",
+)
 EXITS = re.compile(r"\s#\s*exits (\d+)\s*$")
 BENCH_SIZES = {
     "bench/grade_throughput.py": ["--runs", "300"],

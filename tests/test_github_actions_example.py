@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+import judgekit
 from tests.cli.test_help import assert_parses, judgekit_args, split_simple_commands
 from tests.conftest import REPO
 
@@ -230,13 +231,13 @@ def test_store_variant_records_main_and_gates_pull_requests_on_it() -> None:
     assert workflow["env"]["JUDGEKIT_DB"] == "${{ secrets.JUDGEKIT_DB }}"
     for job_id in ("baseline", "gate"):
         runs = [step["run"] for step in job_steps(WITH_STORE, job_id) if "run" in step]
-        assert "pip install -e '.[postgres]'" in runs
+        assert f'pip install "judgekit-agents[postgres]=={judgekit.__version__}"' in runs
 
     (main_run,) = commands_of(WITH_STORE, "baseline", "run")
     assert main_run.option("--tasks") == "tasks/shop.yaml"
     assert main_run.option("--agent") == "examples.shop:agent"
     assert main_run.option("--trials") == "30"
-    assert main_run.option("--out") == "results"
+    assert main_run.option("--out") == "results/main"
     assert main_run.option("--branch") == "main"
     assert "--no-store" not in main_run.args
 

@@ -11,6 +11,7 @@ from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.input_paths import is_dir
 from judgekit._util.output_targets import refuse_output_over_input
 from judgekit.cli.options import (
+    echo_baseline_saved,
     json_option,
     k_option,
     out_dir_option,
@@ -127,5 +128,6 @@ def grade_command(
 
     print_grade_table(summary, Console(emoji=False), show_reasons=reasons, k=k)
     click.echo(f"wrote {out_dir / 'results.jsonl'} and {out_dir / 'results.csv'}")
+    echo_baseline_saved(save_baseline)
     if recorded is not None:
         click.echo(recorded_line(recorded.grades, "grades", recorded))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,6 +52,15 @@ def baseline_writer(path: Path | None) -> Iterator[IO[str] | None]:
         return
     with atomic_writer(path) as fh:
         yield fh
+
+
+def echo_baseline_saved(path: Path | None) -> None:
+    """Say where ``--save-baseline`` wrote (nothing without it), and what the file is for."""
+    if path is not None:
+        click.echo(
+            f"saved the baseline {path}: gate a change against it with "
+            f"judgekit gate --baseline {shlex.quote(str(path))} --candidate FOLDER"
+        )
 
 
 reasons_option = click.option(

@@ -16,6 +16,7 @@ from judgekit.cli.number_types import Seconds
 from judgekit.cli.options import (
     baseline_writer,
     concurrency_option,
+    echo_baseline_saved,
     json_option,
     k_option,
     out_dir_option,
@@ -154,6 +155,7 @@ def run_command(
         return
     print_grade_table(summary, Console(emoji=False), show_reasons=reasons, k=chosen_k)
     click.echo(f"wrote {out_dir / 'runs.jsonl'}, results.jsonl and results.csv")
+    echo_baseline_saved(save_baseline)
     if recorded is not None:
         click.echo(recorded_line(recorded.grades, "grades", recorded))
 

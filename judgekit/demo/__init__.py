@@ -1,6 +1,9 @@
 """``judgekit demo``: the whole flow offline — trials, judges, hand labels, calibration,
 promotion, the store, the monitor and the report — with no API key and no network.
 
+The demo's project — its suites, rubric, hand labels and stub agents — is shipped inside
+the package, in ``project/`` (:func:`.common.project_root`), so an installed wheel runs it.
+
 1. The shop and travel suites (``tasks/``) run with their seeded stub agents
    (``examples/``) for :data:`TRIALS` trials per task, each in a fresh world, graded
    deterministically; each measured pass@1 is set against the rate the stub was designed
@@ -25,7 +28,7 @@ from rich.console import Console
 
 from judgekit.demo.calibration import JudgeOutcome, calibrate_and_promote
 from judgekit.demo.commands import print_next_steps
-from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, repo_root, say
+from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, project_root, say
 from judgekit.demo.gate import GateOutcome, gate_a_regression
 from judgekit.demo.judges import CAREFUL, JUDGES, SLOPPY, SimulatedJudge, judge_runs, write_rubrics
 from judgekit.demo.labels import LABELER, LABELS, copy_bundled_labels
@@ -54,7 +57,7 @@ __all__ = [
     "DemoResult",
     "JudgeOutcome",
     "SimulatedJudge",
-    "repo_root",
+    "project_root",
     "run_demo",
 ]
 
@@ -73,7 +76,7 @@ class DemoResult:
 def run_demo(out: Path, console: Console) -> DemoResult:
     """Run the seven steps, printing each, writing everything under ``out`` and recording it
     in JUDGEKIT_HOME's store."""
-    root = repo_root()
+    root = project_root()
     _refuse_a_used_folder(out)
     with open_demo_store(console) as store:
         heading(console, 1, f"Run the shop and travel suites: {TRIALS} trials per task")

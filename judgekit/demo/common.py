@@ -1,4 +1,4 @@
-"""What the demo's steps share: its suites, the repository they come from, how a step prints."""
+"""What the demo's steps share: its suites, the project they come from, how a step prints."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Final
 
 from rich.console import Console
 
-import judgekit
 from judgekit._util.terminal_text import visible_markup
 from judgekit.errors import ConfigError
 
@@ -20,7 +19,7 @@ BASE_RUBRIC: Final = "goal_completion"
 
 @dataclass(frozen=True)
 class DemoSuite:
-    """A task suite of the repository and the seeded stub agent that runs it."""
+    """A task suite of the demo's project and the seeded stub agent that runs it."""
 
     name: str  # tasks/<name>.yaml, and the subfolder of --out its runs go to
     agent: str  # module:function
@@ -41,19 +40,22 @@ TRAVEL: Final = DemoSuite("travel", "examples.travel:agent")
 SUITES: Final = (SHOP, TRAVEL)
 
 
-def repo_root() -> Path:
-    """The repository judgekit runs from (its ``tasks/``, ``rubrics/`` and ``examples/``),
-    importable, or a :class:`ConfigError` when judgekit was installed from a wheel."""
-    root = Path(judgekit.__file__).resolve().parents[1]
-    needed = [root / "rubrics" / f"{BASE_RUBRIC}.yaml"]
+def project_root() -> Path:
+    """The demo's project, shipped inside the package (``judgekit/demo/project/``): its
+    ``tasks/``, ``rubrics/``, ``labels/`` and the stub agents' ``examples`` package, made
+    importable. The repository's top-level copies of these files are links to it.
+
+    Raises :class:`ConfigError` naming what is missing, when the install lost them."""
+    root = Path(__file__).resolve().parent / "project"
+    needed = [root / "rubrics" / f"{BASE_RUBRIC}.yaml", root / "examples" / "__init__.py"]
     for suite in SUITES:
         needed += [suite.tasks_file(root), suite.agent_file(root)]
     missing = [str(path) for path in needed if not path.is_file()]
     if missing:
         raise ConfigError(
-            "the demo needs the judgekit repository's tasks/, rubrics/ and examples/, not "
-            f"found ({', '.join(missing)}): judgekit seems installed from a wheel; clone the "
-            "repository and `pip install -e .` to run the demo"
+            f"the demo's project files are missing ({', '.join(missing)}): this judgekit was "
+            "installed without its package data; reinstall it (pip install --force-reinstall "
+            "judgekit-agents)"
         )
     if str(root) not in sys.path:  # examples.shop, wherever the demo is started from
         sys.path.insert(0, str(root))

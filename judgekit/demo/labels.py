@@ -1,4 +1,4 @@
-"""Step 3: the bundled hand labels, ``labels/goal_completion.jsonl`` in the repository.
+"""Step 3: the bundled hand labels, ``labels/goal_completion.jsonl`` of the demo's project.
 
 They hold what a careful labeller would say of a sample of the demo's shop runs (every
 failing run and as many passing ones): the run's deterministic outcome, labeller ``demo-truth``, with the hash of the text

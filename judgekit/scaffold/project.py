@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judgekit._util.atomic_files import atomic_files, remove_empty_folders
+from judgekit._util.version import __version__
 from judgekit.errors import OutputError
 from judgekit.scaffold.rubric_templates import rubric_template
 from judgekit.scaffold.templates import template_text
@@ -28,6 +29,9 @@ PROJECT_FILES: dict[str, str] = {
     ".gitignore": "project/gitignore",
     "README.md": "project/README.md",
 }
+# Stands in a template for the version of the judgekit writing it: the workflow installs
+# exactly that one, so CI grades with the judgekit the project was made and tried with.
+VERSION_MARK = "@JUDGEKIT_VERSION@"
 
 
 def init_project(folder: Path) -> list[Path]:
@@ -67,4 +71,4 @@ def _content(template: str) -> str:
     kind, name = template.split("/")
     if kind == "rubrics":
         return rubric_template(name.removesuffix(".yaml"))
-    return template_text(kind, name)
+    return template_text(kind, name).replace(VERSION_MARK, __version__)

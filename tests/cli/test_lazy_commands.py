@@ -102,6 +102,7 @@ def test_help_imports_click_and_judgekit_light_modules_only() -> None:
         "judgekit._util.input_paths",
         "judgekit._util.lazy_exports",
         "judgekit._util.redaction",
+        "judgekit._util.version",
         "judgekit.cli",
         "judgekit.cli.command_table",
         "judgekit.cli.lazy_group",

@@ -167,6 +167,24 @@ def test_grade_writes_the_baseline_with_the_results(tmp_path: Path) -> None:
     assert baseline.read_bytes() == (out / "results.jsonl").read_bytes()
     assert len(baseline.read_text().splitlines()) == 18
     assert listing(out) == [LOCK_FILE, "results.csv", "results.jsonl"]
+    assert done.stdout.splitlines()[-2:] == [
+        f"wrote {out / 'results.jsonl'} and {out / 'results.csv'}",
+        f"saved the baseline {baseline}: gate a change against it with judgekit gate "
+        f"--baseline {baseline} --candidate FOLDER",
+    ]
+
+
+def test_run_says_where_it_saved_the_baseline(tmp_path: Path) -> None:
+    out, baseline = tmp_path / "main", tmp_path / "my baselines" / "shop.jsonl"
+    args = ["run", "--tasks", SHOP_TASKS, "--agent", "examples.shop:agent", "--trials", "2"]
+    done = judgekit([*args, "--out", out, "--no-store", "--save-baseline", baseline], home())
+    assert done.returncode == 0, done.stderr
+    assert baseline.read_bytes() == (out / "results.jsonl").read_bytes()
+    assert done.stdout.splitlines()[-2:] == [
+        f"wrote {out / 'runs.jsonl'}, results.jsonl and results.csv",
+        f"saved the baseline {baseline}: gate a change against it with judgekit gate "
+        f"--baseline '{baseline}' --candidate FOLDER",
+    ]
 
 
 def test_grade_into_a_folder_it_cannot_write(tmp_path: Path) -> None:

@@ -14,11 +14,10 @@ from click.testing import CliRunner
 from rich.console import Console
 from sqlalchemy import func, select
 
-import judgekit
 import judgekit.demo as demo
 from judgekit.cli import main
 from judgekit.demo import CAREFUL, JUDGES, SLOPPY, SimulatedJudge
-from judgekit.demo.common import SUITES, repo_root
+from judgekit.demo.common import SUITES, project_root
 from judgekit.demo.labels import bundled_labels_path, demo_labels, labels_text
 from judgekit.errors import ConfigError
 from judgekit.formats.rubric_file import load_rubric
@@ -92,7 +91,7 @@ def test_demo_exits_0_within_a_minute(demo_run: DemoRun) -> None:
 
 
 def test_demo_prints_the_commands_for_a_real_model(demo_run: DemoRun) -> None:
-    out, root = demo_run.out, repo_root()
+    out, root = demo_run.out, project_root()
     rubric = root / "rubrics" / "goal_completion.yaml"
     assert (
         f"  OPENAI_API_KEY=your-key judgekit judge {out / 'shop' / 'runs.jsonl'} --rubric {rubric} "
@@ -106,7 +105,7 @@ def test_demo_prints_the_commands_for_a_real_model(demo_run: DemoRun) -> None:
 def test_demo_writes_every_file(demo_run: DemoRun) -> None:
     out = demo_run.out
     for suite in SUITES:
-        tasks = load_tasks(suite.tasks_file(repo_root()))
+        tasks = load_tasks(suite.tasks_file(project_root()))
         runs = (out / suite.name / "runs.jsonl").read_text().splitlines()
         assert len(runs) == len(tasks) * demo.TRIALS
         assert len((out / suite.name / "results.jsonl").read_text().splitlines()) == len(runs)
@@ -218,7 +217,7 @@ def batch_rows(store: Store, table_name: str, batch_id: int) -> int:
 
 
 def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) -> None:
-    root = repo_root()
+    root = project_root()
     with demo_run.store() as store:
         batches = {batch.batch_key: batch for batch in store.batches(source="demo")}
         # One batch per suite, and the gated candidate's.
@@ -246,7 +245,7 @@ def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) ->
 def test_report_html_is_self_contained_with_a_row_per_task(demo_run: DemoRun) -> None:
     html = (demo_run.out / "report.html").read_text(encoding="utf-8")
     for suite in SUITES:
-        for task in load_tasks(suite.tasks_file(repo_root())):
+        for task in load_tasks(suite.tasks_file(project_root())):
             assert f"<tr><td>{task.id}</td>" in html
     assert "data:image/png;base64," in html
     assert "<script" not in html.lower()
@@ -261,7 +260,7 @@ def test_report_gives_each_suite_its_own_headline(demo_run: DemoRun) -> None:
         assert f'<li><a href="#suite-{suite.name}">Suite {suite.name}</a></li>' in html
         section = html.split(f'<section id="suite-{suite.name}">', 1)[1].split("</section>")[0]
         assert section.count('<p class="headline">') == 1
-        for task in load_tasks(suite.tasks_file(repo_root())):
+        for task in load_tasks(suite.tasks_file(project_root())):
             assert f"<tr><td>{task.id}</td>" in section
 
 
@@ -298,9 +297,9 @@ def test_the_bundled_labels_match_the_demo_runs(demo_run: DemoRun) -> None:
     shop = demo_run.out / "shop"
     grades = [json.loads(line) for line in (shop / "results.jsonl").read_text().splitlines()]
     truth = {grade["run_id"]: grade["passed"] for grade in grades}
-    tasks = load_tasks(repo_root() / "tasks" / "shop.yaml")
+    tasks = load_tasks(project_root() / "tasks" / "shop.yaml")
     expected = labels_text(demo_labels(load_runs(shop / "runs.jsonl"), truth, tasks))
-    assert bundled_labels_path(repo_root()).read_text(encoding="utf-8") == expected
+    assert bundled_labels_path(project_root()).read_text(encoding="utf-8") == expected
     copied = (demo_run.out / "labels" / "goal_completion.jsonl").read_text(encoding="utf-8")
     assert copied == expected
 
@@ -308,9 +307,9 @@ def test_the_bundled_labels_match_the_demo_runs(demo_run: DemoRun) -> None:
 def test_stale_bundled_labels_are_refused(demo_run: DemoRun, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "rubrics").mkdir(parents=True)
-    rubric = repo_root() / "rubrics" / "goal_completion.yaml"
+    rubric = project_root() / "rubrics" / "goal_completion.yaml"
     (root / "rubrics" / "goal_completion.yaml").write_text(rubric.read_text())
-    lines = bundled_labels_path(repo_root()).read_text().splitlines()
+    lines = bundled_labels_path(project_root()).read_text().splitlines()
     first = json.loads(lines[0]) | {"item_hash": "0" * 64}  # the run's text changed since
     bundled_labels_path(root).parent.mkdir()
     bundled_labels_path(root).write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
@@ -320,7 +319,7 @@ def test_stale_bundled_labels_are_refused(demo_run: DemoRun, tmp_path: Path) -> 
             JUDGES,
             tmp_path / "labels",
             runs_file=demo_run.out / "shop" / "runs.jsonl",
-            tasks_file=repo_root() / "tasks" / "shop.yaml",
+            tasks_file=project_root() / "tasks" / "shop.yaml",
             console=Console(),
         )
 
@@ -340,17 +339,6 @@ def test_the_demo_leaves_the_store_of_judgekit_db_alone(
     assert {path.name: path.read_bytes() for path in other.parent.iterdir()} == before
     with run.store() as store:
         assert store.count("verdicts") == 2 * 4 * demo.TRIALS
-
-
-def test_without_the_repository_the_demo_says_so_and_exits_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(judgekit, "__file__", str(tmp_path / "site" / "judgekit" / "x.py"))
-    with pytest.raises(ConfigError, match="installed from a wheel"):
-        demo.repo_root()
-    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2
-    assert "installed from a wheel" in result.output
 
 
 def test_a_simulated_judge_is_deterministic_and_errs_at_its_rates() -> None:

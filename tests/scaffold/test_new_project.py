@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from judgekit.scaffold import PROJECT_FILES
@@ -24,12 +25,22 @@ SKELETON = [
 ]
 
 
-def judgekit(args: list[str], cwd: Path, home: Path, stdin: str = "") -> tuple[int, str]:
+# How judgekit is started: this environment's, or (tests/packaging/) a wheel's console script.
+THIS_ENVIRONMENT = (sys.executable, "-m", "judgekit")
+
+
+def judgekit(
+    args: list[str],
+    cwd: Path,
+    home: Path,
+    stdin: str = "",
+    command: Sequence[str] = THIS_ENVIRONMENT,
+) -> tuple[int, str]:
     # No PYTHONPATH to this repository: the project sees only the installed judgekit.
     variables = {k: v for k, v in os.environ.items() if k not in ("JUDGEKIT_DB", "PYTHONPATH")}
     env = {**variables, "JUDGEKIT_HOME": str(home), "OPENAI_API_KEY": "sk-test-init"}
     done = subprocess.run(
-        [sys.executable, "-m", "judgekit", *args],
+        [*command, *args],
         cwd=cwd,
         env=env,
         input=stdin,
@@ -74,7 +85,16 @@ def readme_block() -> list[str]:
 
 def test_the_readme_block_works_in_a_new_folder(tmp_path: Path) -> None:
     assert REPO not in tmp_path.parents
-    home, cwd = tmp_path / "home", tmp_path
+    outputs, prompts = run_readme_block(tmp_path)
+    check_readme_block(outputs, prompts, tmp_path / "my-agent")
+
+
+def run_readme_block(
+    folder: Path, command: Sequence[str] = THIS_ENVIRONMENT
+) -> tuple[dict[str, str], list[str]]:
+    """Each command of the block run in ``folder`` (the judge against a local fake server,
+    the labels pressed on stdin): each command's output, and the prompts the judge got."""
+    home, cwd = folder / "home", folder
     outputs: dict[str, str] = {}
     with FakeLLMServer() as server:
         for line in readme_block():
@@ -85,12 +105,14 @@ def test_the_readme_block_works_in_a_new_folder(tmp_path: Path) -> None:
             if line.startswith("OPENAI_API_KEY="):
                 args += ["--base-url", server.openai_base_url]
             stdin = "p\n" * 15 if args[0] == "label" else ""
-            code, out = judgekit(args, cwd, home, stdin)
+            code, out = judgekit(args, cwd, home, stdin, command)
             assert code == (1 if args[0] == "promote" else 0), f"{line}\n{out}"
             outputs[args[0] if args[0] != "rubrics" else " ".join(args[:2])] = out
-        prompts = [request.text for request in server.requests]
+        return outputs, [request.text for request in server.requests]
+
+
+def check_readme_block(outputs: dict[str, str], prompts: list[str], project: Path) -> None:
     assert_init_output(outputs["init"])
-    project = tmp_path / "my-agent"
     # The stub's designed slips, one trial in three (seeded): 8 of these 15 failed.
     assert "suite: 7/15 runs passed, pass@1 0.47 (95% CI 0.25–0.70)" in outputs["run"]
     assert "failing tasks (3 of 3): reset_password, unknown_account, upgrade_plan" in outputs["run"]

@@ -1,0 +1,1 @@
+"""Example worlds and stub agents for the bundled task suites."""
