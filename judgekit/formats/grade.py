@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.input_paths import file_in_folder, is_dir, is_file
 from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
@@ -77,13 +77,7 @@ class Grade(BaseModel):
 
 def results_path(path: str | Path) -> Path:
     """``path`` itself, or the ``results.jsonl`` inside it when it is a folder."""
-    p = Path(path)
-    if not is_dir(p):
-        return p
-    inside = p / RESULTS_FILE
-    if not is_file(inside):
-        raise DataError(f"no {RESULTS_FILE} in this folder", path=p)
-    return inside
+    return file_in_folder(path, RESULTS_FILE)
 
 
 def load_results(path: str | Path) -> Iterator[Grade]:

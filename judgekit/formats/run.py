@@ -69,16 +69,27 @@ class Usage(BaseModel):
 
 
 class Run(BaseModel):
-    """One agent run: what it was asked, which tools it called, how it ended."""
+    """One agent run: what it was asked, which tools it called, how it ended.
+
+    Only ``run_id`` is required: a run of a plain final answer (``{run_id, input,
+    final_answer, reference}``) made no tool call (``tool_calls`` empty) and may belong to no
+    task, which judging with a rubric that reads nothing of a task needs not.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
-    task_id: str
+    task_id: str | None = Field(
+        default=None, description="The task it ran; grading needs one, judging may not."
+    )
     trial: int | None = None
     input: str | None = None
-    tool_calls: list[ToolCall]
+    tool_calls: list[ToolCall] = Field(default_factory=list)
     final_answer: str | None = None
+    reference: str | None = Field(
+        default=None,
+        description="A reference answer for judges' {reference}; the task's is used without it.",
+    )
     messages_to_user: list[str] = Field(
         default_factory=list,
         description="Every text the agent sent the user, in order, as sent (the last is "

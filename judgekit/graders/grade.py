@@ -41,7 +41,7 @@ def grade_row(run: RunView, task: Task) -> GradeRow:
     calls = run.tool_calls
     return GradeRow(
         run.run_id,
-        run.task_id,
+        run.task_id if run.task_id is not None else task.id,
         run.trial,
         passed,
         truth,
@@ -84,6 +84,14 @@ def grade_rows(
     """:func:`grade_runs`, each grade as a :class:`GradeRow`."""
     for item in runs:
         line, run = item if isinstance(item, tuple) else (None, item)
+        if run.task_id is None:  # no task to grade against, whatever --skip-unknown says
+            raise DataError(
+                f"run {run.run_id!r} has no task_id: grading checks a run against its task; "
+                "add task_id to the run, or judge it (judgekit judge) instead",
+                path=source,
+                line=line,
+                field="task_id",
+            )
         task = tasks.get(run.task_id)
         if task is None:
             if skip_unknown:

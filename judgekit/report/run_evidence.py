@@ -34,8 +34,8 @@ def run_evidence(
     if evidence is None or (evidence.run is None and evidence.grade is None):
         return ""
     run, grade = evidence.run, evidence.grade
-    task_id = run.task_id if run is not None else grade.task_id if grade is not None else ""
-    items = [("task", escape(task_id))]
+    task_id = run.task_id if run is not None else grade.task_id if grade is not None else None
+    items = [("task", escape(task_id) if task_id is not None else '<span class="none">none</span>')]
     if run is not None and run.input:
         items.append(("input", _text(run.input)))
     if grade is not None:
