@@ -26,11 +26,16 @@ RESULTS_FILE = "results.jsonl"
 
 
 class GraderResult(BaseModel):
-    """One grader's verdict on one run, with the reason a person can act on."""
+    """One grader's verdict on one run, with the reason a person can act on.
+
+    ``passed`` is None when the grader had nothing to check (Truth and Path on a run that
+    made no tool call, of a task that expects none): neither a pass nor a failure, and
+    counted as neither.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    passed: bool
+    passed: bool | None = Field(description="None: the grader had nothing to check.")
     reason: str
 
 
@@ -66,7 +71,7 @@ class Grade(BaseModel):
         run ended."""
         for name in ("truth", "path", "state", "answer"):
             result: GraderResult | None = getattr(self, name)
-            if result is not None and not result.passed:
+            if result is not None and result.passed is False:
                 return f"{name}: {result.reason}"
         if self.violations:
             return f"violation: {'; '.join(self.violations)}"

@@ -33,10 +33,11 @@ def grade_row(run: RunView, task: Task) -> GradeRow:
     passed = (
         run.completed
         and not run.violations
-        and (truth is None or truth.passed)
-        and (path is None or path.passed)
-        and (state is None or state.passed)
-        and (answer is None or answer.passed)
+        # A grader with nothing to check (passed None) neither passes nor fails the run.
+        and (truth is None or truth.passed is not False)
+        and (path is None or path.passed is not False)
+        and (state is None or state.passed is not False)
+        and (answer is None or answer.passed is not False)
     )
     calls = run.tool_calls
     return GradeRow(

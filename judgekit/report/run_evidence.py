@@ -84,7 +84,7 @@ def _json(value: Any) -> str:
 def _graders(grade: Grade) -> str:
     results = [(name, getattr(grade, name)) for name in _GRADERS]
     lines = [
-        f"{name} {'passed' if result.passed else 'failed'}: {result.reason}"
+        f"{name}{_outcome(result.passed)}: {result.reason}"
         for name, result in results
         if result is not None
     ]
@@ -92,6 +92,11 @@ def _graders(grade: Grade) -> str:
     if grade.stop_reason not in (None, "completed"):
         lines.append(f"run ended with stop_reason {grade.stop_reason}")
     return _list(lines) if lines else '<span class="none">no grader configured</span>'
+
+
+def _outcome(passed: bool | None) -> str:
+    """ " passed", " failed", or nothing when the reason says there was nothing to check."""
+    return "" if passed is None else " passed" if passed else " failed"
 
 
 def _list(lines: Sequence[str]) -> str:
