@@ -370,7 +370,7 @@ def test_a_plain_answer_needs_no_task() -> None:
     prompt = rubric("{input} {final_answer} {tool_calls}")
     assert user_of(render_judge_prompt(prompt, answer)) == (
         "<untrusted_input>\n2+2?\n</untrusted_input> <untrusted_final_answer>\n4\n"
-        "</untrusted_final_answer> <untrusted_tool_calls>\n{\"tool_calls\": 0}\n"
+        '</untrusted_final_answer> <untrusted_tool_calls>\n{"tool_calls": 0}\n'
         "</untrusted_tool_calls>"
     )
 
