@@ -42,7 +42,7 @@ def import_hint(runs: Path) -> str | None:
         head = file_head(runs)
     except DataError:
         return None
-    if isinstance(head, dict) and "run_id" in head:
+    if isinstance(head, dict) and {"run_id", "tool_calls"} <= head.keys():
         return None  # a runs file with a bad line further on, not a transcript
     name = sniff_head(head)
     if name is None:

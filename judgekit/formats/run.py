@@ -114,6 +114,24 @@ class Run(BaseModel):
     def completed(self) -> bool:
         return self.stop_reason in (None, "completed")
 
+    @model_serializer(mode="wrap")
+    def _always_tool_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No tool call is written `[]`, even in a compact line (exclude_defaults): readers
+        # of runs files written before tool_calls could be left out require the field.
+        data: dict[str, Any] = handler(self)
+        if "tool_calls" in data:
+            return data
+        kept: dict[str, Any] = {}  # in the fields' order, as written before
+        for name, value in data.items():
+            if name in _AFTER_TOOL_CALLS and "tool_calls" not in kept:
+                kept["tool_calls"] = []
+            kept[name] = value
+        kept.setdefault("tool_calls", [])
+        return kept
+
+
+_FIELDS = list(Run.model_fields)
+_AFTER_TOOL_CALLS = frozenset(_FIELDS[_FIELDS.index("tool_calls") + 1 :])
 
 # How deep the JSON parser behind Run.model_validate_json reads (jiter's recursion limit).
 READ_DEPTH = 200
