@@ -108,9 +108,9 @@ def judge_command(
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
-    RUNS is a runs file, a CSV of final answers (run_id,input,final_answer[,reference]
-    [,task_id]) or a folder holding runs.jsonl. A run's own reference fills {reference};
-    without one, the task's (--tasks).
+    RUNS is a runs file, a CSV of final answers (columns run_id, input, final_answer, and
+    reference and task_id if you have them) or a folder holding runs.jsonl. A run's own
+    reference fills {reference}; without one, its task's (--tasks).
 
     Rerunning an unchanged judge makes no API call: verdicts already in --out are kept and
     the rest come from the cache in JUDGEKIT_HOME (--no-cache: everything is asked again).
