@@ -35,8 +35,14 @@ class GraderTally:
     nothing_to_check: int = 0
 
     def add(self, result: GraderResult | None) -> None:
-        if result is not None:
-            self.add_passed(_passed(result))
+        if result is None:
+            return
+        passed = result.passed
+        if passed is None:
+            self.nothing_to_check += 1
+        else:
+            self.graded += 1
+            self.passed += passed
 
     def add_passed(self, passed: Outcome) -> None:
         """Count one run's outcome: None when the grader did not judge it."""
