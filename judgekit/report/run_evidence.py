@@ -38,6 +38,8 @@ def run_evidence(
     items = [("task", escape(task_id) if task_id is not None else '<span class="none">none</span>')]
     if run is not None and run.input:
         items.append(("input", _text(run.input)))
+    if run is not None and run.reference is not None:
+        items.append(("reference", _text(run.reference)))
     if grade is not None:
         items.append(("graders", _graders(grade)))
     if judge is not None:
