@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_appended_models, iter_lines, warn_on_stderr
 from judgekit.errors import DataError, map_exceptions
@@ -115,11 +122,13 @@ class Run(BaseModel):
         return self.stop_reason in (None, "completed")
 
     @model_serializer(mode="wrap")
-    def _always_tool_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _always_tool_calls(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
         # No tool call is written `[]`, even in a compact line (exclude_defaults): readers
         # of runs files written before tool_calls could be left out require the field.
         data: dict[str, Any] = handler(self)
-        if "tool_calls" in data:
+        if "tool_calls" in data or not _left_out_as_default(info):
             return data
         kept: dict[str, Any] = {}  # in the fields' order, as written before
         for name, value in data.items():
@@ -128,6 +137,14 @@ class Run(BaseModel):
             kept[name] = value
         kept.setdefault("tool_calls", [])
         return kept
+
+
+def _left_out_as_default(info: SerializationInfo) -> bool:
+    """Whether a dump without ``tool_calls`` left it out for being empty, not by name."""
+    named_out = "tool_calls" in (info.exclude or ()) or (
+        info.include is not None and "tool_calls" not in info.include
+    )
+    return info.exclude_defaults and not named_out
 
 
 _FIELDS = list(Run.model_fields)
