@@ -38,6 +38,7 @@ __all__ = [
     "READ_ERRORS",
     "NotRegularFileError",
     "exists",
+    "file_in_folder",
     "is_dir",
     "is_file",
     "named_path_errors",
@@ -131,6 +132,19 @@ def is_dir(path: str | Path) -> bool:
     there; a DataError when the system cannot tell."""
     mode = _mode(path)
     return mode is not None and stat.S_ISDIR(mode)
+
+
+def file_in_folder(path: str | Path, name: str) -> Path:
+    """``path`` itself, or the file ``name`` inside it when it is a folder (``judgekit run
+    --out out`` writes ``out/runs.jsonl``; ``grade`` writes ``results.jsonl``); a folder
+    without one is a DataError naming the folder."""
+    p = Path(path)
+    if not is_dir(p):
+        return p
+    inside = p / name
+    if not is_file(inside):
+        raise DataError(f"no {name} in this folder", path=p)
+    return inside
 
 
 # What is not a regular file, by the test of its mode; anything else (a door, a port) is

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 
 @click.command("judge")
 # Not exists=True: reading the file says what is wrong with it in one line (a loop, no access).
-@click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("runs", type=click.Path(path_type=Path))
 @rubric_option
 @click.option("--model", help="provider/model, e.g. openai/gpt-4o-mini (default: the rubric's).")
 @click.option(
@@ -107,6 +107,10 @@ def judge_command(
     batch: BatchOptions | None,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
+
+    RUNS is a runs file, a CSV of final answers (columns run_id, input, final_answer, and
+    reference and task_id if you have them) or a folder holding runs.jsonl. A run's own
+    reference fills {reference}; without one, its task's (--tasks).
 
     Rerunning an unchanged judge makes no API call: verdicts already in --out are kept and
     the rest come from the cache in JUDGEKIT_HOME (--no-cache: everything is asked again).

@@ -27,7 +27,7 @@ from judgekit.labelling.session_setup import (
 
 
 @click.command("label")
-@click.argument("runs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("runs", type=click.Path(path_type=Path))
 @rubric_option
 @click.option("--labeler", required=True, help="Your name, recorded on every label.")
 @labels_dir_option
@@ -65,6 +65,8 @@ def label_command(
     tasks_path: Path | None,
 ) -> None:
     """Hand-label RUNS under a rubric: one run at a time, one key per label.
+
+    RUNS is a runs file, a CSV of final answers or a folder holding runs.jsonl, as for judge.
 
     The judge's verdict is never shown before you label (--reveal shows it after).
     Labels are appended to LABELS_DIR/<rubric_id>.jsonl as you go; rerun the same command

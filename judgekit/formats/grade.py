@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.input_paths import file_in_folder, is_dir, is_file
 from judgekit._util.jsonl import iter_models
 from judgekit.errors import DataError
 from judgekit.formats.numbers import Count, NonNegativeFloat
@@ -26,11 +26,16 @@ RESULTS_FILE = "results.jsonl"
 
 
 class GraderResult(BaseModel):
-    """One grader's verdict on one run, with the reason a person can act on."""
+    """One grader's verdict on one run, with the reason a person can act on.
+
+    ``passed`` is None when the grader had nothing to check (Truth and Path on a run that
+    made no tool call, of a task that expects none): neither a pass nor a failure, and
+    counted as neither.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    passed: bool
+    passed: bool | None = Field(description="None: the grader had nothing to check.")
     reason: str
 
 
@@ -66,7 +71,7 @@ class Grade(BaseModel):
         run ended."""
         for name in ("truth", "path", "state", "answer"):
             result: GraderResult | None = getattr(self, name)
-            if result is not None and not result.passed:
+            if result is not None and result.passed is False:
                 return f"{name}: {result.reason}"
         if self.violations:
             return f"violation: {'; '.join(self.violations)}"
@@ -77,13 +82,7 @@ class Grade(BaseModel):
 
 def results_path(path: str | Path) -> Path:
     """``path`` itself, or the ``results.jsonl`` inside it when it is a folder."""
-    p = Path(path)
-    if not is_dir(p):
-        return p
-    inside = p / RESULTS_FILE
-    if not is_file(inside):
-        raise DataError(f"no {RESULTS_FILE} in this folder", path=p)
-    return inside
+    return file_in_folder(path, RESULTS_FILE)
 
 
 def load_results(path: str | Path) -> Iterator[Grade]:

@@ -42,7 +42,8 @@ from judgekit._util.jsonl import (
 )
 from judgekit.errors import DataError
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
-from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.run import Run
+from judgekit.formats.runs_input import iter_given_runs
 from judgekit.formats.task_files import load_task_files
 from judgekit.formats.transcript import render_transcript
 
@@ -91,7 +92,7 @@ class Label(BaseModel):
 
 def item_text(run: Run, task_input: str | None = None) -> str:
     """The run as the labeller reads it: the task, the tool calls with their (folded)
-    arguments and results, and the final answer.
+    arguments and results, the final answer, and the run's own reference answer if it has one.
 
     >>> from judgekit.formats.run import ToolCall
     >>> print(item_text(Run(run_id="r", task_id="t", input="Refund A100.", final_answer="Done.",
@@ -104,6 +105,8 @@ def item_text(run: Run, task_input: str | None = None) -> str:
     """
     task = run.input if run.input is not None else task_input
     text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+    if run.reference is not None:  # what the run's own answer is graded against
+        text += f"\n\nReference answer: {run.reference}"
     answers = run.metadata.get("answers")
     if isinstance(answers, list) and len(answers) == 2:
         # A pairwise run: the labeller compares the two answers, as the judge does.
@@ -217,6 +220,6 @@ def runs_with_inputs(
     # A task's input is all the text needs: the suite is read as data, importing nothing.
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
     for runs in runs_files:
-        for _, run in iter_unique_runs(runs):
+        for _, run in iter_given_runs(runs):
             task = tasks.get(run.task_id) if tasks is not None else None
             yield run, task.input if task is not None else None

@@ -22,15 +22,16 @@ def detect_kind(path: Path) -> RecordKind:
     for line, record in iter_json_lines(path):
         if not isinstance(record, dict):
             raise DataError("expected a JSON object", path=path, line=line)
-        # "passed" first: a grade also has "tool_calls" (a count), a run never has "passed".
+        # "passed" first: a grade also has "tool_calls" (a count), a run never has "passed";
+        # a verdict has a run_id too, a run never a rubric_id.
         if "passed" in record:
             return "results"
-        if "tool_calls" in record:
-            return "runs"
         if "rubric_id" in record and "status" in record:
             return "verdicts"
+        if "run_id" in record:
+            return "runs"
         raise DataError(
-            "not runs (no tool_calls), results (no passed) or verdicts (no rubric_id and "
+            "not runs (no run_id), results (no passed) or verdicts (no rubric_id and "
             "status); pass --kind runs|results|verdicts",
             path=path,
             line=line,

@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_appended_models, iter_lines, warn_on_stderr
 from judgekit.errors import DataError, map_exceptions
@@ -69,16 +76,27 @@ class Usage(BaseModel):
 
 
 class Run(BaseModel):
-    """One agent run: what it was asked, which tools it called, how it ended."""
+    """One agent run: what it was asked, which tools it called, how it ended.
+
+    Only ``run_id`` is required: a run of a plain final answer (``{run_id, input,
+    final_answer, reference}``) made no tool call (``tool_calls`` empty) and may belong to no
+    task, which judging with a rubric that reads nothing of a task needs not.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
-    task_id: str
+    task_id: str | None = Field(
+        default=None, description="The task it ran; grading needs one, judging may not."
+    )
     trial: int | None = None
     input: str | None = None
-    tool_calls: list[ToolCall]
+    tool_calls: list[ToolCall] = Field(default_factory=list)
     final_answer: str | None = None
+    reference: str | None = Field(
+        default=None,
+        description="A reference answer for judges' {reference}; the task's is used without it.",
+    )
     messages_to_user: list[str] = Field(
         default_factory=list,
         description="Every text the agent sent the user, in order, as sent (the last is "
@@ -103,6 +121,34 @@ class Run(BaseModel):
     def completed(self) -> bool:
         return self.stop_reason in (None, "completed")
 
+    @model_serializer(mode="wrap")
+    def _always_tool_calls(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # No tool call is written `[]`, even in a compact line (exclude_defaults): readers
+        # of runs files written before tool_calls could be left out require the field.
+        data: dict[str, Any] = handler(self)
+        if "tool_calls" in data or not _left_out_as_default(info):
+            return data
+        kept: dict[str, Any] = {}  # in the fields' order, as written before
+        for name, value in data.items():
+            if name in _AFTER_TOOL_CALLS and "tool_calls" not in kept:
+                kept["tool_calls"] = []
+            kept[name] = value
+        kept.setdefault("tool_calls", [])
+        return kept
+
+
+def _left_out_as_default(info: SerializationInfo) -> bool:
+    """Whether a dump without ``tool_calls`` left it out for being empty, not by name."""
+    named_out = "tool_calls" in (info.exclude or ()) or (
+        info.include is not None and "tool_calls" not in info.include
+    )
+    return info.exclude_defaults and not named_out
+
+
+_FIELDS = list(Run.model_fields)
+_AFTER_TOOL_CALLS = frozenset(_FIELDS[_FIELDS.index("tool_calls") + 1 :])
 
 # How deep the JSON parser behind Run.model_validate_json reads (jiter's recursion limit).
 READ_DEPTH = 200

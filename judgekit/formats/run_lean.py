@@ -53,11 +53,12 @@ class LeanRun(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     checks or stricter. ``metadata`` and tool results are checked as JSON, not decoded."""
 
     run_id: str
-    task_id: str
+    task_id: str | None = None
     trial: int | None = None
     input: str | None = None
-    tool_calls: list[LeanCall]
+    tool_calls: list[LeanCall] = []
     final_answer: str | None = None
+    reference: str | None = None
     messages_to_user: list[str] = []
     turns: Annotated[int, _NotNegative] | None = None
     usage: LeanUsage | None = None

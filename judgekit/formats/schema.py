@@ -27,7 +27,7 @@ def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of format ``name`` (one of :data:`FORMATS`).
 
     >>> json_schema("run")["required"]
-    ['run_id', 'task_id', 'tool_calls']
+    ['run_id']
     """
     model = FORMATS[name]
     schema = model.model_json_schema()

@@ -64,7 +64,11 @@ class TaskSet:
         """The suite a loaded task came from."""
         return next(suite for suite in self.suites if suite.suite == task.suite)
 
-    def get(self, task_id: str) -> Task | None:
+    def get(self, task_id: str | None) -> Task | None:
+        """The task of this id (``suite/id`` too); None for an unknown id, or for a run
+        that names no task (``task_id`` None)."""
+        if task_id is None:
+            return None
         task = self._by_id.get(task_id)
         if task is None and "/" in task_id:
             suite, _, bare = task_id.partition("/")

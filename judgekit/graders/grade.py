@@ -33,15 +33,16 @@ def grade_row(run: RunView, task: Task) -> GradeRow:
     passed = (
         run.completed
         and not run.violations
-        and (truth is None or truth.passed)
-        and (path is None or path.passed)
-        and (state is None or state.passed)
-        and (answer is None or answer.passed)
+        # A grader with nothing to check (passed None) neither passes nor fails the run.
+        and (truth is None or truth.passed is not False)
+        and (path is None or path.passed is not False)
+        and (state is None or state.passed is not False)
+        and (answer is None or answer.passed is not False)
     )
     calls = run.tool_calls
     return GradeRow(
         run.run_id,
-        run.task_id,
+        run.task_id if run.task_id is not None else task.id,
         run.trial,
         passed,
         truth,
@@ -84,6 +85,14 @@ def grade_rows(
     """:func:`grade_runs`, each grade as a :class:`GradeRow`."""
     for item in runs:
         line, run = item if isinstance(item, tuple) else (None, item)
+        if run.task_id is None:  # no task to grade against, whatever --skip-unknown says
+            raise DataError(
+                f"run {run.run_id!r} has no task_id: grading checks a run against its task; "
+                "add task_id to the run, or judge it (judgekit judge) instead",
+                path=source,
+                line=line,
+                field="task_id",
+            )
         task = tasks.get(run.task_id)
         if task is None:
             if skip_unknown:

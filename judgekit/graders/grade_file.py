@@ -104,7 +104,8 @@ def _grade_shards(folder: str | Path, tasks: TaskSet, skip_unknown: bool) -> Ite
     position = {task.id: index for index, task in enumerate(tasks)}
 
     def order(run: RunView) -> tuple[int, int]:
-        return position.get(run.task_id, len(position)), run.trial or 0
+        task_id = run.task_id
+        return position.get(task_id, len(position)) if task_id else len(position), run.trial or 0
 
     for file, line, run in iter_shard_runs(folder, order=order):
         yield from grade_rows([(line, run)], tasks, skip_unknown=skip_unknown, source=str(file))

@@ -116,7 +116,7 @@ def grade_chunk(path: Path, chunk: Chunk, skip_unknown: bool) -> GradedChunk | N
             lines.append(number)
             task = tasks.get(run.task_id)
             if task is None:
-                if skip_unknown:
+                if skip_unknown and run.task_id is not None:
                     continue
                 return None
             grade = grade_row(run, task)

@@ -16,6 +16,7 @@ from judgekit.formats.task import LoopRule, Task
 from judgekit.graders.canonical import call_key
 from judgekit.graders.rendering import call_label, render_call
 from judgekit.graders.run_view import CallView, RunView
+from judgekit.graders.truth import NOTHING_TO_CHECK
 
 DEFAULT_LOOP_RULE = LoopRule()
 
@@ -32,6 +33,8 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
     if not task.has_path:
         return None
     calls = run.tool_calls
+    if not calls and not task.expect_tools and not _turns_checked(run, task):
+        return GraderResult(passed=None, reason=NOTHING_TO_CHECK)
     counts: dict[str, int] = {}
     errors = 0
     for call in calls:
@@ -67,6 +70,11 @@ def grade_path(run: RunView, task: Task) -> GraderResult | None:
         passed=True,
         reason=f"{len(calls)} calls, {errors} tool errors, no duplicates or loops{within}",
     )
+
+
+def _turns_checked(run: RunView, task: Task) -> bool:
+    """Whether Path checks the run's turns: the one rule a run without tool calls can break."""
+    return task.max_turns is not None and run.turns is not None
 
 
 def _call_keys(calls: Sequence[CallView], counts: dict[str, int]) -> list[Hashable]:

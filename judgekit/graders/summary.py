@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Final, Literal, NamedTuple, TypeVar
 
 from judgekit.formats.grade import Grade, GraderResult
 from judgekit.graders.grade_rows import GradeRow
@@ -19,26 +19,46 @@ GRADERS = ("truth", "path", "state", "answer")
 OPTIONAL_GRADERS = frozenset({"answer"})
 
 
+# A grader's outcome on one run as grading workers send it back: passed, failed, None when
+# not configured, or this when it had nothing to check.
+NOTHING_TO_CHECK: Final = "nothing to check"
+Outcome = bool | Literal["nothing to check"] | None
+
+
 @dataclass
 class GraderTally:
-    """How many runs a grader judged and how many of them passed."""
+    """How many runs a grader judged and how many of them passed, and on how many it had
+    nothing to check (neither graded nor passed)."""
 
     graded: int = 0
     passed: int = 0
+    nothing_to_check: int = 0
 
     def add(self, result: GraderResult | None) -> None:
-        if result is not None:
+        if result is None:
+            return
+        passed = result.passed
+        if passed is None:
+            self.nothing_to_check += 1
+        else:
             self.graded += 1
-            self.passed += result.passed
+            self.passed += passed
 
-    def add_passed(self, passed: bool | None) -> None:
-        """Count one run's verdict: None when the grader did not judge it."""
-        if passed is not None:
+    def add_passed(self, passed: Outcome) -> None:
+        """Count one run's outcome: None when the grader did not judge it."""
+        if passed == NOTHING_TO_CHECK:
+            self.nothing_to_check += 1
+        elif passed is not None:
             self.graded += 1
             self.passed += passed
 
     def as_dict(self) -> dict[str, int] | None:
-        return None if self.graded == 0 else {"passed": self.passed, "graded": self.graded}
+        if self.graded == 0 and self.nothing_to_check == 0:
+            return None
+        counts = {"passed": self.passed, "graded": self.graded}
+        if self.nothing_to_check:
+            counts["nothing_to_check"] = self.nothing_to_check
+        return counts
 
 
 @dataclass
@@ -155,7 +175,7 @@ class GradeFacts(NamedTuple):
     run_id: str
     task_id: str
     passed: bool
-    graders: tuple[bool | None, ...]  # each of GRADERS: passed, or None when not configured
+    graders: tuple[Outcome, ...]  # each of GRADERS: passed, None when not configured, …
     turns: int | None
     cost_usd: float | None
     stop_reason: str | None
@@ -166,8 +186,10 @@ class GradeFacts(NamedTuple):
     first_failure: str | None  # None for a passing grade
 
 
-def _passed(result: GraderResult | None) -> bool | None:
-    return None if result is None else result.passed
+def _passed(result: GraderResult | None) -> Outcome:
+    if result is None:
+        return None
+    return NOTHING_TO_CHECK if result.passed is None else result.passed
 
 
 def grade_facts(grade: Grade | GradeRow) -> GradeFacts:

@@ -39,12 +39,20 @@ MAX_NAMED_LEFT_OUT = 10
 
 
 def _failed_fraction(tally: GraderTally) -> str:
-    """Runs the grader failed of those it graded: the section counts what failed."""
+    """Runs the grader failed of those it graded: the section counts what failed; runs it
+    had nothing to check are said apart, never counted as passed."""
+    unchecked = tally.nothing_to_check
     if tally.graded == 0:
-        return DASH
+        return DASH if unchecked == 0 else f"[yellow]{NOTHING_SHOWN}[/yellow]"
     failed = tally.graded - tally.passed
     style = "red" if failed else "green"
-    return f"[{style}]{failed}/{tally.graded}[/{style}]"
+    fraction = f"[{style}]{failed}/{tally.graded}[/{style}]"
+    return fraction if unchecked == 0 else f"{fraction} [yellow]+{unchecked}[/yellow]"
+
+
+# A What-failed cell of a task on whose runs a grader had nothing to check (+N: on N runs
+# besides those graded): short, so the task ids keep their room.
+NOTHING_SHOWN = "unchecked"
 
 
 Cells = list[str | Text]
@@ -179,10 +187,16 @@ def _print_suite_lines(
     console.print(
         suite_mean_line(mean_over_tasks(tasks, k)), highlight=False, soft_wrap=True, emoji=False
     )
+    unchecked = any(t.graders[name].nothing_to_check for t in tasks for name in t.graders)
     console.print(
         f"{', '.join(_shown_graders(tasks))}: runs failed / runs graded; "
         "claims: failed runs whose answer claims success; "
-        "refused: share of tool calls refused, expected or not; — not configured",
+        "refused: share of tool calls refused, expected or not; — not configured"
+        + (
+            "; unchecked, +N: runs with nothing to check, no tool call made or expected"
+            if unchecked
+            else ""
+        ),
         highlight=False,
         soft_wrap=True,
     )

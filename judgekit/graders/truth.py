@@ -45,6 +45,8 @@ def grade_truth(run: RunView, task: Task) -> GraderResult | None:
     if not task.has_truth:
         return None
     calls = run.tool_calls
+    if not calls and not expects_calls(task):
+        return GraderResult(passed=None, reason=NOTHING_TO_CHECK)
     problem = _forbidden_or_disallowed(calls, task)
     if problem is not None:
         return GraderResult(passed=False, reason=problem)
@@ -84,6 +86,25 @@ def grade_truth(run: RunView, task: Task) -> GraderResult | None:
         reason=f"all {len(expected)} expected calls matched ({task.order})"
         + _set_aside(calls, repeats),
     )
+
+
+# What Truth and Path say of a run with no tool call when the task expects none: a distinct
+# outcome (passed None), never a silent pass.
+NOTHING_TO_CHECK = "nothing to check: the run made no tool call and the task expects none"
+
+
+def expects_calls(task: Task) -> bool:
+    """Whether the task expects something of a run's tool calls: calls to find, or (an empty
+    ``expect_tools`` in ``strict``, ``unordered`` or ``subset`` order) no call at all.
+
+    >>> expects_calls(Task(id="t", forbid_tools=["refund"]))
+    False
+    >>> expects_calls(Task(id="t", expect_tools=[], order="strict"))
+    True
+    """
+    if task.expect_tools is None:
+        return False
+    return bool(task.expect_tools) or task.order in ("strict", "unordered", "subset")
 
 
 class _CallLabels(Sequence[str]):

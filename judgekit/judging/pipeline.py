@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
-from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.run import Run
+from judgekit.formats.runs_input import iter_given_runs, runs_file_of
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import RecordCheck, promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
@@ -53,7 +54,7 @@ __all__ = [
 class JudgeRequest:
     """What to judge and how: the options of ``judgekit judge``."""
 
-    runs: Path
+    runs: Path  # a runs file (JSONL), an answers CSV, or a folder holding runs.jsonl
     rubric_ref: str
     model: str | None = None  # None: the rubric's judge model
     base_url: str | None = None
@@ -105,10 +106,12 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     )
     # The whole file is read and checked, --limit or not: a bad line further on is reported
     # now, not by the run that reaches it. Judging, its resume and the store use these runs.
-    file_runs = [run for _, run in iter_unique_runs(request.runs)]
+    # A folder stands for its runs.jsonl, named from here on (the store's batch is its file's).
+    runs = runs_file_of(request.runs)
+    file_runs = [run for _, run in iter_given_runs(runs)]
     judged = file_runs if request.limit is None else file_runs[: request.limit]
     return JudgingInputs(
-        runs=request.runs,
+        runs=runs,
         rubric=rubric,
         run_ids=dict.fromkeys(run.run_id for run in judged),
         prices=prices,
@@ -166,7 +169,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         abstain_below=promoted_threshold(rubric, check=request.check_promotion),
     )
     return PreparedJudging(
-        runs=request.runs,
+        runs=inputs.runs,
         rubric=rubric,
         run_ids=inputs.run_ids,
         provider=provider,

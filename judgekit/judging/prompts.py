@@ -174,10 +174,11 @@ def render_judge_prompt(
 ) -> tuple[ChatMessage, ...]:
     """The messages asking ``rubric``'s judge about ``run``: ``(system, user)``.
 
-    ``task`` supplies ``{reference}`` (and ``{input}`` when the run has none); a pairwise
+    ``{reference}`` is the run's own ``reference``, else ``task``'s (which also gives
+    ``{input}`` when the run has none); a pairwise
     rubric is given the two answers to compare as ``answers=(answer_a, answer_b)``.
     ``system`` is ``system_message(rubric)`` made once by a caller rendering many runs.
-    A prompt using ``{reference}`` for a task without one raises
+    A prompt using ``{reference}`` for a run without one, whose task has none, raises
     :class:`judgekit.errors.DataError` naming the run and the rubric::
 
         system, user = render_judge_prompt(rubric, run, tasks.get(run.task_id))
@@ -258,17 +259,30 @@ def _field_text(
     if name == "tool_calls":
         return judge_tool_calls(run.tool_calls, fold_at=fold_at)
     if name == "reference":
-        if task is not None and task.reference is not None:
-            return task.reference
-        whose = f"task {task.id} has no reference answer" if task else "no task was given"
-        raise DataError(
-            f"run {run.run_id}: rubric {rubric.id} uses {{reference}}, but {whose}; "
-            "add `reference:` to the task or remove {reference} from the rubric's prompt"
-        )
+        return _reference(rubric, run, task)
     if answers is not None and name in ("answer_a", "answer_b"):
         return answers[0] if name == "answer_a" else answers[1]
     # Unreachable for a validated rubric (its model rejects unknown placeholders).
     raise ValueError(f"rubric {rubric.id!r}: {{{name}}} cannot be filled")
+
+
+def _reference(rubric: Rubric, run: Run, task: Task | None) -> str:
+    """``{reference}``: the run's own ``reference``, else its task's; a run with neither
+    raises a :class:`DataError` naming both ways to give one."""
+    if run.reference is not None:
+        return run.reference
+    if task is not None and task.reference is not None:
+        return task.reference
+    if task is not None:
+        whose = f"neither the run nor its task {task.id} has a reference answer"
+        fix = "add `reference:` to the task or a `reference` field to the run"
+    else:
+        whose = "the run has no `reference` field and no task is loaded for it"
+        fix = "add a `reference` field to the run, or pass --tasks with the suite of its task_id"
+    raise DataError(
+        f"run {run.run_id}: rubric {rubric.id} uses {{reference}}, but {whose}; {fix}, "
+        "or remove {reference} from the rubric's prompt"
+    )
 
 
 def _scale_text(rubric: Rubric) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgekit.formats.label import Label
-from judgekit.formats.run import Run, iter_unique_runs
+from judgekit.formats.run import Run
+from judgekit.formats.runs_input import iter_given_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.verdict import Verdict
 from judgekit.labelling.sampling import Strategy, order_for_labelling
@@ -35,7 +36,7 @@ class LabellingPlan:
 def runs_file_items(path: str | Path, tasks: TaskSet | None = None) -> list[Item]:
     """The runs of a runs file as the labeller sees them; a malformed line, a run id seen
     twice or a file without runs is a :class:`judgekit.errors.DataError`."""
-    return items_for((run for _, run in iter_unique_runs(path)), tasks)
+    return items_for((run for _, run in iter_given_runs(path)), tasks)
 
 
 def items_for(runs: Iterable[Run], tasks: TaskSet | None = None) -> list[Item]:

@@ -34,10 +34,12 @@ def run_evidence(
     if evidence is None or (evidence.run is None and evidence.grade is None):
         return ""
     run, grade = evidence.run, evidence.grade
-    task_id = run.task_id if run is not None else grade.task_id if grade is not None else ""
-    items = [("task", escape(task_id))]
+    task_id = run.task_id if run is not None else grade.task_id if grade is not None else None
+    items = [("task", escape(task_id) if task_id is not None else '<span class="none">none</span>')]
     if run is not None and run.input:
         items.append(("input", _text(run.input)))
+    if run is not None and run.reference is not None:
+        items.append(("reference", _text(run.reference)))
     if grade is not None:
         items.append(("graders", _graders(grade)))
     if judge is not None:
@@ -84,7 +86,7 @@ def _json(value: Any) -> str:
 def _graders(grade: Grade) -> str:
     results = [(name, getattr(grade, name)) for name in _GRADERS]
     lines = [
-        f"{name} {'passed' if result.passed else 'failed'}: {result.reason}"
+        f"{name}{_outcome(result.passed)}: {result.reason}"
         for name, result in results
         if result is not None
     ]
@@ -92,6 +94,11 @@ def _graders(grade: Grade) -> str:
     if grade.stop_reason not in (None, "completed"):
         lines.append(f"run ended with stop_reason {grade.stop_reason}")
     return _list(lines) if lines else '<span class="none">no grader configured</span>'
+
+
+def _outcome(passed: bool | None) -> str:
+    """ " passed", " failed", or nothing when the reason says there was nothing to check."""
+    return "" if passed is None else " passed" if passed else " failed"
 
 
 def _list(lines: Sequence[str]) -> str:

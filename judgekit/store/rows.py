@@ -48,7 +48,8 @@ def run_row(run: Run, batch_id: int, at: datetime) -> dict[str, Any]:
     return {
         "batch_id": batch_id,
         "run_id": run.run_id,
-        "task_id": run.task_id,
+        # A run of a plain answer may name no task: the column holds "", its data no task_id.
+        "task_id": run.task_id if run.task_id is not None else "",
         "trial": run.trial,
         "stop_reason": run.stop_reason,
         "turns": run.turns,

@@ -65,7 +65,7 @@ def failure_lines(grade: Grade) -> list[str]:
     lines = []
     for name in GRADERS:
         result: GraderResult | None = getattr(grade, name)
-        if result is not None and not result.passed:
+        if result is not None and result.passed is False:
             lines.append(f"{name}: {result.reason}")
     if grade.violations:
         lines.append(f"violation: {'; '.join(grade.violations)}")

@@ -153,7 +153,11 @@ def test_unknown_task_is_an_error_unless_skipped(tmp_path: Path) -> None:
             '{"run_id": "x", "task_id": "refund_full", "tool_calls": [}',
             "malformed JSON: expected value at line 1 column 58",
         ),
-        ('{"run_id": "x", "tool_calls": []}', "task_id: required field is missing"),
+        (
+            '{"run_id": "x", "tool_calls": []}',
+            "task_id: run 'x' has no task_id: grading checks a run against its task; add "
+            "task_id to the run, or judge it (judgekit judge) instead",
+        ),
         (
             '{"run_id": "x", "task_id": "refund_full", "tool_calls": [{"args": {}}]}',
             "tool_calls.0.name: required field is missing",
@@ -216,7 +220,7 @@ def test_bad_task_file_is_one_line_without_traceback(tmp_path: Path) -> None:
 
 def test_schema_command_prints_each_format() -> None:
     for name, required in [
-        ("run", ["run_id", "task_id", "tool_calls"]),
+        ("run", ["run_id"]),
         ("task", ["suite", "tasks"]),
         ("rubric", ["id", "scale", "prompt", "judge"]),
         ("label", ["run_id", "rubric_id", "label", "labeler", "at"]),

@@ -231,13 +231,13 @@ def test_a_resume_that_cannot_read_the_runs_leaves_them_as_they_were(tmp_path: P
     out = tmp_path / "out"
     out.mkdir()
     good = SHOP_RUNS.read_text().splitlines()[0]
-    data = f'{good}\n{{"run_id": "x", "task_id": "refund_full"}}\n{good[:40]}'.encode()
+    data = f'{good}\n{{"run_id": "x", "task_id": "refund_full", "tool_calls": {{}}}}\n{good[:40]}'.encode()
     (out / "runs.jsonl").write_bytes(data)
     done = judgekit(run_args(out, "--resume"), home())
     assert done.returncode == 2
     assert done.stderr == (
         f"judgekit: error: {out / 'runs.jsonl'}:2: tool_calls: cannot resume from this file: "
-        "required field is missing\n"
+        "Input should be a valid array\n"
     )
     assert (out / "runs.jsonl").read_bytes() == data
     assert listing(out) == [LOCK_FILE, "runs.jsonl"]

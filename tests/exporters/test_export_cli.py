@@ -48,13 +48,15 @@ def test_a_malformed_verdict_line_is_exit_2_and_nothing_is_written(tmp_path: Pat
 
 def test_a_malformed_runs_file_is_exit_2(tmp_path: Path) -> None:
     verdicts, runs = files(tmp_path)
-    runs.write_text('{"run_id": "r", "task_id": "t"}\n', encoding="utf-8")
+    runs.write_text('{"run_id": "r", "task_id": "t", "tool_calls": {}}\n', encoding="utf-8")
     out = tmp_path / "out.csv"
     result = export(
         "verdicts", "--format", "csv", "--verdicts", verdicts, "--runs", runs, "-o", out
     )
     assert result.exit_code == 2
-    assert result.stderr == (f"judgekit: error: {runs}:1: tool_calls: required field is missing\n")
+    assert result.stderr == (
+        f"judgekit: error: {runs}:1: tool_calls: Input should be a valid array\n"
+    )
     assert not out.exists()
 
 

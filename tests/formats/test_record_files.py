@@ -33,6 +33,8 @@ def lines(path: Path, *records: object) -> Path:
 def test_the_kind_is_told_from_the_first_record(tmp_path: Path) -> None:
     grade = {"run_id": "r1", "task_id": "t", "passed": True, "tool_calls": 2}
     assert detect_kind(SHOP_RUNS) == "runs"
+    answers = lines(tmp_path / "answers.jsonl", {"run_id": "q1", "final_answer": "Paris."})
+    assert detect_kind(answers) == "runs"
     assert detect_kind(lines(tmp_path / "results.jsonl", grade)) == "results"
     assert detect_kind(lines(tmp_path / "verdicts.jsonl", VERDICT)) == "verdicts"
 
@@ -42,7 +44,7 @@ def test_a_file_of_something_else_says_to_pass_kind(tmp_path: Path) -> None:
     with pytest.raises(DataError) as raised:
         detect_kind(path)
     assert str(raised.value) == (
-        f"{path}:1: not runs (no tool_calls), results (no passed) or verdicts (no rubric_id "
+        f"{path}:1: not runs (no run_id), results (no passed) or verdicts (no rubric_id "
         "and status); pass --kind runs|results|verdicts"
     )
 

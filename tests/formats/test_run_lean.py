@@ -41,6 +41,7 @@ GRADED_FIELDS = [
     "trial",
     "input",
     "final_answer",
+    "reference",
     "messages_to_user",
     "turns",
     "cost_usd",
@@ -102,6 +103,14 @@ def test_defaults_read_the_same_as_with_the_pydantic_model() -> None:
     assert fields(lean) == fields(Run.model_validate_json(line))
 
 
+def test_a_plain_answer_reads_the_same_as_with_the_pydantic_model() -> None:
+    line = '{"run_id": "q1", "input": "2+2?", "final_answer": "4", "reference": "4"}'
+    lean = lean_run(line)
+    assert lean is not None
+    assert fields(lean) == fields(Run.model_validate_json(line))
+    assert (lean.task_id, lean.tool_calls, lean.reference) == (None, [], "4")
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -115,6 +124,8 @@ def test_defaults_read_the_same_as_with_the_pydantic_model() -> None:
         {"duration_s": 1e400},
         {"usage": {"input_tokens": -3}},
         {"stop_reason": "crashed"},
+        {"reference": 4},
+        {"task_id": None, "tool_calls": None},
         {"surprise": 1},
         {"tool_calls": [{"name": "f", "argz": {}}]},
         {"tool_calls": [{"name": 7}]},

@@ -33,6 +33,17 @@ def test_messages_keep_their_order_and_white_space(tmp_path: Path) -> None:
 def test_an_empty_list_is_left_out_of_a_compact_line() -> None:
     run = Run(run_id="r1", task_id="t", tool_calls=[])
     assert run_json(run, exclude_defaults=True) == '{"run_id":"r1","task_id":"t","tool_calls":[]}'
+    # in its place, however the run was made, unless a dump names it out
+    answer = Run(run_id="q1", final_answer="4", metadata={"a": 1})
+    assert run_json(answer, exclude_defaults=True) == (
+        '{"run_id":"q1","tool_calls":[],"final_answer":"4","metadata":{"a":1}}'
+    )
+    assert answer.model_dump(exclude={"tool_calls"}, exclude_defaults=True) == {
+        "run_id": "q1",
+        "final_answer": "4",
+        "metadata": {"a": 1},
+    }
+    assert answer.model_dump(include={"run_id"}, exclude_defaults=True) == {"run_id": "q1"}
 
 
 def test_a_message_that_is_not_text_names_the_line_and_the_item(tmp_path: Path) -> None:

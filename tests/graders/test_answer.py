@@ -113,9 +113,9 @@ def test_a_run_that_said_nothing_says_so() -> None:
 
 
 def test_a_failed_answer_fails_the_run_and_is_its_first_failure() -> None:
-    grade = grade_run(_run("Done."), _task(expect_answer=["R9"], expect_tools=[]))
+    grade = grade_run(_run("Done."), _task(expect_answer=["R9"], expect_tools=[], order="strict"))
     assert grade.passed is False
-    assert grade.truth is not None and grade.truth.passed
+    assert grade.truth == GraderResult(passed=True, reason="no tool call, as expected")
     assert grade.first_failure == "answer: missing 'R9'"
 
 

@@ -79,7 +79,8 @@ def _error(runs: Path, out: Path, **options: object) -> str:
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda lines: [*lines[:14], '{"run_id": "x", "task_id": "refund_full"}\n', *lines[14:]],
+        lambda lines: [*lines[:14], '{"run_id": "x", "tool_calls": 3}\n', *lines[14:]],
+        lambda lines: [*lines[:14], '{"run_id": "x", "final_answer": "Done."}\n', *lines[14:]],
         lambda lines: [*lines[:3], "{not json\n", *lines[3:12], "{\n"],
         lambda lines: [*lines, lines[2]],  # a repeated run id, chunks apart
         lambda lines: [

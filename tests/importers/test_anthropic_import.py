@@ -101,6 +101,7 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
         "trial": 0,
         "input": "Book flight AA123 for Friday, but only if it isn't raining in Denver.",
         "final_answer": "Booked AA123 for Friday.\nBooking B7.",
+        "reference": None,
         "messages_to_user": [
             "Let me check the weather and the flight.",
             "Booked AA123 for Friday.\nBooking B7.",

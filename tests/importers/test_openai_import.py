@@ -91,6 +91,7 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
         "trial": 2,
         "input": "Order A100 arrived broken. Refund it in full.",
         "final_answer": "Refund of $40 issued for A100.",
+        "reference": None,
         # The text beside a tool call counts: the user saw it.
         "messages_to_user": ["Refunding the full amount now.", "Refund of $40 issued for A100."],
         "turns": 4,

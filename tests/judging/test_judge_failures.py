@@ -287,5 +287,9 @@ def test_a_missing_reference_stops_with_one_line_and_no_stray_traceback(tmp_path
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert line.startswith("judgekit: error: run ")
-    assert "uses {reference}, but no task was given" in line
+    assert line.endswith(
+        ": rubric goal_completion uses {reference}, but the run has no `reference` field and "
+        "no task is loaded for it; add a `reference` field to the run, or pass --tasks with "
+        "the suite of its task_id, or remove {reference} from the rubric's prompt"
+    )
     assert not (tmp_path / "out" / "verdicts.jsonl").exists()

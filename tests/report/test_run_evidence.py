@@ -126,6 +126,22 @@ def test_a_run_the_store_lacks_shows_its_grade_and_says_so() -> None:
     assert run_evidence("r1", RunEvidence(None, None), summary="x") == ""
 
 
+def test_a_plain_answer_shows_no_task_its_reference_and_what_was_not_checked() -> None:
+    run = Run(run_id="q1", input="2+2?", final_answer="5", reference=f"4 {SCRIPT}")
+    nothing = GraderResult(passed=None, reason="nothing to check: no tool call")
+    grade = Grade(run_id="q1", task_id="sums", passed=True, truth=nothing)
+    assert run_evidence("q1", RunEvidence(run, grade), summary="disagreement") == (
+        '<details class="run"><summary><code>q1</code> disagreement</summary>\n'
+        '<dl><dt>task</dt><dd><span class="none">none</span></dd>'
+        "<dt>input</dt><dd><pre>2+2?</pre></dd>"
+        "<dt>reference</dt><dd><pre>4 &lt;script&gt;alert(1)&lt;/script&gt;</pre></dd>"
+        "<dt>graders</dt><dd><ul><li>truth: nothing to check: no tool call</li></ul></dd>"
+        "<dt>transcript</dt><dd><p>0 tool calls, stopped: completed</p></dd>"
+        "<dt>answer</dt><dd><pre>5</pre></dd></dl>\n"
+        "</details>"
+    )
+
+
 def test_a_disagreement_shows_the_run_beside_the_judges_reason() -> None:
     report = calibration(SIX, reason=f"the agent said {SCRIPT}")
     run = Run(run_id="r3", task_id="t", input="Cancel A101", tool_calls=[], final_answer="No.")

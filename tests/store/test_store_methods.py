@@ -96,6 +96,24 @@ def test_runs_round_trip_exactly(store: Store) -> None:
     assert back[run.run_id].model_dump() == run.model_dump()
 
 
+def test_a_plain_answer_without_a_task_round_trips(store: Store) -> None:
+    answer = Run(run_id="support/1", input="Do gift cards expire?", final_answer="Never.",
+                 reference="Gift cards never expire.")  # fmt: skip
+    batch = store.batch(key="runs:answers")
+    assert store.record_runs([answer], batch) == 1
+    assert store.runs() == {"support/1": answer}
+    with store.engine.connect() as connection:
+        row = connection.execute(select(schema.runs.c.task_id, schema.runs.c.data)).one()
+    assert row.task_id == ""  # the column is required; the run's data holds no task_id
+    assert row.data == {
+        "run_id": "support/1",
+        "input": "Do gift cards expire?",
+        "tool_calls": [],
+        "final_answer": "Never.",
+        "reference": "Gift cards never expire.",
+    }
+
+
 def test_recording_runs_again_in_a_batch_keeps_one_row_each(store: Store) -> None:
     runs = [make_run(f"shop/refund_full/{i}", trial=i) for i in range(3)]
     batch = store.batch(key="runs:1")

@@ -145,16 +145,16 @@ def test_malformed_json_records_nothing(tmp_path: Path) -> None:
 
 def test_kind_option_and_undetectable_files(tmp_path: Path) -> None:
     odd = tmp_path / "odd.jsonl"
-    odd.write_text(json.dumps({"run_id": "r1", "task_id": "refund_full"}) + "\n")
+    odd.write_text(json.dumps({"task_id": "refund_full"}) + "\n")
     code, _, err = invoke("store", "import", odd)
     assert code == 2
     assert err == (
-        f"judgekit: error: {odd}:1: not runs (no tool_calls), results (no passed) or verdicts "
+        f"judgekit: error: {odd}:1: not runs (no run_id), results (no passed) or verdicts "
         "(no rubric_id and status); pass --kind runs|results|verdicts\n"
     )
     code, _, err = invoke("store", "import", odd, "--kind", "runs")
     assert code == 2
-    assert err == f"judgekit: error: {odd}:1: tool_calls: required field is missing\n"
+    assert err == f"judgekit: error: {odd}:1: run_id: required field is missing\n"
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     code, _, err = invoke("store", "import", empty)
