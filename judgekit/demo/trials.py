@@ -67,15 +67,15 @@ class RateCheck:
         return self.joint[0] <= self.designed <= self.joint[1]
 
 
-def run_suite(suite: DemoSuite, root: Path, folder: Path) -> SuiteRun:
-    """Run every task of ``suite`` for :data:`TRIALS` trials into ``folder``, silently."""
+def run_suite(suite: DemoSuite, root: Path, folder: Path, *, trials: int = TRIALS) -> SuiteRun:
+    """Run every task of ``suite`` for ``trials`` trials into ``folder``, silently."""
     tasks_file = suite.tasks_file(root)
     tasks = load_tasks(tasks_file)
     truth: dict[str, bool] = {}
     summary = run_trials(
         tasks,
         in_process_trials(tasks, load_agent(suite.agent), TrialLimits()),
-        trials=TRIALS,
+        trials=trials,
         out_dir=folder,
         on_trial=lambda run, grade: truth.__setitem__(run.run_id, grade.passed),
     )
