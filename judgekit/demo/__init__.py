@@ -29,7 +29,14 @@ from judgekit.demo.calibration import JudgeOutcome, calibrate_and_promote
 from judgekit.demo.commands import print_next_steps
 from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, repo_root, say
 from judgekit.demo.gate import GateOutcome, gate_a_regression
-from judgekit.demo.history import NIGHTLY, NIGHTS, History, MonitorCall, record_history
+from judgekit.demo.history import (
+    NIGHTLY,
+    NIGHTS,
+    History,
+    MonitorCall,
+    print_what_happened,
+    record_history,
+)
 from judgekit.demo.judges import CAREFUL, JUDGES, SLOPPY, SimulatedJudge, judge_runs, write_rubrics
 from judgekit.demo.labels import LABELER, LABELS, copy_bundled_labels
 from judgekit.demo.report import Written, monitor_and_report
@@ -96,6 +103,7 @@ def run_demo(out: Path, console: Console) -> DemoResult:
         written = monitor_and_report(
             store, list(batches.values()), files, labels_dir, out, console, only=NIGHTLY
         )
+        print_what_happened(history, written.monitor, out, console)
 
         heading(console, 6, "Gate a change that broke refunds")
         gated = gate_a_regression(shop, root, out, store, console)

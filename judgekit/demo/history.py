@@ -261,4 +261,26 @@ def _print_alerts(report: MonitorReport, when: str, console: Console) -> None:
         )
 
 
-__all__ = ["BRANCH", "NIGHTLY", "NIGHTS", "History", "MonitorCall", "Night", "record_history"]
+def print_what_happened(
+    history: History, tonight: MonitorReport, out: Path, console: Console
+) -> None:
+    """Which alert caught which change, from the two monitor runs, and the command."""
+    drift = ", ".join(alert.metric for alert in history.drift_monitor.alerts) or "nothing"
+    grades = [alert for alert in tonight.alerts if not alert.metric.startswith("rubric:")]
+    worst = grades[0].tasks[0].task_id if grades and grades[0].tasks else "no task"
+    say(
+        console,
+        f"night {DRIFT_NIGHT}: {visible_markup(drift)} alerted while the grades held still: the "
+        f"judge moved, not the agent (`judgekit monitor --recheck {CAREFUL.rubric_id}` asks it "
+        f"again about the labelled runs). Night {CHANGE_NIGHT}: "
+        f"{visible_markup(', '.join(alert.metric for alert in grades) or 'no grade')} alerted, "
+        f"{visible_markup(worst)} falling most: the change that broke refunds, which the gate "
+        "of step 6 stops before it ships.",
+    )
+    rubrics = out / "rubrics" / f"{CAREFUL.rubric_id}.yaml"
+    say(
+        console,
+        f"the same from the command line: judgekit monitor {NIGHTLY.describe()} --rubric "
+        f"{visible_markup(str(rubrics))} --labels-dir {visible_markup(str(out / 'labels'))} "
+        "(exit 1: an alert fired)",
+    )
