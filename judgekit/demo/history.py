@@ -277,7 +277,7 @@ def print_what_happened(
         f"{visible_markup(worst)} falling most: the change that broke refunds, which the gate "
         "of step 6 stops before it ships.",
     )
-    rubrics = out / "rubrics" / f"{CAREFUL.rubric_id}.yaml"
+    rubrics = out / "rubrics"  # both judges' rubrics
     say(
         console,
         f"the same from the command line: judgekit monitor {NIGHTLY.describe()} --rubric "
