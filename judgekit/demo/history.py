@@ -17,7 +17,6 @@ answers), not asked over HTTP again: thousands of runs would cost seconds and sh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -27,7 +26,6 @@ from typing import TYPE_CHECKING, Final
 from rich.console import Console
 from rich.table import Table
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.number_format import rate
 from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import SHOP, say
@@ -37,7 +35,7 @@ from judgekit.demo.report import SINCE
 from judgekit.demo.storage import SOURCE
 from judgekit.demo.trials import SuiteRun, run_suite
 from judgekit.formats.rubric_file import load_rubric, rubric_version
-from judgekit.formats.run import Run, load_runs
+from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.store.provenance import detect_provenance
 from judgekit.store.recording import iter_grades, runs_batch_key
@@ -117,17 +115,18 @@ def record_history(
         f"pass if passed {rate(CAREFUL.true_pass_rate)} → {rate(DRIFTED.true_pass_rate)}); on "
         f"night {CHANGE_NIGHT} the change that broke refunds ({CANDIDATE.agent}) ships.",
     )
-    folder = out / BRANCH
-    stable = run_suite(SHOP, root, folder / "stable", trials=PER_NIGHT * (CHANGE_NIGHT - 1))
-    changed = run_suite(CANDIDATE, root, folder / "changed", trials=PER_NIGHT * NIGHTS)
     versions = {judge: rubric_version(load_rubric(path)) for judge, path in rubric_files.items()}
     nights: list[Night] = []
     drift_monitor: MonitorReport | None = None
     for number, at in enumerate(night_times(datetime.now(UTC).date()), start=1):
-        source = changed if number >= CHANGE_NIGHT else stable
-        nights.append(
-            _record_night(store, source, number, at, versions, folder / f"night-{number:02}", root)
+        source = run_suite(
+            CANDIDATE if number >= CHANGE_NIGHT else SHOP,
+            root,
+            out / BRANCH / f"night-{number:02}",
+            trials=PER_NIGHT,
+            first_trial=PER_NIGHT * (number - 1) + 1,
         )
+        nights.append(_record_night(store, source, number, at, versions, root))
         if number == DRIFT_NIGHT:
             drift_monitor = monitor()
     assert drift_monitor is not None
@@ -161,20 +160,15 @@ def _record_night(
     number: int,
     at: datetime,
     versions: Mapping[SimulatedJudge, str],
-    folder: Path,
     root: Path,
 ) -> Night:
-    """Night ``number``'s trials of ``source``, written to ``folder`` and recorded in their
-    own batch at ``at``, with both judges' verdicts."""
-    first, last = PER_NIGHT * (number - 1) + 1, PER_NIGHT * number
-    # The night's lines of the suite's files, as written: each night's files are its own.
-    _copy_trials(source.runs_file, folder / "runs.jsonl", first, last)
-    _copy_trials(source.results_file, folder / "results.jsonl", first, last)
-    runs = list(load_runs(folder / "runs.jsonl"))
-    grades = list(iter_grades(folder / "results.jsonl"))
+    """Night ``number``'s runs and grades (``source``), recorded in their own batch at
+    ``at``, with both judges' verdicts."""
+    runs = source.runs()
+    grades = list(iter_grades(source.results_file))
     provenance = detect_provenance(branch=BRANCH, cwd=root)
     batch_id = store.batch(
-        key=runs_batch_key(folder / "runs.jsonl"),
+        key=runs_batch_key(source.runs_file),
         source=SOURCE,
         git_sha=provenance.git_sha,
         branch=provenance.branch,
@@ -222,15 +216,6 @@ def _verdicts(
         )
         for run in runs
     ]
-
-
-def _copy_trials(source: Path, path: Path, first: int, last: int) -> None:
-    """The lines of ``source`` (runs or results, written by this demo) of trials
-    ``first … last``."""
-    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(path) as fh:
-        fh.writelines(line for line in lines if first <= json.loads(line)["trial"] <= last)
 
 
 def _print_nights(nights: Sequence[Night], console: Console) -> None:
