@@ -332,12 +332,18 @@ def _draw_alert(ax: Axes, series: Series, xs: list[XValue]) -> None:
         linestyle="none",
         zorder=5,
     )
+    # The label goes on the side of the marker away from the baseline (below a drop), where
+    # the line it departed from is not, unless that side has no room left in the panel.
+    low, high = ax.get_ylim()
+    base = alert.baseline.value
+    below = base is not None and latest < base and latest - low > 0.2 * (high - low)
     ax.annotate(
         f"alert: {p_equation(alert.p_value)}",
         xy=(xs[index], latest),
-        xytext=(-12, 12),
+        xytext=(-12, -12 if below else 12),
         textcoords="offset points",
         ha="right",
+        va="top" if below else "baseline",
         color=ALERT_COLOR,
         fontsize=10,
         fontweight="bold",

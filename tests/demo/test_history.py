@@ -20,7 +20,9 @@ from judgekit.demo.history import (
 from judgekit.demo.judges import JUDGES
 from judgekit.formats.rubric_file import load_rubric
 from judgekit.monitoring.monitor import build_monitor_report
+from judgekit.monitoring.plots import SPEND_METRICS, series_figure
 from tests.demo.conftest import DemoRun
+from tests.monitoring.test_plot_text import texts_outside
 
 TASKS = 4  # the shop's
 
@@ -129,3 +131,19 @@ def test_the_monitor_command_the_demo_shows_says_the_same(demo_run: DemoRun) -> 
         )
     printed = [line.rstrip() for line in demo_run.output.splitlines() if line.startswith("ALERT ")]
     assert [f"ALERT {a.metric}: {a.message}" for a in report.alerts] == printed
+
+
+def test_no_text_of_the_demo_scores_plot_leaves_the_image(demo_run: DemoRun) -> None:
+    rubrics = [load_rubric(demo_run.out / "rubrics" / f"{j.rubric_id}.yaml") for j in JUDGES]
+    with demo_run.store() as store:
+        report = build_monitor_report(
+            store, rubrics=rubrics, labels_dir=demo_run.out / "labels", only=NIGHTLY
+        )
+    scores = [one for one in report.series if one.metric not in SPEND_METRICS]
+    figure = series_figure(scores, title="Scores over time")
+    assert texts_outside(figure) == []
+    # The informational rubric's long note (a labels path) is wrapped, not cut.
+    sloppy = figure.axes[-1].get_title(loc="left").split("\n")
+    assert sloppy[0] == "goal_completion_sloppy (calibrating) (informational, never alerts)"
+    assert len(sloppy) == 3 and not sloppy[-1].endswith("…")
+    assert (demo_run.out / "scores.png").read_bytes() == report.plots.scores
