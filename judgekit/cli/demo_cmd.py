@@ -25,8 +25,9 @@ def demo_command(out_dir: Path) -> None:
     shown beside the rate the stub was designed with; two SIMULATED judges (a local fake
     server answering from the truth at set error rates) judge the shop's final answers;
     the bundled labels/goal_completion.jsonl stands in for hand labels; both judges are
-    calibrated and the careful one promoted; report.html and the plots show it all. No API
-    key, no network. The store is always JUDGEKIT_HOME's, even when JUDGEKIT_DB is set.
+    calibrated and the careful one promoted; ten simulated nights on branch nightly show the
+    monitor catching a judge that drifts and a change that breaks one task; report.html and
+    the plots show it all. No API key, no network. The store is always JUDGEKIT_HOME's, even when JUDGEKIT_DB is set.
 
     \b
     Example:

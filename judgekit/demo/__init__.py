@@ -13,7 +13,9 @@ the package, in ``project/`` (:func:`.common.project_root`), so an installed whe
    rubrics (:mod:`.labels`).
 4. Calibration and promotion: the careful judge is promoted, the sloppy one refused
    (:mod:`.calibration`).
-5. The monitor, ``report.html`` and the plots over the store (:mod:`.report`).
+5. Ten simulated nights recorded on branch ``nightly`` — a change that breaks a task, then a
+   judge that drifts — and the monitor, ``report.html`` and the plots over them
+   (:mod:`.history`, :mod:`.report`).
 6. The commands that do the same with a real model (:mod:`.commands`).
 
 Everything is recorded in JUDGEKIT_HOME's store (:mod:`.storage`), never JUDGEKIT_DB's.
@@ -30,6 +32,14 @@ from judgekit.demo.calibration import JudgeOutcome, calibrate_and_promote
 from judgekit.demo.commands import print_next_steps
 from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, project_root, say
 from judgekit.demo.gate import GateOutcome, gate_a_regression
+from judgekit.demo.history import (
+    NIGHTLY,
+    NIGHTS,
+    History,
+    MonitorCall,
+    print_what_happened,
+    record_history,
+)
 from judgekit.demo.judges import CAREFUL, JUDGES, SLOPPY, SimulatedJudge, judge_runs, write_rubrics
 from judgekit.demo.labels import LABELER, LABELS, copy_bundled_labels
 from judgekit.demo.report import Written, monitor_and_report
@@ -69,6 +79,7 @@ class DemoResult:
     batches: dict[str, int]  # suite -> the store batch of its runs
     checks: list[RateCheck]
     outcomes: list[JudgeOutcome]
+    history: History
     written: Written
     gated: GateOutcome
 
@@ -87,17 +98,22 @@ def run_demo(out: Path, console: Console) -> DemoResult:
             shop, batches[SHOP.name], root, out, store, console
         )
 
-        heading(console, 5, "Monitor, report and plots")
-        written = monitor_and_report(
-            store, list(batches.values()), list(rubric_files.values()), labels_dir, out, console
+        heading(console, 5, f"{NIGHTS} simulated nights: the monitor, report and plots")
+        files = list(rubric_files.values())
+        history = record_history(
+            store, rubric_files, root, out, console, monitor=MonitorCall(store, files, labels_dir)
         )
+        written = monitor_and_report(
+            store, list(batches.values()), files, labels_dir, out, console, only=NIGHTLY
+        )
+        print_what_happened(history, written.monitor, out, console)
 
         heading(console, 6, "Gate a change that broke refunds")
         gated = gate_a_regression(shop, root, out, store, console)
 
     heading(console, 7, "The same with a real model")
     print_next_steps(root, out, console)
-    return DemoResult(out, suites, batches, checks, outcomes, written, gated)
+    return DemoResult(out, suites, batches, checks, outcomes, history, written, gated)
 
 
 def _record_suites(

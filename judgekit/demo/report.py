@@ -18,6 +18,7 @@ from judgekit.monitoring.plot_files import write_plots
 from judgekit.monitoring.render import print_monitor_report
 from judgekit.monitoring.since import parse_since
 from judgekit.store.recording import table_counts
+from judgekit.store.run_filter import RunFilter
 
 if TYPE_CHECKING:
     from judgekit.monitoring.monitor import MonitorReport
@@ -41,9 +42,12 @@ def monitor_and_report(
     labels_dir: Path,
     out: Path,
     console: Console,
+    *,
+    only: RunFilter,
 ) -> Written:
-    """Write ``out/report.html`` and ``out/scores.png`` (with ``scores.cost_turns.png``);
-    the report's task table holds the grades of every batch in ``batch_ids``."""
+    """Write ``out/report.html`` and ``out/scores.png`` (with ``scores.cost_turns.png``)
+    of the runs ``only`` lets through; the report's task table holds the grades of every
+    batch in ``batch_ids``."""
     from judgekit.report import write_report
     from judgekit.report.gather import build_report_content
 
@@ -58,15 +62,10 @@ def monitor_and_report(
         labels_dir=labels_dir,
         since=parse_since(SINCE),
         k=K,
+        only=only,
     )
+    say(console, f"the monitor tonight, as `judgekit monitor {only.describe()}` prints it:")
     print_monitor_report(monitor, console)
-    days = max((len(series.points) for series in monitor.series), default=0)
-    if not monitor.alerts and days <= 1:
-        say(
-            console,
-            "no alert, as expected: the store holds one day of data, and an alert compares "
-            "the latest day with the days before it",
-        )
     report = out / "report.html"
     write_report(report, content)
     plots = write_plots(monitor, out / "scores.png")

@@ -67,15 +67,20 @@ class RateCheck:
         return self.joint[0] <= self.designed <= self.joint[1]
 
 
-def run_suite(suite: DemoSuite, root: Path, folder: Path) -> SuiteRun:
-    """Run every task of ``suite`` for :data:`TRIALS` trials into ``folder``, silently."""
+def run_suite(
+    suite: DemoSuite, root: Path, folder: Path, *, trials: int = TRIALS, first_trial: int = 1
+) -> SuiteRun:
+    """Run every task of ``suite`` for ``trials`` trials into ``folder``, silently; the
+    trials are numbered (and seeded) from ``first_trial`` on."""
     tasks_file = suite.tasks_file(root)
     tasks = load_tasks(tasks_file)
     truth: dict[str, bool] = {}
+    trial = in_process_trials(tasks, load_agent(suite.agent), TrialLimits())
+    offset = first_trial - 1
     summary = run_trials(
         tasks,
-        in_process_trials(tasks, load_agent(suite.agent), TrialLimits()),
-        trials=TRIALS,
+        lambda task, number: trial(task, number + offset),
+        trials=trials,
         out_dir=folder,
         on_trial=lambda run, grade: truth.__setitem__(run.run_id, grade.passed),
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import math
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from judgekit._util.atomic_files import write_bytes_atomically
@@ -40,6 +40,7 @@ __all__ = [
     "plot_confusion",
     "plot_cost_turns",
     "plot_series",
+    "series_figure",
     "series_height_px",
     "write_png",
 ]
@@ -59,8 +60,10 @@ INFORMATIONAL_SUFFIX = " (informational, never alerts)"
 
 XValue = float  # a date as a matplotlib date number, or a batch's position
 
-# Characters of a note that fit on one line across a 1000-pixel panel.
-_NOTE_CHARS = 140
+_TITLE_SIZE = 11  # points, of a panel's title and note
+# What a panel's title may span: the figure less the y tick labels at its left and a margin.
+_TITLE_ROOM_PX = WIDTH_PX - 100
+_NOTE_LINES = 2
 
 
 def series_height_px(panels: int) -> int:
@@ -69,23 +72,31 @@ def series_height_px(panels: int) -> int:
 
 
 def plot_series(series: Sequence[Series], *, title: str | None = None) -> bytes:
-    """One panel per series, stacked, as a PNG of ``1000 × series_height_px(len(series))``.
+    """One panel per series, stacked, as a PNG of ``1000 × series_height_px(len(series))``:
+    :func:`series_figure` drawn."""
+    return _png(series_figure(series, title=title))
+
+
+def series_figure(series: Sequence[Series], *, title: str | None = None) -> Figure:
+    """The figure :func:`plot_series` draws, one panel per series.
 
     Each panel shows the value per window as a line with markers and its 95% interval as
     a band; windows without a value are gaps. Daily windows are placed on a date axis,
     batches at equal steps labelled with their names. Proportions use a 0–100% axis. An
     alert marks the latest window in red, with the baseline rate as a dashed line and its
     p-value; informational series are grey and never show an alert. A series without a
-    single value gets a "no data" panel, and so does an empty ``series``.
+    single value gets a "no data" panel, and so does an empty ``series``. Titles and notes
+    are fitted to the panel's width (a note in up to two lines), never cut at the edge.
     """
     figure = _figure(WIDTH_PX, series_height_px(len(series)))
     panels: list[Series | None] = [*series] or [None]
     axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
+    width = _text_width(figure)
     for ax, one in zip(axes, panels, strict=True):
-        _draw_panel(ax, one, fallback_title="no series")
+        _draw_panel(ax, one, fallback_title="no series", width=width)
     if title:
         figure.suptitle(title, fontsize=13)
-    return _png(figure)
+    return figure
 
 
 def plot_cost_turns(cost: Series | None, turns: Series | None) -> bytes:
@@ -94,8 +105,9 @@ def plot_cost_turns(cost: Series | None, turns: Series | None) -> bytes:
     series gets a "no data" panel."""
     figure = _figure(WIDTH_PX, series_height_px(2))
     top, bottom = figure.subplots(2, 1, squeeze=False)[:, 0]
-    _draw_panel(top, cost, fallback_title="cost per run (USD)", y_format=axis_dollars)
-    _draw_panel(bottom, turns, fallback_title="turns per run")
+    width = _text_width(figure)
+    _draw_panel(top, cost, fallback_title="cost per run (USD)", width=width, y_format=axis_dollars)
+    _draw_panel(bottom, turns, fallback_title="turns per run", width=width)
     return _png(figure)
 
 
@@ -188,14 +200,49 @@ def _no_data(ax: Axes) -> None:
     ax.set_yticks([])
 
 
-def _panel_title(series: Series) -> str:
+def _panel_title(series: Series, width: Callable[[str], float]) -> str:
+    """The title on one line and the note under it on at most two, each as wide as the
+    panel at most (``width`` measures a line in pixels): what does not fit ends in " …"."""
     title = series.title
     if series.role == "informational":
         title += INFORMATIONAL_SUFFIX
+    lines = _fitted(title, 1, width)
     if series.note:
-        # One line under the title: a long note is cut where the panel ends, not mid-word.
-        title += "\n" + textwrap.shorten(series.note, width=_NOTE_CHARS, placeholder=" …")
-    return title
+        lines += _fitted(series.note, _NOTE_LINES, width)
+    return "\n".join(lines)
+
+
+def _fitted(text: str, most: int, width: Callable[[str], float]) -> list[str]:
+    """``text`` wrapped at spaces into at most ``most`` lines of the title's room."""
+    words, lines = text.split(), list[str]()
+    while words and len(lines) < most:
+        line = words.pop(0)
+        while words and width(f"{line} {words[0]}") <= _TITLE_ROOM_PX:
+            line += " " + words.pop(0)
+        lines.append(line)
+    if words:
+        lines[-1] += " …"
+    # A line still too wide (a long path, or the ellipsis added) loses words, then letters.
+    for i, line in enumerate(lines):
+        while width(line) > _TITLE_ROOM_PX and len(line) > 2:
+            kept = line.removesuffix(" …").removesuffix("…")
+            kept = kept.rsplit(" ", 1)[0] if " " in kept else kept[:-1]
+            line = kept + (" …" if " " in line else "…")
+        lines[i] = line
+    return lines
+
+
+def _text_width(figure: Figure) -> Callable[[str], float]:
+    """Measures a line of a panel's title in pixels, with the figure's own renderer."""
+    canvas = figure.canvas
+    assert isinstance(canvas, FigureCanvasAgg)
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
+    font = FontProperties(size=_TITLE_SIZE)
+
+    def width(line: str) -> float:
+        return float(renderer.get_text_width_height_descent(line, font, ismath=False)[0])
+
+    return width
 
 
 def _draw_panel(
@@ -203,13 +250,18 @@ def _draw_panel(
     series: Series | None,
     *,
     fallback_title: str,
+    width: Callable[[str], float],
     y_format: Callable[[float, float | None], str] | None = None,
 ) -> None:
     if series is None:
-        ax.set_title(fallback_title, fontsize=11, loc="left")
+        ax.set_title(fallback_title, fontsize=_TITLE_SIZE, loc="left")
         _no_data(ax)
         return
-    ax.set_title(_panel_title(series), fontsize=11, loc="left")
+    ax.set_title(
+        _panel_title(series, width),
+        fontsize=_TITLE_SIZE,
+        loc="left",
+    )
     if all(point.value is None for point in series.points):
         _no_data(ax)
         return
@@ -280,12 +332,18 @@ def _draw_alert(ax: Axes, series: Series, xs: list[XValue]) -> None:
         linestyle="none",
         zorder=5,
     )
+    # The label goes on the side of the marker away from the baseline (below a drop), where
+    # the line it departed from is not, unless that side has no room left in the panel.
+    low, high = ax.get_ylim()
+    base = alert.baseline.value
+    below = base is not None and latest < base and latest - low > 0.2 * (high - low)
     ax.annotate(
         f"alert: {p_equation(alert.p_value)}",
         xy=(xs[index], latest),
-        xytext=(-12, 12),
+        xytext=(-12, -12 if below else 12),
         textcoords="offset points",
         ha="right",
+        va="top" if below else "baseline",
         color=ALERT_COLOR,
         fontsize=10,
         fontweight="bold",

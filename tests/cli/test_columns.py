@@ -96,17 +96,18 @@ Judge against the 60 held-out test labels (95% intervals)
 """
 
 MONITOR_TABLE = """
-metric                    latest     95% CI    n  baseline   n  p    status
-───────────────────────────────────────────────────────────────────────────
-pass_rate                  0.792  0.75–0.83  360         —   —  —  untested
-truth                      0.881  0.84–0.91  360         —   —  —  untested
-path                       0.908  0.87–0.93  360         —   —  —  untested
-state                      0.796  0.74–0.84  240         —   —  —  untested
-cost_usd                 0.00127   ±2.7e-05  160         —   —  —  untested
-turns                      3.175     ±0.066  160         —   —  —  untested
-rubric:goal_completion     0.662  0.59–0.73  160         —   —  —  untested
-rubric:goal_completion_    0.838  0.77–0.89  160         —   —  —      info
-sloppy
+metric               latest     95% CI    n  baseline     n        p  status
+────────────────────────────────────────────────────────────────────────────
+pass_rate             0.610  0.56–0.66  400     0.728  2800  <0.0001   ALERT
+truth                 0.828  0.79–0.86  400     0.863  2800    0.030      ok
+path                  0.720  0.67–0.76  400     0.830  2800  <0.0001   ALERT
+state                 0.667  0.62–0.71  400     0.778  2800  <0.0001   ALERT
+cost_usd           0.001296     ±2e-05  400  0.001254  2800  <0.0001      ok
+turns                  3.24      ±0.05  400     3.135  2800  <0.0001      ok
+rubric:goal_          0.472  0.42–0.52  400     0.637  2800  <0.0001   ALERT
+completion
+rubric:goal_          0.787  0.74–0.82  400     0.844  2800    0.002    info
+completion_sloppy
 latest day against the 7 before it pooled; one-sided tests at alpha 0.01
 (holm); Wilson intervals for proportions
 """

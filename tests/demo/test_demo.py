@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 import struct
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ import judgekit.demo as demo
 from judgekit.cli import main
 from judgekit.demo import CAREFUL, JUDGES, SLOPPY, SimulatedJudge
 from judgekit.demo.common import SUITES, project_root
+from judgekit.demo.history import NIGHTLY, NIGHTS, PER_NIGHT
 from judgekit.demo.labels import bundled_labels_path, demo_labels, labels_text
 from judgekit.errors import ConfigError
 from judgekit.formats.rubric_file import load_rubric
@@ -28,6 +27,7 @@ from judgekit.monitoring.plots import WIDTH_PX, series_height_px
 from judgekit.stats.proportions import wilson_interval
 from judgekit.store import Store, open_store, schema
 from judgekit.store.recording import runs_batch_key
+from tests.demo.conftest import DemoRun, invoke_demo
 
 RATES = re.compile(
     r"(?P<judge>[\w-]+): false-pass rate set (?P<fp_set>[\d.]+), measured [\d.]+ "
@@ -48,45 +48,13 @@ REFUSED = re.compile(
 )
 
 
-class DemoRun:
-    """One `judgekit demo --out tmp/out` with JUDGEKIT_HOME tmp/home."""
-
-    def __init__(self, tmp: Path, code: int, output: str, elapsed: float) -> None:
-        self.tmp, self.code, self.output, self.elapsed = tmp, code, output, elapsed
-        self.out = tmp / "out"
-        self.home = tmp / "home"
-
-    def store(self) -> Store:
-        return open_store("sqlite:///" + str(self.home / "judgekit.sqlite"))
-
-
-def invoke_demo(tmp: Path, patch: pytest.MonkeyPatch) -> DemoRun:
-    patch.delenv("OPENAI_API_KEY", raising=False)
-    patch.setenv("JUDGEKIT_HOME", str(tmp / "home"))
-    patch.chdir(tmp)  # the demo finds the repository's tasks wherever it starts
-    started = time.monotonic()
-    result = CliRunner().invoke(main, ["demo", "--out", str(tmp / "out")])
-    elapsed = time.monotonic() - started
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return DemoRun(tmp, result.exit_code, result.output, elapsed)
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoRun]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("JUDGEKIT_DB", raising=False)
-        run = invoke_demo(tmp_path_factory.mktemp("demo"), patch)
-    yield run
-
-
 def test_demo_exits_0_within_a_minute(demo_run: DemoRun) -> None:
     assert demo_run.code == 0, demo_run.output
     assert demo_run.elapsed < 60
     output = demo_run.output
     assert "simulated judge" in output
     assert "labels a careful person would give" in output
-    assert "no alert, as expected: the store holds one day of data" in output
+    assert "the monitor tonight, as `judgekit monitor --branch nightly` prints it:" in output
     assert re.search(r"demo finished in \d+\.\d s", output)
 
 
@@ -220,8 +188,8 @@ def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) ->
     root = project_root()
     with demo_run.store() as store:
         batches = {batch.batch_key: batch for batch in store.batches(source="demo")}
-        # One batch per suite, and the gated candidate's.
-        assert len(batches) == store.count("batches") == len(SUITES) + 1
+        # One batch per suite, the gated candidate's, and one per simulated night.
+        assert len(batches) == store.count("batches") == len(SUITES) + 1 + NIGHTS
         total = 0
         for suite in SUITES:
             batch = batches[runs_batch_key(demo_run.out / suite.name / "runs.jsonl")]
@@ -236,8 +204,9 @@ def test_the_store_holds_everything_in_one_batch_per_suite(demo_run: DemoRun) ->
         candidate = batches[runs_batch_key(demo_run.out / "shop-candidate" / "runs.jsonl")]
         assert batch_rows(store, "grades", candidate.id) == shop_runs
         total += shop_runs
-        assert store.count("runs") == store.count("grades") == total
-        assert store.count("verdicts") == shop_runs * len(JUDGES)
+        nightly = NIGHTS * PER_NIGHT * 4  # the shop's four tasks
+        assert store.count("runs") == store.count("grades") == total + nightly == 4520
+        assert store.count("verdicts") == (shop_runs + nightly) * len(JUDGES) == 8320
         assert store.count("calibrations") == len(JUDGES)
         assert store.count("promotions") == 1
 
@@ -276,10 +245,17 @@ def test_the_plots_are_pngs_of_the_documented_sizes(demo_run: DemoRun) -> None:
     out = demo_run.out
     rubrics = [load_rubric(out / "rubrics" / f"{judge.rubric_id}.yaml") for judge in JUDGES]
     with demo_run.store() as store:
-        report = build_monitor_report(store, rubrics=rubrics, labels_dir=out / "labels")
+        report = build_monitor_report(
+            store, rubrics=rubrics, labels_dir=out / "labels", only=NIGHTLY
+        )
     scores = [s.metric for s in report.series if s.metric not in ("cost_usd", "turns")]
     assert {f"rubric:{judge.rubric_id}" for judge in JUDGES} <= set(scores)
-    assert not report.alerts
+    assert [alert.metric for alert in report.alerts] == [
+        "pass_rate",
+        "path",
+        "state",
+        "rubric:goal_completion",
+    ]
     assert png_size(out / "scores.png") == (WIDTH_PX, series_height_px(len(scores)))
     assert png_size(out / "scores.cost_turns.png") == (WIDTH_PX, series_height_px(2))
 
@@ -338,7 +314,7 @@ def test_the_demo_leaves_the_store_of_judgekit_db_alone(
     assert "JUDGEKIT_DB is set: the demo leaves that store alone" in run.output
     assert {path.name: path.read_bytes() for path in other.parent.iterdir()} == before
     with run.store() as store:
-        assert store.count("verdicts") == 2 * 4 * demo.TRIALS
+        assert store.count("verdicts") == 2 * 4 * (demo.TRIALS + NIGHTS * PER_NIGHT)
 
 
 def test_a_simulated_judge_is_deterministic_and_errs_at_its_rates() -> None:
