@@ -10,13 +10,15 @@ import click
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.input_paths import is_dir
 from judgekit._util.output_targets import refuse_output_over_input
-from judgekit.cli.options import (
+from judgekit.cli.baseline_option import (
     echo_baseline_saved,
+    save_baseline_option,
+)
+from judgekit.cli.options import (
     json_option,
     k_option,
     out_dir_option,
     reasons_option,
-    save_baseline_option,
     tasks_option,
 )
 from judgekit.cli.runs_file_hint import import_first_hint

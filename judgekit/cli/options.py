@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import exists, is_dir
 
 if TYPE_CHECKING:
@@ -35,32 +32,6 @@ labels_dir_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of <rubric_id>.jsonl label files.",
 )
-save_baseline_option = click.option(
-    "--save-baseline",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also copy results.jsonl here, as a baseline for `judgekit gate`.",
-)
-
-
-@contextmanager
-def baseline_writer(path: Path | None) -> Iterator[IO[str] | None]:
-    """The ``--save-baseline`` file (None without the option), opened before the command
-    writes anything else, so a target that cannot be written stops it first; the file
-    appears when the block ends without error, never half-written."""
-    if path is None:
-        yield None
-        return
-    with atomic_writer(path) as fh:
-        yield fh
-
-
-def echo_baseline_saved(path: Path | None) -> None:
-    """Say where ``--save-baseline`` wrote (nothing without it), and what the file is for."""
-    if path is not None:
-        click.echo(
-            f"saved the baseline {path}: gate a change against it with "
-            f"judgekit gate --baseline {shlex.quote(str(path))} --candidate FOLDER"
-        )
 
 
 reasons_option = click.option(

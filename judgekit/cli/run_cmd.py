@@ -12,16 +12,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judgekit._util.folder_lock import output_folder_lock
 from judgekit._util.jsonl import copy_lines
 from judgekit._util.output_targets import refuse_output_over_input
+from judgekit.cli.baseline_option import baseline_writer, echo_baseline_saved, save_baseline_option
 from judgekit.cli.number_types import Seconds
 from judgekit.cli.options import (
-    baseline_writer,
     concurrency_option,
-    echo_baseline_saved,
     json_option,
     k_option,
     out_dir_option,
     reasons_option,
-    save_baseline_option,
     tasks_option,
 )
 from judgekit.cli.store_options import StoreChoice, store_options
