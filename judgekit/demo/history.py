@@ -32,13 +32,12 @@ from judgekit.demo.common import SHOP, say
 from judgekit.demo.gate import CANDIDATE
 from judgekit.demo.judges import CAREFUL, JUDGES, SimulatedJudge
 from judgekit.demo.report import SINCE
-from judgekit.demo.storage import SOURCE
+from judgekit.demo.storage import suite_batch
 from judgekit.demo.trials import SuiteRun, run_suite
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.store.provenance import detect_provenance
-from judgekit.store.recording import iter_grades, runs_batch_key
+from judgekit.store.recording import iter_grades
 from judgekit.store.run_filter import RunFilter
 
 if TYPE_CHECKING:
@@ -166,13 +165,7 @@ def _record_night(
     ``at``, with both judges' verdicts."""
     runs = source.runs()
     grades = list(iter_grades(source.results_file))
-    provenance = detect_provenance(branch=BRANCH, cwd=root)
-    batch_id = store.batch(
-        key=runs_batch_key(source.runs_file),
-        source=SOURCE,
-        git_sha=provenance.git_sha,
-        branch=provenance.branch,
-    )
+    batch_id = suite_batch(store, source.runs_file, root, branch=BRANCH)
     store.record_runs(runs, batch_id)
     store.record_grades(grades, batch_id, at=at)
     truth = {grade.run_id: grade.passed for grade in grades}

@@ -38,15 +38,20 @@ def open_demo_store(console: Console) -> Store:
     return store
 
 
-def record_suite(store: Store, run: SuiteRun, root: Path) -> int:
-    """Record a suite's runs and grades in the batch of its runs file; return the batch id."""
-    provenance = detect_provenance(branch=BRANCH, cwd=root)
-    batch_id = store.batch(
-        key=runs_batch_key(run.runs_file),
+def suite_batch(store: Store, runs_file: Path, root: Path, *, branch: str = BRANCH) -> int:
+    """The demo's batch of a runs file, on ``branch``: its id."""
+    provenance = detect_provenance(branch=branch, cwd=root)
+    return store.batch(
+        key=runs_batch_key(runs_file),
         source=SOURCE,
         git_sha=provenance.git_sha,
         branch=provenance.branch,
     )
+
+
+def record_suite(store: Store, run: SuiteRun, root: Path) -> int:
+    """Record a suite's runs and grades in the batch of its runs file; return the batch id."""
+    batch_id = suite_batch(store, run.runs_file, root)
     store.record_runs(run.runs(), batch_id)
     store.record_grades(iter_grades(run.results_file), batch_id)
     return batch_id
