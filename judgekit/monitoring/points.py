@@ -4,6 +4,7 @@ with its normal interval. No database here, so alerts can pool windows without l
 from __future__ import annotations
 
 import math
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -26,8 +27,12 @@ def mean_point(label: str, at: datetime, n: Any, total: Any, squares: Any) -> Po
     mean = float(total) / count
     if count < 2:
         return Point(label, at, count, mean, None, None)
-    # Sums of squares lose precision when the spread is tiny next to the mean: clamp at 0.
-    variance = max(0.0, (float(squares) - count * mean * mean) / (count - 1))
+    # Sums of squares lose precision when the spread is tiny next to the mean: a residual
+    # within the sums' rounding (about count·ε of the sum of squares) is no spread at all, so
+    # a constant cost shows ±0, not a float's noise.
+    residual = float(squares) - count * mean * mean
+    rounding = count * sys.float_info.epsilon * abs(float(squares))
+    variance = residual / (count - 1) if residual > rounding else 0.0
     sd = math.sqrt(variance)
     half = Z_95 * sd / math.sqrt(count)
     return Point(label, at, count, mean, mean - half, mean + half, sd=sd)
