@@ -19,7 +19,7 @@ from judgekit import Task, World
 from judgekit._util.folder_lock import LOCK_FILE, PID_FILE
 from judgekit.formats.task import load_tasks
 from judgekit.store import open_store, schema
-from judgekit.store.recording import table_counts
+from judgekit.store.record_files import table_counts
 from tests.conftest import REPO
 from tests.processes import judgekit, listing, start_judgekit
 

@@ -108,7 +108,7 @@ def grade_command(
             )
         recorded = None
         if store.enabled:
-            from judgekit.store.recording import record_graded_runs
+            from judgekit.store.record_files import record_graded_runs
 
             written = f"results written to {results} and {out_dir / 'results.csv'}"
             with written_before_store(written):

@@ -31,9 +31,9 @@ from judgekit.formats.task_files import load_task_files
 from judgekit.graders.summary import GradeSummary
 from judgekit.graders.table import print_grade_table
 from judgekit.trials.agent_choice import trial_function_for
-from judgekit.trials.recorder import RESULTS, RUNS
 from judgekit.trials.runner import TrialFunction, TrialLimits, run_trials
 from judgekit.trials.shards import ShardPlan, plan_shard
+from judgekit.trials.trial_files import RESULTS, RUNS
 
 
 @click.command("run")
@@ -132,7 +132,7 @@ def run_command(
                 copy_lines(out_dir / RESULTS, baseline)
         recorded = None
         if store.enabled:
-            from judgekit.store.recording import record_graded_runs
+            from judgekit.store.record_files import record_graded_runs
 
             # Recorded at the end, keyed by the whole runs.jsonl: a run completed with
             # --resume records its full set once, not each attempt's part.

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from judgekit.formats.grade import Grade
     from judgekit.store import Store
     from judgekit.store.provenance import Provenance
-    from judgekit.store.recording import Recorded
+    from judgekit.store.record_files import Recorded
 
 
 @click.group("store")
@@ -102,7 +102,7 @@ def store_import_command(
     provenance = store.provenance()
     # SQLAlchemy loads only when the store is used.
     from judgekit.store import open_store
-    from judgekit.store.recording import no_empty_batch_left
+    from judgekit.store.record_files import no_empty_batch_left
 
     with open_store() as opened, no_empty_batch_left(opened):
         for path, file_kind in plan:
@@ -122,7 +122,7 @@ def _record(
     skip_unknown: bool,
     provenance: Provenance,
 ) -> Recorded:
-    from judgekit.store.recording import (
+    from judgekit.store.record_files import (
         record_results_file,
         record_runs_file,
         record_verdicts_file,
@@ -155,7 +155,7 @@ def store_info_command(as_json: bool) -> None:
     """
     from judgekit.store import open_store
     from judgekit.store.queries import latest_batch
-    from judgekit.store.recording import table_counts
+    from judgekit.store.record_files import table_counts
 
     with open_store() as store:
         counts = table_counts(store)

@@ -13,7 +13,7 @@ from judgekit.errors import StoreError
 if TYPE_CHECKING:
     from judgekit.formats.record_files import RecordKind
     from judgekit.store import Batch
-    from judgekit.store.recording import Recorded
+    from judgekit.store.record_files import Recorded
 
 
 def recorded_line(count: int, what: str, recorded: Recorded) -> str:

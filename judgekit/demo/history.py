@@ -37,7 +37,7 @@ from judgekit.demo.trials import SuiteRun, run_suite
 from judgekit.formats.rubric_file import load_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
-from judgekit.store.recording import iter_grades
+from judgekit.store.record_files import iter_grades
 from judgekit.store.run_filter import RunFilter
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from judgekit.formats.rubric_file import load_rubric
 from judgekit.monitoring.plot_files import write_plots
 from judgekit.monitoring.render import print_monitor_report
 from judgekit.monitoring.since import parse_since
-from judgekit.store.recording import table_counts
+from judgekit.store.record_files import table_counts
 from judgekit.store.run_filter import RunFilter
 
 if TYPE_CHECKING:

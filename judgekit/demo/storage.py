@@ -13,7 +13,7 @@ from judgekit._util.terminal_text import visible_markup
 from judgekit.demo.common import say
 from judgekit.store.database import DB_ENV
 from judgekit.store.provenance import detect_provenance
-from judgekit.store.recording import iter_grades, runs_batch_key
+from judgekit.store.record_files import iter_grades, runs_batch_key
 
 if TYPE_CHECKING:
     from judgekit.demo.trials import SuiteRun

@@ -80,7 +80,7 @@ def _check_all_shards(reference: str, batch: Batch, graded: int) -> None:
 def _folder_batch_key(reference: str) -> str | None:
     """The store batch of a results file or folder: the one of the ``runs.jsonl`` beside
     it, or, for a folder of shards, the batch all its shards recorded into."""
-    from judgekit.store.recording import runs_batch_key
+    from judgekit.store.record_files import runs_batch_key
 
     if is_dir(reference):
         # Read (and verified) by load_results already: the batch key is all wanted here.

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
     from judgekit.store.provenance import Provenance
-    from judgekit.store.run_recording import Recorded
+    from judgekit.store.runs_file_batch import Recorded
     from judgekit.store.verdict_sink import VerdictSink
 
 __all__ = [
@@ -268,7 +268,7 @@ def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitSta
     """The store opened now, created or migrated (a store it cannot use stops the judging
     before any request); the file's runs, as read, are recorded with the first verdict."""
     from judgekit.store import open_store
-    from judgekit.store.run_recording import record_runs_file
+    from judgekit.store.runs_file_batch import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
     store = stack.enter_context(open_store())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judgekit.formats.grade import results_path
-from judgekit.trials.recorder import RUNS
+from judgekit.trials.trial_files import RUNS
 
 __all__ = ["Settings", "add_options", "check_paths", "read_settings"]
 

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Final, Protocol
 from judgekit.formats.verdict import Verdict
 
 if TYPE_CHECKING:
-    from judgekit.store.run_recording import Recorded
+    from judgekit.store.runs_file_batch import Recorded
 
-__all__ = ["STORE_BATCH", "VerdictRecorder", "VerdictSink"]
+__all__ = ["STORE_BATCH", "VerdictSink", "VerdictStore"]
 
 STORE_BATCH: Final = 50  # verdicts per store transaction: durable without a commit per verdict
 
 
-class VerdictRecorder(Protocol):
+class VerdictStore(Protocol):
     """What takes verdicts into a batch: the store."""
 
     def record_verdicts(self, verdicts: Iterable[Verdict], batch_id: int) -> int: ...
@@ -32,7 +32,7 @@ class VerdictSink:
     records them again from verdicts.jsonl). ``record_runs`` records the runs file and
     says where, called once with the first verdict. Call :meth:`flush` at the end."""
 
-    def __init__(self, store: VerdictRecorder, record_runs: Callable[[], Recorded]) -> None:
+    def __init__(self, store: VerdictStore, record_runs: Callable[[], Recorded]) -> None:
         self._store = store
         self._record_runs = record_runs
         self._runs: Recorded | None = None

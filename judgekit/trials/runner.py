@@ -16,8 +16,8 @@ from judgekit.formats.task import Suite, Task, TaskSet
 from judgekit.graders.grade import grade_run
 from judgekit.graders.summary import GradeSummary
 from judgekit.trials.in_process import Agent, run_in_process_trial
-from judgekit.trials.recorder import RUNS, TrialRecorder, read_finished_runs
 from judgekit.trials.shards import check_resumed_shard, shard_manifest, shard_pairs
+from judgekit.trials.trial_files import RUNS, TrialFiles, read_finished_runs
 from judgekit.trials.world import Tool
 
 TrialFunction = Callable[[Task, int], Run]  # (task, trial number) -> the run
@@ -120,13 +120,13 @@ def run_trials(
     for _, grade in previous:
         summary.add(grade)
     plan = [(task, number) for task, number in pairs if (task.id, number) not in done]
-    recorder = TrialRecorder(out, resume=resume, previous=previous)
+    trial_files = TrialFiles(out, resume=resume, previous=previous)
     try:
         if manifest is not None:  # unfinished until the digests below: refused when read
             write_shard_manifest(out, manifest)
-        _execute(plan, trial, concurrency, recorder, summary, on_trial)
+        _execute(plan, trial, concurrency, trial_files, summary, on_trial)
     finally:
-        recorder.close()
+        trial_files.close()
     if manifest is not None:  # every trial written and fsynced: the files as they stay
         write_shard_manifest(out, manifest.finished(out))
     return summary
@@ -136,13 +136,13 @@ def _execute(
     plan: list[tuple[Task, int]],
     trial: TrialFunction,
     concurrency: int,
-    recorder: TrialRecorder,
+    trial_files: TrialFiles,
     summary: GradeSummary,
     on_trial: Callable[[Run, Grade], None] | None,
 ) -> None:
     def finish(task: Task, run: Run) -> None:
         grade = grade_run(run, task)
-        recorder.record(run, grade)  # one writer: only this thread touches the files
+        trial_files.write(run, grade)  # one writer: only this thread touches the files
         summary.add(grade)
         if on_trial is not None:
             on_trial(run, grade)

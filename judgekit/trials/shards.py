@@ -31,7 +31,7 @@ from judgekit.formats.shard import (
 )
 from judgekit.formats.suite import suite_sha256
 from judgekit.formats.task import Task, TaskSet
-from judgekit.trials.recorder import RUNS
+from judgekit.trials.trial_files import RUNS
 
 GROUP_ENV: Final = "JUDGEKIT_SHARD_GROUP"
 BATCH_KEY_PREFIX: Final = "shards:"

@@ -26,7 +26,7 @@ from judgekit.monitoring.monitor import build_monitor_report
 from judgekit.monitoring.plots import WIDTH_PX, series_height_px
 from judgekit.stats.proportions import wilson_interval
 from judgekit.store import Store, open_store, schema
-from judgekit.store.recording import runs_batch_key
+from judgekit.store.record_files import runs_batch_key
 from tests.demo.conftest import DemoRun, invoke_demo
 
 RATES = re.compile(

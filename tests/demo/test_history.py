@@ -146,5 +146,9 @@ def test_no_text_of_the_demo_scores_plot_leaves_the_image(demo_run: DemoRun) -> 
     # name) wraps to two lines under the title, ending in … only where the path is too long.
     sloppy = figure.axes[-1].get_title(loc="left").split("\n")
     assert sloppy[0] == "goal_completion_sloppy (calibrating) (informational, never alerts)"
-    assert len(sloppy) == 3 and sloppy[1] == "informational: calibrating (hand labels in"
+    assert len(sloppy) == 3 and sloppy[1].startswith("informational: calibrating (hand labels in")
+    # Wrapped at spaces: the note's words in order, the last line ending in … if cut short.
+    shown = " ".join(sloppy[1:]).removesuffix(" …").removesuffix("…")
+    note = next(one.note for one in scores if one.metric.endswith("goal_completion_sloppy"))
+    assert note is not None and note.startswith(shown.rsplit(" ", 1)[0])
     assert (demo_run.out / "scores.png").read_bytes() == report.plots.scores

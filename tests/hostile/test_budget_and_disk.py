@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from judgekit.cli import main
 from judgekit.store import open_store
-from judgekit.store.recording import table_counts
+from judgekit.store.record_files import table_counts
 from judgekit.testing import FakeLLMServer, FakeRequest
 from tests.judging.conftest import judge_args, refund_runs, ticket_answers
 from tests.processes import judgekit

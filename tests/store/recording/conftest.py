@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from judgekit.cli import main
 from judgekit.store import open_store
-from judgekit.store.recording import table_counts
+from judgekit.store.record_files import table_counts
 from tests.conftest import REPO
 
 SHOP_RUNS: Final = REPO / "examples" / "runs" / "shop.jsonl"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judgekit.store import open_store
-from judgekit.store.recording import runs_batch_key
+from judgekit.store.record_files import runs_batch_key
 from tests.store.recording.conftest import (
     BRANCH,
     SHA,

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from judgekit.cli import main
 from judgekit.store import open_store
-from judgekit.store.recording import runs_batch_key
+from judgekit.store.record_files import runs_batch_key
 from judgekit.testing import FakeLLMServer
 from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO

@@ -12,7 +12,7 @@ import pytest
 
 from judgekit.formats.verdict import Verdict
 from judgekit.store import open_store
-from judgekit.store.recording import file_sha256, runs_batch_key
+from judgekit.store.record_files import file_sha256, runs_batch_key
 from tests.store.recording.conftest import (
     SHOP_RUNS,
     SHOP_TASKS,

@@ -1,5 +1,5 @@
 """Recording a command's files in the store, each file's records in the batch of that file
-(the batch keys: :mod:`judgekit.store.run_recording`)."""
+(the batch keys: :mod:`judgekit.store.runs_file_batch`)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.store.database import open_store
 from judgekit.store.provenance import Provenance
 from judgekit.store.queries import VerdictIdentity, verdict_identities_elsewhere
-from judgekit.store.run_recording import (
+from judgekit.store.runs_file_batch import (
     IMPORT_KEY_PREFIX,
     RUNS_KEY_PREFIX,
     Recorded,
-    RunRecorder,
+    RunsFileStore,
     Source,
     import_batch_key,
     open_batch,
@@ -36,7 +36,7 @@ __all__ = [
     "RUNS_KEY_PREFIX",
     "TABLES",
     "Recorded",
-    "RunRecorder",
+    "RunsFileStore",
     "Source",
     "file_sha256",
     "import_batch_key",

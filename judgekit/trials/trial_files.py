@@ -70,7 +70,7 @@ def _resumable(path: Path, warn: Callable[[str], None]) -> Iterator[tuple[int, s
         ) from None
 
 
-class TrialRecorder:
+class TrialFiles:
     """Appends each finished trial to the three files of an output folder."""
 
     def __init__(self, out_dir: Path, *, resume: bool, previous: list[tuple[Run, Grade]]) -> None:
@@ -107,7 +107,7 @@ class TrialRecorder:
                 f"cannot write {self.out_dir / name}: {exc.strerror or exc}"
             ) from None
 
-    def record(self, run: Run, grade: Grade) -> None:
+    def write(self, run: Run, grade: Grade) -> None:
         # The run first: a results line without its run would be dropped on resume anyway.
         try:
             line = run_json(run)

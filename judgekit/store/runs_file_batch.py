@@ -27,7 +27,7 @@ RUNS_KEY_PREFIX: Final = "runs:"
 IMPORT_KEY_PREFIX: Final = "import:"
 
 
-class RunRecorder(Protocol):
+class RunsFileStore(Protocol):
     """What recording a runs file needs of the store."""
 
     @property
@@ -75,7 +75,7 @@ def import_batch_key(path: str | Path) -> str:
     return IMPORT_KEY_PREFIX + file_sha256(path)
 
 
-def open_batch(store: RunRecorder, key: str, *, source: Source, provenance: Provenance) -> int:
+def open_batch(store: RunsFileStore, key: str, *, source: Source, provenance: Provenance) -> int:
     """The id of the batch ``key``, created with this provenance if it is new."""
     return store.batch(
         key=key,
@@ -88,7 +88,7 @@ def open_batch(store: RunRecorder, key: str, *, source: Source, provenance: Prov
 
 
 def record_runs_file(
-    store: RunRecorder,
+    store: RunsFileStore,
     runs_path: str | Path,
     *,
     source: Source,
