@@ -29,7 +29,7 @@ from pathlib import Path
 from rich.console import Console
 
 from judgekit.demo.calibration import JudgeOutcome, calibrate_and_promote
-from judgekit.demo.commands import print_next_steps
+from judgekit.demo.commands import copy_project, print_next_steps
 from judgekit.demo.common import BASE_RUBRIC, SHOP, SUITES, TRIALS, heading, project_root, say
 from judgekit.demo.gate import GateOutcome, gate_a_regression
 from judgekit.demo.history import (
@@ -112,7 +112,8 @@ def run_demo(out: Path, console: Console) -> DemoResult:
         gated = gate_a_regression(shop, root, out, store, console)
 
     heading(console, 7, "The same with a real model")
-    print_next_steps(root, out, console)
+    copy_project(root, out)
+    print_next_steps(out, console)
     return DemoResult(out, suites, batches, checks, outcomes, history, written, gated)
 
 

@@ -47,10 +47,7 @@ def project_root() -> Path:
 
     Raises :class:`ConfigError` naming what is missing, when the install lost them."""
     root = Path(__file__).resolve().parent / "project"
-    needed = [root / "rubrics" / f"{BASE_RUBRIC}.yaml", root / "examples" / "__init__.py"]
-    for suite in SUITES:
-        needed += [suite.tasks_file(root), suite.agent_file(root)]
-    missing = [str(path) for path in needed if not path.is_file()]
+    missing = [str(root / path) for path in project_files() if not (root / path).is_file()]
     if missing:
         raise ConfigError(
             f"the demo's project files are missing ({', '.join(missing)}): this judgekit was "
@@ -60,6 +57,15 @@ def project_root() -> Path:
     if str(root) not in sys.path:  # examples.shop, wherever the demo is started from
         sys.path.insert(0, str(root))
     return root
+
+
+def project_files() -> list[Path]:
+    """The files, relative to the project's folder, that run the demo's project again: the
+    base rubric, the suites' tasks and the stub agents' package."""
+    files = [Path("rubrics") / f"{BASE_RUBRIC}.yaml", Path("examples") / "__init__.py"]
+    for suite in SUITES:
+        files += [suite.tasks_file(Path()), suite.agent_file(Path())]
+    return files
 
 
 def heading(console: Console, number: int, title: str) -> None:

@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 import judgekit.demo as demo
 from judgekit.cli import main
 from judgekit.demo import CAREFUL, JUDGES, SLOPPY, SimulatedJudge
-from judgekit.demo.common import SUITES, project_root
+from judgekit.demo.commands import next_steps
+from judgekit.demo.common import SUITES, project_files, project_root
 from judgekit.demo.history import NIGHTLY, NIGHTS, PER_NIGHT
 from judgekit.demo.labels import bundled_labels_path, demo_labels, labels_text
 from judgekit.errors import ConfigError
@@ -58,16 +59,26 @@ def test_demo_exits_0_within_a_minute(demo_run: DemoRun) -> None:
     assert re.search(r"demo finished in \d+\.\d s", output)
 
 
-def test_demo_prints_the_commands_for_a_real_model(demo_run: DemoRun) -> None:
+def test_demo_prints_the_commands_for_a_real_model_on_its_own_copy(demo_run: DemoRun) -> None:
+    """Section 7's commands run on a copy of the project in --out: promoting there never
+    writes into the installed package. They run from the demo's folder as pasted in
+    tests/hostile/test_pasted_commands.py; here, what is printed and copied."""
     out, root = demo_run.out, project_root()
-    rubric = root / "rubrics" / "goal_completion.yaml"
-    assert (
-        f"  OPENAI_API_KEY=your-key judgekit judge {out / 'shop' / 'runs.jsonl'} --rubric {rubric} "
-        f"--tasks {root / 'tasks'} --model openai/gpt-4o-mini\n"
-    ) in demo_run.output
-    assert "--base-url http://localhost:11434/v1" in demo_run.output
-    for command in ("label", "calibrate", "promote", "monitor", "report", "gate"):
-        assert f"  judgekit {command} " in demo_run.output
+    printed = demo_run.output.split("The same with a real model", 1)[1].splitlines()
+    shown = [line.strip() for line in printed if line.startswith("  ")]
+    # Printed relative to the folder the demo ran in, which holds --out.
+    assert shown == [c for _, commands in next_steps(out, out.parent) for c in commands]
+    assert shown[0] == (
+        "OPENAI_API_KEY=your-key judgekit judge out/shop/runs.jsonl --rubric "
+        "out/project/rubrics/goal_completion.yaml --tasks out/project/tasks "
+        "--model openai/gpt-4o-mini"
+    )
+    copied = sorted(
+        p.relative_to(out / "project") for p in (out / "project").rglob("*") if p.is_file()
+    )
+    assert copied == sorted(project_files())
+    for relative in copied:
+        assert (out / "project" / relative).read_bytes() == (root / relative).read_bytes()
 
 
 def test_demo_writes_every_file(demo_run: DemoRun) -> None:

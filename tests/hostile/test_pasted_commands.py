@@ -56,8 +56,8 @@ def keyed(markdown: Path) -> list[str]:
     return [c for c in block_commands(markdown.read_text(encoding="utf-8")) if "API_KEY=" in c]
 
 
-def demo_commands(out: Path) -> list[str]:
-    return [command for _, commands in next_steps(REPO, out) for command in commands]
+def demo_commands(out: Path, cwd: Path | None = None) -> list[str]:
+    return [command for _, commands in next_steps(out, cwd) for command in commands]
 
 
 def printed_commands(tmp_path: Path) -> dict[str, list[str]]:
@@ -69,7 +69,7 @@ def printed_commands(tmp_path: Path) -> dict[str, list[str]]:
     return {
         **{where: commands for where, commands in shown.items() if commands},
         "the project's README.md": block_commands(PROJECT_README.read_text(encoding="utf-8")),
-        "judgekit demo": demo_commands(tmp_path / "judgekit-demo"),
+        "judgekit demo": demo_commands(tmp_path / "judgekit-demo", tmp_path),
     }
 
 
@@ -105,9 +105,13 @@ def test_the_commands_that_set_a_key_are_the_ones_this_file_runs(tmp_path: Path)
             "--tasks tasks",
         ],
         "judgekit demo": [
-            f"{KEY_PLACEHOLDER}judgekit judge {tmp_path / 'judgekit-demo/shop/runs.jsonl'} "
-            f"--rubric {REPO / 'rubrics/goal_completion.yaml'} --tasks {REPO / 'tasks'} "
-            "--model openai/gpt-4o-mini",
+            f"{KEY_PLACEHOLDER}judgekit judge judgekit-demo/shop/runs.jsonl --rubric "
+            "judgekit-demo/project/rubrics/goal_completion.yaml --tasks "
+            "judgekit-demo/project/tasks --model openai/gpt-4o-mini",
+            f"{KEY_PLACEHOLDER}judgekit judge judgekit-demo/my-candidate/runs.jsonl --rubric "
+            "judgekit-demo/project/rubrics/goal_completion.yaml --tasks "
+            "judgekit-demo/project/tasks --model openai/gpt-4o-mini --out "
+            "judgekit-demo/my-candidate",
         ],
     }
 
@@ -182,16 +186,43 @@ def test_the_walk_throughs_judge_and_recheck_run_when_pasted(
     )
 
 
-def test_the_demos_judge_runs_when_pasted(
+def test_the_demos_commands_run_when_pasted_and_write_only_into_its_folder(
     tmp_path: Path, shell: tuple[FakeLLMServer, dict[str, str]]
 ) -> None:
-    _, env = shell
-    out = tmp_path / "judgekit-demo"
-    (out / "shop").mkdir(parents=True)
-    shutil.copy(REPO / "examples/runs/shop.jsonl", out / "shop/runs.jsonl")
+    """The commands the demo prints, read off its output and pasted from the folder it ran
+    in: each runs, and what they write lands in the demo's folder — never in the package's
+    own copy of the project, which promoting the package's rubric would have written into."""
+    server, env = shell
     (work := tmp_path / "work").mkdir()
-    judged(paste(demo_commands(out)[0], work, env), 18)
-    assert (work / "verdicts.jsonl").is_file()
+    package = REPO / "judgekit" / "demo" / "project"
+    before = {path: path.read_bytes() for path in package.rglob("*") if path.is_file()}
+    demo = paste("judgekit demo --out judgekit-demo", work, env)
+    assert demo.returncode == 0, demo.stderr
+    printed = demo.stdout.split("The same with a real model", 1)[1].splitlines()
+    commands = [line.strip() for line in printed if line.startswith("  ")]
+    assert commands == demo_commands(work / "judgekit-demo", work)
+    # Labelling is a terminal session: the demo's simulated labeller's labels stand in.
+    shutil.copytree(work / "judgekit-demo/labels", work / "judgekit-demo/my-labels")
+    exits = {}
+    for command in commands:
+        if " label " in command or "--base-url" in command:
+            continue  # a terminal session; a server on another port
+        done = paste(command, work, env)
+        assert "Traceback" not in done.stdout + done.stderr, command
+        exits[command.split("judgekit ", 1)[1].split()[0]] = done.returncode
+    assert exits == {
+        "judge": 0,
+        "calibrate": 0,
+        "promote": 1,  # the fake server's judge does not agree with the labeller
+        "monitor": 1,  # the demo's nights, in the same store, alert
+        "report": 0,
+        "run": 0,
+        "gate": 0,  # the same seeded stub agent again
+    }
+    assert {r.headers["authorization"] for r in server.requests} == {"Bearer your-key"}
+    assert (work / "judgekit-demo/my-candidate/verdicts.jsonl").is_file()
+    after = {path: path.read_bytes() for path in package.rglob("*") if path.is_file()}
+    assert after == before
 
 
 def test_the_old_placeholder_pasted_is_one_line_before_any_request(

@@ -211,10 +211,29 @@ def test_the_demo_runs_from_the_wheel(installed: Installed, tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = done.stdout.splitlines()
     assert DEMO_PROMOTED in lines
-    # Its suites are the package's: the commands it suggests name them there.
-    project = installed.site_packages / "judgekit" / "demo" / "project"
-    assert f"--tasks {project / 'tasks'}" in done.stdout
     assert (tmp_path / "judgekit-demo" / "report.html").is_file()
+    # The commands it suggests name its copy of the package's project, never the package
+    # itself (promoting there would write into site-packages), and run from the wheel alone.
+    package = installed.site_packages / "judgekit" / "demo" / "project"
+    copy = tmp_path / "judgekit-demo" / "project"
+    assert "--tasks judgekit-demo/project/tasks " in done.stdout
+    assert str(installed.site_packages) not in done.stdout.split("The same with a real model")[1]
+    for name in ("rubrics/goal_completion.yaml", "tasks/shop.yaml", "examples/shop.py"):
+        assert (copy / name).read_bytes() == (package / name).read_bytes(), name
+    run_line = next(line.strip() for line in lines if line.strip().startswith("PYTHONPATH="))
+    ran = subprocess.run(
+        ["bash", "-c", run_line],
+        cwd=tmp_path,
+        env=installed.env(tmp_path / ".judgekit"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr
+    candidate = tmp_path / "judgekit-demo" / "my-candidate" / "runs.jsonl"
+    shop = tmp_path / "judgekit-demo" / "shop" / "runs.jsonl"
+    assert len(candidate.read_text().splitlines()) == len(shop.read_text().splitlines())
 
 
 def test_init_and_the_readme_s_first_project_from_the_wheel(
