@@ -139,13 +139,15 @@ def as_run(command: Command, server: FakeLLMServer) -> str:
     return line
 
 
-def shell_env(bin_dir: Path, server: FakeLLMServer) -> dict[str, str]:
-    """A user's shell: this checkout's judgekit and Python first on the PATH, no key, no
-    store or home set, the providers' APIs answered by the fake judge."""
+def shell_env(bin_dir: Path, server: FakeLLMServer, venv: Path | None = None) -> dict[str, str]:
+    """A user's shell: this checkout's judgekit and Python first on the PATH (or those of
+    ``venv``, an install with no source tree), no key, no store or home set, the providers'
+    APIs answered by the fake judge."""
+    python = sys.executable if venv is None else str(venv / "bin" / "python")
     for name, target in (
-        ("judgekit", f'{sys.executable} -m judgekit "$@"'),
-        ("python", f'{sys.executable} "$@"'),
-        ("pytest", f'{sys.executable} -m pytest "$@"'),
+        ("judgekit", f'{python} -m judgekit "$@"'),
+        ("python", f'{python} "$@"'),
+        ("pytest", f'{python} -m pytest "$@"'),
     ):
         shim = bin_dir / name
         shim.write_text(f"#!/bin/sh\nexec {target}\n", encoding="utf-8")
@@ -162,6 +164,9 @@ def shell_env(bin_dir: Path, server: FakeLLMServer) -> dict[str, str]:
         OPENAI_BASE_URL=server.openai_base_url,
         ANTHROPIC_BASE_URL=server.anthropic_base_url,
     )
+    if venv is not None:
+        del env["PYTHONPATH"]
+        env.pop("VIRTUAL_ENV", None)
     return env
 
 
@@ -177,8 +182,11 @@ def script(commands: list[str], outputs: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_page(page: Path, folder: Path, work: Path) -> list[tuple[Command, int, str]]:
-    """Runs the page's commands in ``folder``; each command with its exit code and output."""
+def run_page(
+    page: Path, folder: Path, work: Path, venv: Path | None = None
+) -> list[tuple[Command, int, str]]:
+    """Runs the page's commands in ``folder`` (with ``venv``'s judgekit when given); each
+    command with its exit code and output."""
     text = page.read_text(encoding="utf-8")
     commands = [c for c in page_commands(text) if not is_setup(c)]
     if not text.startswith(EMPTY_FOLDER):
@@ -198,7 +206,7 @@ def run_page(page: Path, folder: Path, work: Path) -> list[tuple[Command, int, s
         subprocess.run(
             ["bash", "-c", script(lines, outputs)],
             cwd=folder,
-            env=shell_env(bin_dir, server),
+            env=shell_env(bin_dir, server, venv),
             stdin=subprocess.DEVNULL,
             timeout=1800,
             check=True,
@@ -211,15 +219,20 @@ def run_page(page: Path, folder: Path, work: Path) -> list[tuple[Command, int, s
     return ran
 
 
+def check_page(ran: list[tuple[Command, int, str]]) -> None:
+    """Each command exited as the page says, printed what it shows and no traceback."""
+    for command, code, output in ran:
+        assert code == command.exit_code, f"{command.line}: exit {code}\n{output}"
+        assert "Traceback" not in output, f"{command.line}\n{output}"
+        assert_shown(command, output)
+
+
 @pytest.mark.parametrize("page", pages(), ids=page_id)
 def test_every_command_of_the_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
     folder, work = tmp_path / "page", tmp_path / "work"
     folder.mkdir()
     work.mkdir()
-    for command, code, output in run_page(page, folder, work):
-        assert code == command.exit_code, f"{command.line}: exit {code}\n{output}"
-        assert "Traceback" not in output, f"{command.line}\n{output}"
-        assert_shown(command, output)
+    check_page(run_page(page, folder, work))
     if page.name == "walkthrough.md":
         # The tour labels into its copy: the repository's labels stay as committed.
         for name in ("goal_completion.jsonl", "goal_completion.split.jsonl"):

@@ -30,6 +30,7 @@ from tests.scaffold.test_new_project import (
 from tests.scaffold.test_new_project import (
     judgekit as run_judgekit,
 )
+from tests.test_docs import check_page, run_page
 
 VERSION = judgekit.__version__
 WHEEL = f"judgekit_agents-{VERSION}-py3-none-any.whl"
@@ -250,3 +251,15 @@ def test_init_and_the_readme_s_first_project_from_the_wheel(
     readme.mkdir()
     outputs, prompts = run_readme_block(readme, [str(installed.judgekit)])
     check_readme_block(outputs, prompts, readme / "my-agent")
+
+
+def test_the_tutorial_runs_from_the_wheel_as_printed(installed: Installed, tmp_path: Path) -> None:
+    """docs/tutorial.md, every command as the page prints it, with the wheel's judgekit and
+    no source tree: init to promoted, gated and monitored."""
+    folder, work = tmp_path / "page", tmp_path / "work"
+    folder.mkdir()
+    work.mkdir()
+    ran = run_page(REPO / "docs" / "tutorial.md", folder, work, venv=installed.venv)
+    check_page(ran)
+    promoted = [output for command, _, output in ran if command.line.startswith("judgekit promote")]
+    assert len(promoted) == 1 and " promoted on 60 fresh test labels" in promoted[0]
