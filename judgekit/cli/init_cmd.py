@@ -27,7 +27,7 @@ def init_command(folder: Path) -> None:
     Example:
       judgekit init my-agent
       cd my-agent
-      judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 5 --out results
+      judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 40 --out results
     """
     written = init_project(folder)
     for path in written:
@@ -37,6 +37,6 @@ def init_command(folder: Path) -> None:
     else:
         click.echo("next:")
     click.echo(
-        "  judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 5 --out results"
+        "  judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 40 --out results"
     )
     click.echo("  (then judge, label, calibrate and monitor: see README.md)")

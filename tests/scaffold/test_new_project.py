@@ -60,7 +60,7 @@ def assert_init_output(out: str) -> None:
     assert out.splitlines() == [
         *(f"wrote my-agent/{name}" for name in PROJECT_FILES),
         "next: cd my-agent, then",
-        "  judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 5 --out results",
+        "  judgekit run --tasks tasks/support.yaml --agent agent:agent --trials 40 --out results",
         "  (then judge, label, calibrate and monitor: see README.md)",
     ]
 
