@@ -13,7 +13,8 @@ from judgekit.labelling.keys import ScaleKeys, scale_keys
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
 from judgekit.labelling.screen import Item, LabelScreen, item_text, make_item
-from judgekit.labelling.session import SessionOutcome, label_items
+from judgekit.labelling.session import label_items
+from judgekit.labelling.session_state import SessionOutcome
 
 __all__ = [
     "STRATEGIES",

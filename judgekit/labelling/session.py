@@ -6,37 +6,19 @@ Blind by default: the judge's verdicts are handed to the session only to be reve
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from judgekit.formats.label import Label
-from judgekit.formats.rubric import Score, scale_values
 from judgekit.formats.verdict import Verdict
 from judgekit.labelling.answers import Answers
 from judgekit.labelling.keys import COMMANDS
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.screen import Item, LabelScreen
+from judgekit.labelling.session_state import OnLabel, SessionOutcome, SessionState
 
 __all__ = ["OnLabel", "SessionOutcome", "label_items"]
-
-OnLabel = Callable[[Label, Item, Sequence[Verdict]], None]  # a label, its run, what was revealed
-
-
-@dataclass
-class SessionOutcome:
-    """What a session did: the labels written (a relabel is a second line), how many
-    times a run was skipped, and whether the labeller quit."""
-
-    skipped: int = 0
-    quit: bool = False
-    labels: list[Label] = field(default_factory=list)
-
-    @property
-    def labelled(self) -> int:
-        """How many distinct runs got a label."""
-        return len({label.run_id for label in self.labels})
 
 
 def label_items(
@@ -63,50 +45,47 @@ def label_items(
     ``on_label`` hears each label once it is durable, with its item and the verdicts
     revealed after it (none when nothing was revealed).
     """
-    loop = _Loop(
+    state = SessionState(
         items,
-        screen=screen,
-        answers=answers,
+        rubric=screen.rubric,
         writer=writer,
         labeler=labeler,
         current=dict(mine),
         stale=stale,
         already_labelled=already_labelled,
+        clock=clock,
+        on_label=on_label,
+    )
+    loop = _Loop(
+        state,
+        screen=screen,
+        answers=answers,
         verdicts=verdicts or {},
         reveal=reveal,
         pause_after_reveal=pause_after_reveal,
-        clock=clock,
-        on_label=on_label,
     )
     return loop.run()
 
 
 @dataclass
 class _Loop:
-    """One session's state: where it is in ``items``, what it did, what is on the screen."""
+    """The terminal's side of a session: keys read, the screen drawn, the note typed."""
 
-    items: Sequence[Item]
+    state: SessionState
     screen: LabelScreen
     answers: Answers
-    writer: LabelWriter
-    labeler: str
-    current: dict[str, Label]  # run id → the labeller's current label, for the tally
-    stale: frozenset[str]
-    already_labelled: int
     verdicts: Mapping[str, Sequence[Verdict]]
     reveal: bool
     pause_after_reveal: bool
-    clock: Callable[[], datetime]
-    on_label: OnLabel | None
-    outcome: SessionOutcome = field(default_factory=SessionOutcome)
-    history: list[int] = field(default_factory=list)  # the indexes to go back to with undo
-    done_here: set[str] = field(default_factory=set)
-    index: int = 0
     note: str | None = None
     redraw: bool = True
 
+    @property
+    def outcome(self) -> SessionOutcome:
+        return self.state.outcome
+
     def run(self) -> SessionOutcome:
-        while self.index < len(self.items):
+        while not self.state.done:
             if self.redraw:
                 self._show()
                 self.redraw = False
@@ -118,23 +97,20 @@ class _Loop:
                 return self.outcome
         self.screen.message(
             f"done: every run of the sample is labelled "
-            f"({self.already_labelled + len(self.done_here)} labelled, "
-            f"{self.outcome.skipped} skipped)",
+            f"({self.state.labelled} labelled, {self.outcome.skipped} skipped)",
             "green",
         )
         return self.outcome
 
     def _show(self) -> None:
-        item = self.items[self.index]
-        run_id = item.run.run_id
-        relabel = run_id in self.done_here or run_id in self.stale
+        state = self.state
         self.screen.show(
-            item,
-            labelled=self.already_labelled + len(self.done_here),
-            to_go=len(self.items) - self.index,
-            tally=_tally(self.current.values(), scale_values(self.screen.rubric.scale)),
-            previous=self.current.get(run_id) if relabel else None,
-            stale=run_id in self.stale and run_id not in self.done_here,
+            state.item,
+            labelled=state.labelled,
+            to_go=state.to_go,
+            tally=state.tally(),
+            previous=state.previous(),
+            stale=state.shown_stale(),
             note=self.note,
         )
 
@@ -143,25 +119,21 @@ class _Loop:
         if key == "?":
             self.screen.help()
         elif key == "s":
-            self.outcome.skipped += 1
-            self._next()
+            self.state.skip()
+            self._moved()
         elif key == "u":
-            self._undo()
+            if self.state.undo():
+                self._moved()
+            else:
+                self.screen.message("nothing to undo in this session")
         elif key == "n":
             return self._take_note()
         else:
             return self._label(key)
         return True
 
-    def _next(self) -> None:
-        self.history.append(self.index)
-        self.index, self.note, self.redraw = self.index + 1, None, True
-
-    def _undo(self) -> None:
-        if not self.history:
-            self.screen.message("nothing to undo in this session")
-            return
-        self.index, self.note, self.redraw = self.history.pop(), None, True
+    def _moved(self) -> None:
+        self.note, self.redraw = None, True
 
     def _take_note(self) -> bool:
         note = self.answers.line("note: ")
@@ -182,8 +154,9 @@ class _Loop:
         if score is None or key in COMMANDS:
             self.screen.message(f"{key!r} is not a key here: {keys.legend()} (? for help)")
             return True
-        run_verdicts = self.verdicts.get(self.items[self.index].run.run_id, ())
-        self._write(score, revealed=run_verdicts if self.reveal else ())
+        run_verdicts = self.verdicts.get(self.state.item.run.run_id, ())
+        # Appended durably before anything else is shown.
+        self.state.label(score, note=self.note, revealed=run_verdicts if self.reveal else ())
         if self.reveal:
             self.screen.reveal(score, run_verdicts)
             if self.pause_after_reveal:
@@ -191,30 +164,5 @@ class _Loop:
                 if self.answers.key() in (None, "q"):
                     self.outcome.quit = True
                     return False
-        self._next()
+        self._moved()
         return True
-
-    def _write(self, score: Score, *, revealed: Sequence[Verdict]) -> None:
-        """Append the label durably before anything else is shown."""
-        item = self.items[self.index]
-        label = Label(
-            run_id=item.run.run_id,
-            rubric_id=self.screen.rubric.id,
-            label=score,
-            labeler=self.labeler,
-            at=self.clock(),
-            note=self.note,
-            item_hash=item.hash,
-            revealed=bool(revealed),
-        )
-        self.writer.append(label)
-        if self.on_label is not None:
-            self.on_label(label, item, revealed)
-        self.current[label.run_id] = label
-        self.done_here.add(label.run_id)
-        self.outcome.labels.append(label)
-
-
-def _tally(labels: Iterable[Label], order: Sequence[Score]) -> dict[Score, int]:
-    counts = Counter(label.label for label in labels)
-    return {score: counts[score] for score in order if counts[score]}
