@@ -146,10 +146,11 @@ def load_calibration(
     measure_on: MeasuredOn = "dev",
     fresh_only: bool = False,
     new_split: bool = False,
+    judged: JudgedVerdicts | None = None,
 ) -> CalibrationReport:
     """The calibration report of ``rubric``, read from its files: the labels of
     ``labels_file`` (default ``labels/<rubric_id>.jsonl``, which must exist), the verdicts
-    (as :func:`read_judged_verdicts` reads them) and, with ``runs_files`` (and the suites
+    (``judged``, else as :func:`read_judged_verdicts` reads them) and, with ``runs_files`` (and the suites
     ``tasks_path`` names, when the labels were given with their tasks' inputs), the runs'
     current texts, to tell stale labels. ``warn`` hears what the labels file says is wrong
     with it as soon as it is read.
@@ -175,7 +176,10 @@ def load_calibration(
             warn(warning)
     examples = example_runs(rubric, runs_with_inputs(runs_files, tasks_path)) if runs_files else []
     hashes = item_hashes(runs_files, tasks_path)
-    judged = read_judged_verdicts(rubric, against=against, verdicts_file=verdicts_file, store=store)
+    if judged is None:
+        judged = read_judged_verdicts(
+            rubric, against=against, verdicts_file=verdicts_file, store=store
+        )
     split = _record_split(rubric, path, log.current, split, examples, new_split=new_split)
     measured = split.runs_of(measure_on, fresh_only=fresh_only)
     labels = log.current if measured is None else restrict_labels(log.current, measured)

@@ -93,4 +93,8 @@ COMMANDS: dict[str, LazyCommand] = {
         "judgekit.cli.store_cmd:store_group",
         "What was evaluated, over time: runs, grades, verdicts, calibrations, promotions.",
     ),
+    "view": LazyCommand(
+        "judgekit.cli.view_cmd:view_command",
+        "Look at runs, verdicts and labels in the browser, and label runs there.",
+    ),
 }

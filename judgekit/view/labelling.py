@@ -1,0 +1,171 @@
+"""Labelling in the browser, under the terminal's rules: the same plan (resumed where the
+labeller stopped, stale labels shown again), the same session state (one key a label, skip,
+undo, a note), the same labels file appended durably under its lock, and each label's run
+assigned to the dev or test side at once, spent when the judge's verdict was revealed.
+
+One session per (rubric, labeller) lives in the server; every action holds one lock, since
+the server answers requests on several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgekit.calibration.selection import verdict_score
+from judgekit.calibration.split import assign_label
+from judgekit.errors import ConfigError
+from judgekit.formats.label import Label
+from judgekit.formats.rubric import Rubric, Score
+from judgekit.formats.verdict import Verdict
+from judgekit.labelling.keys import COMMANDS, ScaleKeys, scale_keys
+from judgekit.labelling.labels_file import LabelWriter
+from judgekit.labelling.plan import plan_session
+from judgekit.labelling.sampling import STRATEGIES, Strategy
+from judgekit.labelling.screen import Item
+from judgekit.labelling.session_state import OnLabel, SessionState
+from judgekit.view.data import ViewData
+
+__all__ = ["BrowserLabelling", "LabellingStart", "Reveal", "WebSession"]
+
+MAX_NOTE = 2000
+
+
+@dataclass(frozen=True)
+class LabellingStart:
+    """The form that starts a session: who labels, in which order, how many."""
+
+    labeler: str
+    strategy: Strategy = "random"
+    limit: int | None = None
+    seed: int = 0
+    reveal: bool = False
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The judge's verdicts on the run just labelled, shown after the label (--reveal),
+    each with whether its score is the label's."""
+
+    run_id: str
+    label: Score
+    verdicts: Sequence[tuple[Verdict, bool]]
+
+
+@dataclass
+class WebSession:
+    """One labeller's session on one rubric, and what the page says after the last key."""
+
+    rubric: Rubric
+    start: LabellingStart
+    keys: ScaleKeys
+    state: SessionState
+    verdicts: dict[str, list[Verdict]]
+    warnings: list[str] = field(default_factory=list)
+    message: str | None = None
+    reveal: Reveal | None = None
+
+
+class BrowserLabelling:
+    """Every labelling session of one server; :meth:`act` does what a key says."""
+
+    def __init__(self, data: ViewData) -> None:
+        self._data = data
+        self._sessions: dict[tuple[str, str], WebSession] = {}
+        self._writers: dict[tuple[str, str], LabelWriter] = {}
+        self._lock = threading.Lock()
+
+    def session(self, rubric: Rubric, labeler: str) -> WebSession | None:
+        with self._lock:
+            return self._sessions.get((rubric.id, labeler))
+
+    def begin(self, rubric: Rubric, start: LabellingStart) -> WebSession:
+        """Start (or start again) ``start.labeler``'s session on ``rubric``: the plan is made
+        from the labels file as it is now, so a new start resumes where the last stopped."""
+        labeler = start.labeler.strip()
+        if not labeler or len(labeler) > 100:
+            raise ConfigError("a labeller's name is 1 to 100 characters")
+        if start.strategy not in STRATEGIES:
+            raise ConfigError(f"strategy is one of {', '.join(STRATEGIES)}")
+        with self._lock:
+            data = self._data
+            path = data.labels_file(rubric)
+            log = data.labels(rubric)
+            mine = log.by_labeler(labeler) if log is not None else {}
+            verdicts = data.latest.get(rubric.id, {})
+            items = [run.item for run in data.runs.values()]
+            plan = plan_session(
+                items, mine, verdicts, strategy=start.strategy, seed=start.seed, limit=start.limit
+            )
+            writer = LabelWriter(path)
+            replaced = self._writers.pop((rubric.id, labeler), None)
+            if replaced is not None:
+                replaced.close()
+            self._writers[(rubric.id, labeler)] = writer
+            state = SessionState(
+                plan.to_label,
+                rubric=rubric,
+                writer=writer,
+                labeler=labeler,
+                current=dict(mine),
+                stale=plan.stale,
+                already_labelled=plan.already_labelled,
+                on_label=_split_as_labelled(rubric, path),
+            )
+            session = WebSession(
+                rubric,
+                LabellingStart(labeler, start.strategy, start.limit, start.seed, start.reveal),
+                scale_keys(rubric),
+                state,
+                verdicts,
+                warnings=list(log.warnings) if log is not None else [],
+            )
+            self._sessions[(rubric.id, labeler)] = session
+            return session
+
+    def act(self, session: WebSession, *, key: str, note: str | None, shown: str) -> None:
+        """Do what ``key`` says on the run ``shown`` (the run id the page showed: a key
+        pressed on a page left behind by another tab does nothing, and says so)."""
+        with self._lock:
+            session.message, session.reveal = None, None
+            state = session.state
+            if key == "u":
+                if not state.undo():
+                    session.message = "nothing to undo in this session"
+                return
+            if state.done or state.item.run.run_id != shown:
+                session.message = "that page was out of date; this is the run to label now"
+                return
+            if key == "s":
+                state.skip()
+                return
+            score = session.keys.score_for(key)
+            if score is None or key in COMMANDS:
+                session.message = f"{key!r} is not a key here: {session.keys.legend()}"
+                return
+            if note is not None and len(note) > MAX_NOTE:
+                session.message = f"a note is at most {MAX_NOTE} characters; nothing was written"
+                return
+            item = state.item
+            revealed = session.verdicts.get(item.run.run_id, []) if session.start.reveal else []
+            state.label(score, note=(note or "").strip() or None, revealed=revealed)
+            if session.start.reveal:
+                agrees = [(v, verdict_score(session.rubric, v) == score) for v in revealed]
+                session.reveal = Reveal(item.run.run_id, score, agrees)
+
+    def close(self) -> None:
+        with self._lock:
+            for writer in self._writers.values():
+                writer.close()
+            self._writers.clear()
+
+
+def _split_as_labelled(rubric: Rubric, labels_file: Path) -> OnLabel:
+    """Each new label's run goes to the dev or test side at once, as in the terminal."""
+
+    def on_label(label: Label, item: Item, revealed: Sequence[Verdict]) -> None:
+        assign_label(rubric, labels_file, label, run=item.run, revealed=revealed)
+
+    return on_label
