@@ -9,7 +9,7 @@ from pathlib import Path
 
 from judgekit.formats.split_file import read_split_file
 from judgekit.view.held_out import VIEW_SPENT
-from tests.view.conftest import PORT, TOKEN, Client, client_for
+from tests.view.conftest import PORT, TOKEN, client_for
 
 
 def _count(page: str) -> str:
