@@ -44,16 +44,17 @@ __all__ = [
 
 
 @contextmanager
-def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
+def atomic_writer(path: str | Path, *, private: bool = False) -> Iterator[IO[str]]:
     """Write a text file that appears whole or not at all.
 
     The content goes to a temporary file in the same folder, which is fsynced and then
     renamed over ``path``; if the block raises, the temporary file is removed and ``path``
     is left as it was (a folder created for it is removed again, when still empty). The
-    file gets the permissions a plain ``open`` would give it. A folder that cannot be
+    file gets the permissions a plain ``open`` would give it, or, ``private``, is readable
+    and writable by its owner only, from its first byte. A folder that cannot be
     created or written is an :class:`OutputError` naming the file.
     """
-    with _atomic_file(path, binary=False) as fh:
+    with _atomic_file(path, binary=False, private=private) as fh:
         yield fh
 
 
@@ -171,7 +172,7 @@ def _check_target(target: Path, named: Path) -> None:
 
 @contextmanager
 def _atomic_file(
-    path: str | Path, *, binary: bool, ready: list[_Ready] | None = None
+    path: str | Path, *, binary: bool, ready: list[_Ready] | None = None, private: bool = False
 ) -> Iterator[IO[Any]]:
     """A temporary file beside ``path``, renamed over it when the block ends, or (with
     ``ready``) left whole for :func:`atomic_files` to rename; ``path`` itself when it is
@@ -196,7 +197,7 @@ def _atomic_file(
             _finish(fh, named)
         if ready is None:
             _check_target(target, named)
-            _publish(tmp_name, target, named)
+            _publish(tmp_name, target, named, private=private)
         else:
             ready.append(_Ready(tmp_name, target, created, named))
     except BaseException:
@@ -245,11 +246,12 @@ def _finish(fh: IO[Any], target: Path, *, sync: bool = True) -> None:
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
 
 
-def _publish(tmp_name: str, target: Path, named: Path) -> None:
+def _publish(tmp_name: str, target: Path, named: Path, *, private: bool = False) -> None:
     # mkstemp creates the file readable by its owner only; a report meant to be shared
     # should get the usual 0666 minus the umask, as open() would give it.
     try:
-        os.chmod(tmp_name, 0o666 & ~_umask())
+        if not private:
+            os.chmod(tmp_name, 0o666 & ~_umask())
         os.replace(tmp_name, target)
     except IsADirectoryError:
         raise OutputError(f"cannot write {named}: it is a folder") from None

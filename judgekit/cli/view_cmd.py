@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import sys
+import threading
 from pathlib import Path
 
 import click
 
+from judgekit._util.terminal_text import visible
 from judgekit.cli.options import suites_option
 
 
@@ -35,6 +40,12 @@ from judgekit.cli.options import suites_option
     "--port", default=0, show_default=True, type=click.IntRange(0, 65535), help="0: a free port."
 )
 @click.option("--no-browser", is_flag=True, help="Print the address; do not open a browser.")
+@click.option(
+    "--url-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the address (with its token; readable by you only) here once serving, "
+    "removed on exit, for scripts.",
+)
 def view_command(
     paths: tuple[Path, ...],
     rubric_refs: tuple[str, ...],
@@ -43,6 +54,7 @@ def view_command(
     tasks_path: Path | None,
     port: int,
     no_browser: bool,
+    url_file: Path | None,
 ) -> None:
     """Look at runs, verdicts and labels in the browser, and label runs there.
 
@@ -60,7 +72,11 @@ def view_command(
     Example:
       judgekit view judgekit-demo
     """
-    from judgekit.view import find_sources, load_view_data, serve
+    from judgekit._util.url_file import check_url_file, written_url_file
+    from judgekit.view import URL_LINE, find_sources, load_view_data, serve
+
+    if url_file is not None:
+        check_url_file(url_file, URL_LINE, "a view")
 
     sources = find_sources(
         paths,
@@ -71,11 +87,14 @@ def view_command(
     )
     data = load_view_data(sources)
     for gone in data.left_out:
+        file, earlier = (visible(str(path), one_line=True) for path in (gone.file, gone.earlier))
         click.echo(
-            f"judgekit: warning: {gone.file}: {gone.count} runs not shown, their ids are those "
-            f"of {gone.earlier}'s runs",
+            f"judgekit: warning: {file}: {gone.count} runs not shown, their ids are those "
+            f"of {earlier}'s runs",
             err=True,
         )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with serve(data, port=port) as running:
         click.echo(
             f"judgekit view: {len(data.runs)} runs, {len(data.rubrics)} rubrics; open "
@@ -85,7 +104,10 @@ def view_command(
             import webbrowser
 
             webbrowser.open(running.url)
-        try:
-            running.wait()
-        except KeyboardInterrupt:
-            click.echo("judgekit view: stopped", err=True)
+        with (
+            written_url_file(url_file, running.url),
+            contextlib.suppress(KeyboardInterrupt),  # Ctrl-C: stop as SIGTERM does
+        ):
+            sys.stdout.flush()  # what it printed is there before a script reads the file
+            running.wait(stop)
+    click.echo("judgekit view: stopped", err=True)

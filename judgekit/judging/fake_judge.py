@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
-from judgekit._util.atomic_files import atomic_writer
 from judgekit._util.input_paths import is_dir, is_file
+from judgekit._util.url_file import check_url_file, written_url_file
 from judgekit.errors import ConfigError, DataError
 from judgekit.formats.grade import RESULTS_FILE, load_results
 from judgekit.formats.run import iter_unique_runs
@@ -170,45 +170,18 @@ def serve_fake_judge(
     from judgekit.testing import FakeLLMServer
 
     if url_file is not None:
-        _check_url_file(url_file)
+        check_url_file(url_file, _URL_LINE, "a fake judge")
     server = FakeLLMServer(reply=judge.reply, port=port)
     try:
         server.start()
     except OSError as exc:
         raise ConfigError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from None
-    written = server.openai_base_url + "\n"
     try:
-        if url_file is not None:
-            with atomic_writer(url_file) as fh:
-                fh.write(written)
-        on_ready(server)
-        while not stop.wait(0.2):
-            pass
+        with written_url_file(url_file, server.openai_base_url):
+            on_ready(server)
+            while not stop.wait(0.2):
+                pass
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
-        if url_file is not None and _read(url_file) == written:  # still ours: remove it
-            url_file.unlink(missing_ok=True)
-
-
-def _check_url_file(path: Path) -> None:
-    """Refuse to overwrite (and later remove) a file that is not a fake judge's URL file:
-    a mistyped ``--url-file README.md`` must not cost the README. One left by a fake judge
-    that was killed (``kill -9``) is replaced."""
-    if not (path.exists() or path.is_symlink()):
-        return
-    if path.is_symlink() or not path.is_file() or not _URL_LINE.fullmatch(_read(path) or ""):
-        raise DataError(
-            "already exists and is not a fake judge's URL file: give a new path for "
-            "--url-file (it is written on start and removed on exit)",
-            path=path,
-        )
-
-
-def _read(path: Path) -> str | None:
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return fh.read(200)  # a URL file is one short line
-    except (OSError, UnicodeDecodeError):
-        return None

@@ -12,7 +12,15 @@ labelling in the browser under the terminal's rules.
 from __future__ import annotations
 
 from judgekit.view.data import ViewData, load_view_data
-from judgekit.view.server import RunningView, serve
+from judgekit.view.server import URL_LINE, RunningView, serve
 from judgekit.view.sources import ViewSources, find_sources
 
-__all__ = ["RunningView", "ViewData", "ViewSources", "find_sources", "load_view_data", "serve"]
+__all__ = [
+    "URL_LINE",
+    "RunningView",
+    "ViewData",
+    "ViewSources",
+    "find_sources",
+    "load_view_data",
+    "serve",
+]

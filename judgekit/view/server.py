@@ -3,16 +3,18 @@ request parsed (bounded) and handed to :class:`~judgekit.view.app.ViewApp`.
 
     with serve(data, port=0) as running:
         print(running.url)      # http://127.0.0.1:PORT/?token=...
-        running.wait()
+        running.wait(threading.Event())
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Final
 from urllib.parse import parse_qsl, urlsplit
 
 from judgekit.errors import ConfigError
@@ -20,9 +22,10 @@ from judgekit.view.app import Request, Response, ViewApp
 from judgekit.view.data import ViewData
 from judgekit.view.security import HEADERS, Access
 
-__all__ = ["RunningView", "serve"]
+__all__ = ["URL_LINE", "RunningView", "serve"]
 
 HOST = "127.0.0.1"
+URL_LINE: Final = re.compile(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+\n")
 MAX_FORM = 64 * 1024  # a form is a few fields and a note
 
 
@@ -42,10 +45,10 @@ class RunningView:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/?token={self.app.access.token}"
 
-    def wait(self) -> None:
-        """Until the server stops (Ctrl-C in the terminal that started it)."""
-        while self.thread.is_alive():
-            self.thread.join(0.5)
+    def wait(self, stop: threading.Event) -> None:
+        """Until ``stop`` is set (SIGTERM) or Ctrl-C in the terminal that started it."""
+        while self.thread.is_alive() and not stop.wait(0.2):
+            pass
 
 
 @contextmanager
