@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,11 +31,11 @@ from judgekit._util.file_locks import locked
 from judgekit._util.input_paths import open_regular, read_error
 from judgekit._util.jsonl import (
     append_only_lines,
-    end_torn_tail,
     parse_json,
     validation_error_to_data_error,
 )
-from judgekit.errors import DataError, OutputError
+from judgekit._util.locked_append import update_appended
+from judgekit.errors import DataError
 
 __all__ = [
     "Side",
@@ -129,36 +128,9 @@ def update_split_file(
     fsynced) on return; the log returned includes them. Nothing is written, and the file
     is not created, when ``decide`` makes no line."""
     file = Path(path)
-    if not file.exists():
-        log = read_split_file(file)
-        if not decide(log):
-            return log
-    try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        fh = file.open("a+b")
-    except OSError as exc:
-        raise OutputError(f"cannot write {file}: {exc.strerror or exc}") from None
-    with fh, locked(fh.fileno(), exclusive=True):
-        fh.seek(0)
-        content = fh.read()
-        log = _parse(file, content)
-        lines = decide(log)
-        if lines:
-            _append(fh, file, content, lines)
-            for line in lines:
-                log.add(line)
-    return log
-
-
-def _append(fh: BinaryIO, file: Path, content: bytes, lines: Sequence[SplitLine]) -> None:
-    data = b"".join((line.model_dump_json() + "\n").encode("utf-8") for line in lines)
-    try:
-        end_torn_tail(file, fh, content=content)
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    except OSError as exc:
-        raise OutputError(f"cannot write {file}: {exc.strerror or exc}") from None
+    return update_appended(
+        file, parse=lambda data: _parse(file, data), decide=decide, add=SplitLog.add
+    )
 
 
 def _parse(file: Path, data: bytes) -> SplitLog:

@@ -174,16 +174,15 @@ KILLED_WRITER = """
 import os, sys
 from pathlib import Path
 from judgekit.calibration.split import load_split
-from judgekit.formats import split_file
 from tests.calibration.test_split import FIRST, rubric
 
-real_append = split_file._append
+real_fsync = os.fsync
 
-def append_then_die(fh, file, content, lines):
-    real_append(fh, file, content, lines)
+def fsync_then_die(fd):
+    real_fsync(fd)
     os._exit(9)  # killed right after the durable append, before anything else
 
-split_file._append = append_then_die
+os.fsync = fsync_then_die
 load_split(rubric(), Path(sys.argv[1]), FIRST)
 """
 
