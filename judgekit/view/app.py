@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from judgekit.errors import ConfigError, JudgekitError
+from judgekit.formats.queue_file import queue_path, read_queue_settings
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.view.data import ViewData
 from judgekit.view.held_out import held_out, spend_in_view
@@ -141,6 +142,8 @@ class ViewApp:
                     rubric=rubric,
                     labeler=labeler,
                     labels_file=self.data.labels_file(rubric),
+                    queue_file=queue_path(self.data.labels_file(rubric)),
+                    queue_settings=read_queue_settings(self.data.labels_file(rubric)),
                     strategies=_strategies(),
                 )
             )
@@ -158,6 +161,8 @@ class ViewApp:
             limit=_whole(form.get("limit"), "how many", minimum=1),
             seed=_whole(form.get("seed"), "seed", minimum=0) or 0,
             reveal=form.get("reveal") == "1",
+            team=form.get("team") == "1",
+            double_code=_share(form.get("double_code")),
         )
         session = self.labelling.begin(rubric, start)
         return _redirect(_label_url(rubric.id, session.start.labeler))
@@ -217,6 +222,20 @@ def _whole(value: str | None, name: str, *, minimum: int) -> int | None:
     if not (text.isascii() and text.isdigit()) or int(text) < minimum or len(text) > 9:
         raise ConfigError(f"{name}: expected a whole number of at least {minimum}, got {value!r}")
     return int(text)
+
+
+def _share(value: str | None) -> float:
+    """A share between 0 and 1 (blank: 0)."""
+    text = (value or "").strip()
+    if not text:
+        return 0.0
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0 <= share <= 1:
+        raise ConfigError(f"the share of runs labelled twice is between 0 and 1, got {value!r}")
+    return share
 
 
 def _strategies() -> tuple[str, ...]:

@@ -3,6 +3,10 @@ labeller stopped, stale labels shown again), the same session state (one key a l
 undo, a note), the same labels file appended durably under its lock, and each label's run
 assigned to the dev or test side at once, spent when the judge's verdict was revealed.
 
+With a team queue (:mod:`judgekit.labelling.queue`) the runs come one at a time from the
+rubric's queue file instead of a plan, so labellers working at once — in this server or
+another — never get the same run, except the share of runs to label twice.
+
 One session per (rubric, labeller) lives in the server; every action holds one lock, since
 the server answers requests on several threads.
 """
@@ -10,8 +14,9 @@ the server answers requests on several threads.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from judgekit.calibration.selection import verdict_score
@@ -23,7 +28,8 @@ from judgekit.formats.verdict import Verdict
 from judgekit.labelling.keys import COMMANDS, ScaleKeys, scale_keys
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.plan import plan_session
-from judgekit.labelling.sampling import STRATEGIES, Strategy
+from judgekit.labelling.queue import TeamQueue, open_queue
+from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
 from judgekit.labelling.screen import Item
 from judgekit.labelling.session_state import OnLabel, SessionState
 from judgekit.view.data import ViewData
@@ -31,17 +37,21 @@ from judgekit.view.data import ViewData
 __all__ = ["BrowserLabelling", "LabellingStart", "Reveal", "WebSession"]
 
 MAX_NOTE = 2000
+Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)
 class LabellingStart:
-    """The form that starts a session: who labels, in which order, how many."""
+    """The form that starts a session: who labels, in which order, how many, and whether
+    the runs come from the rubric's team queue (with its share of runs labelled twice)."""
 
     labeler: str
     strategy: Strategy = "random"
     limit: int | None = None
     seed: int = 0
     reveal: bool = False
+    team: bool = False
+    double_code: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -66,20 +76,33 @@ class WebSession:
     warnings: list[str] = field(default_factory=list)
     message: str | None = None
     reveal: Reveal | None = None
+    queue: TeamQueue | None = None
+    queued: list[Item] = field(default_factory=list)  # the queue's runs, as they came
+    order: list[str] = field(default_factory=list)
+    skipped: set[str] = field(default_factory=set)
+
+    def queue_left(self) -> int | None:
+        """Labels the team queue still needs (None without a queue)."""
+        return self.queue.left(self.order) if self.queue is not None else None
 
 
 class BrowserLabelling:
     """Every labelling session of one server; :meth:`act` does what a key says."""
 
-    def __init__(self, data: ViewData) -> None:
+    def __init__(self, data: ViewData, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
         self._data = data
+        self._clock = clock
         self._sessions: dict[tuple[str, str], WebSession] = {}
         self._writers: dict[tuple[str, str], LabelWriter] = {}
         self._lock = threading.Lock()
 
     def session(self, rubric: Rubric, labeler: str) -> WebSession | None:
+        """The labeller's session, its next run fetched when the queue has one now."""
         with self._lock:
-            return self._sessions.get((rubric.id, labeler))
+            session = self._sessions.get((rubric.id, labeler))
+            if session is not None:
+                self._refill(session)
+            return session
 
     def begin(self, rubric: Rubric, start: LabellingStart) -> WebSession:
         """Start (or start again) ``start.labeler``'s session on ``rubric``: the plan is made
@@ -89,71 +112,134 @@ class BrowserLabelling:
             raise ConfigError("a labeller's name is 1 to 100 characters")
         if start.strategy not in STRATEGIES:
             raise ConfigError(f"strategy is one of {', '.join(STRATEGIES)}")
+        if not 0 <= start.double_code <= 1:
+            raise ConfigError("the share of runs labelled twice is between 0 and 1")
         with self._lock:
-            data = self._data
-            path = data.labels_file(rubric)
-            log = data.labels(rubric)
-            mine = log.by_labeler(labeler) if log is not None else {}
-            verdicts = data.latest.get(rubric.id, {})
-            items = [run.item for run in data.runs.values()]
+            session = self._new_session(rubric, start, labeler)
+            self._refill(session)
+            self._sessions[(rubric.id, labeler)] = session
+            return session
+
+    def _new_session(self, rubric: Rubric, start: LabellingStart, labeler: str) -> WebSession:
+        data = self._data
+        path = data.labels_file(rubric)
+        log = data.labels(rubric)
+        mine = log.by_labeler(labeler) if log is not None else {}
+        verdicts = data.latest.get(rubric.id, {})
+        items = [run.item for run in data.runs.values()]
+        queue: TeamQueue | None = None
+        order: list[str] = []
+        queued: list[Item] = []
+        if start.team:
+            queue = open_queue(
+                rubric,
+                path,
+                strategy=start.strategy,
+                seed=start.seed,
+                double_code=start.double_code,
+                clock=self._clock,
+            )
+            # The queue's own order, whoever set it: every labeller walks the same one.
+            settings = queue.settings
+            order = order_for_labelling(
+                [item.run.run_id for item in items], verdicts, settings.strategy, seed=settings.seed
+            )
+            to_label, stale, already = queued, frozenset[str](), len(mine)
+        else:
             plan = plan_session(
                 items, mine, verdicts, strategy=start.strategy, seed=start.seed, limit=start.limit
             )
-            writer = LabelWriter(path)
-            replaced = self._writers.pop((rubric.id, labeler), None)
-            if replaced is not None:
-                replaced.close()
-            self._writers[(rubric.id, labeler)] = writer
-            state = SessionState(
-                plan.to_label,
-                rubric=rubric,
-                writer=writer,
-                labeler=labeler,
-                current=dict(mine),
-                stale=plan.stale,
-                already_labelled=plan.already_labelled,
-                on_label=_split_as_labelled(rubric, path),
-            )
-            session = WebSession(
-                rubric,
-                LabellingStart(labeler, start.strategy, start.limit, start.seed, start.reveal),
-                scale_keys(rubric),
-                state,
-                verdicts,
-                warnings=list(log.warnings) if log is not None else [],
-            )
-            self._sessions[(rubric.id, labeler)] = session
-            return session
+            to_label, stale, already = plan.to_label, plan.stale, plan.already_labelled
+        state = SessionState(
+            to_label,
+            rubric=rubric,
+            writer=self._writer(rubric, labeler, path),
+            labeler=labeler,
+            current=dict(mine),
+            stale=stale,
+            already_labelled=already,
+            clock=self._clock,
+            on_label=_split_as_labelled(rubric, path),
+        )
+        warnings = list(log.warnings) if log is not None else []
+        return WebSession(
+            rubric,
+            LabellingStart(
+                labeler,
+                start.strategy,
+                start.limit,
+                start.seed,
+                start.reveal,
+                start.team,
+                start.double_code,
+            ),
+            scale_keys(rubric),
+            state,
+            verdicts,
+            warnings=warnings,
+            queue=queue,
+            queued=queued,
+            order=order,
+        )
+
+    def _writer(self, rubric: Rubric, labeler: str, path: Path) -> LabelWriter:
+        writer = LabelWriter(path)
+        replaced = self._writers.pop((rubric.id, labeler), None)
+        if replaced is not None:
+            replaced.close()
+        self._writers[(rubric.id, labeler)] = writer
+        return writer
+
+    def _refill(self, session: WebSession) -> None:
+        """With a queue, claim the labeller's next run once the one shown is done."""
+        state = session.state
+        if session.queue is None or not state.done:
+            return
+        limit = session.start.limit
+        if limit is not None and state.outcome.labelled >= limit:
+            return
+        run = session.queue.claim_next(
+            state.labeler, session.order, skipped=session.skipped, now=self._clock()
+        )
+        if run is not None:
+            session.queued.append(self._data.runs[run].item)
 
     def act(self, session: WebSession, *, key: str, note: str | None, shown: str) -> None:
         """Do what ``key`` says on the run ``shown`` (the run id the page showed: a key
         pressed on a page left behind by another tab does nothing, and says so)."""
         with self._lock:
             session.message, session.reveal = None, None
-            state = session.state
-            if key == "u":
-                if not state.undo():
-                    session.message = "nothing to undo in this session"
-                return
-            if state.done or state.item.run.run_id != shown:
-                session.message = "that page was out of date; this is the run to label now"
-                return
-            if key == "s":
-                state.skip()
-                return
-            score = session.keys.score_for(key)
-            if score is None or key in COMMANDS:
-                session.message = f"{key!r} is not a key here: {session.keys.legend()}"
-                return
-            if note is not None and len(note) > MAX_NOTE:
-                session.message = f"a note is at most {MAX_NOTE} characters; nothing was written"
-                return
-            item = state.item
-            revealed = session.verdicts.get(item.run.run_id, []) if session.start.reveal else []
-            state.label(score, note=(note or "").strip() or None, revealed=revealed)
-            if session.start.reveal:
-                agrees = [(v, verdict_score(session.rubric, v) == score) for v in revealed]
-                session.reveal = Reveal(item.run.run_id, score, agrees)
+            self._act(session, key, note, shown)
+            self._refill(session)
+
+    def _act(self, session: WebSession, key: str, note: str | None, shown: str) -> None:
+        state = session.state
+        if key == "u":
+            if not state.undo():
+                session.message = "nothing to undo in this session"
+            return
+        if state.done or state.item.run.run_id != shown:
+            session.message = "that page was out of date; this is the run to label now"
+            return
+        if key == "s":
+            if session.queue is not None:  # given back, for the next labeller who asks
+                session.queue.release(state.labeler, shown, "skipped", now=self._clock())
+                session.skipped.add(shown)
+            state.skip()
+            return
+        score = session.keys.score_for(key)
+        if score is None or key in COMMANDS:
+            session.message = f"{key!r} is not a key here: {session.keys.legend()}"
+            return
+        if note is not None and len(note) > MAX_NOTE:
+            session.message = f"a note is at most {MAX_NOTE} characters; nothing was written"
+            return
+        item = state.item
+        revealed = session.verdicts.get(item.run.run_id, []) if session.start.reveal else []
+        state.label(score, note=(note or "").strip() or None, revealed=revealed)
+        if session.start.reveal:
+            agrees = [(v, verdict_score(session.rubric, v) == score) for v in revealed]
+            session.reveal = Reveal(item.run.run_id, score, agrees)
 
     def close(self) -> None:
         with self._lock:
