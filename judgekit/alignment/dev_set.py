@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from judgekit.calibration.join import labels_by_run
-from judgekit.calibration.selection import majority
+from judgekit.calibration.selection import run_label
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Score
 from judgekit.formats.run import Run
@@ -53,7 +53,7 @@ def dev_set(
     labelled = [run_id for run_id in sorted(by_run) if run_id in dev]
     n_tied = n_without_run = 0
     for run_id in labelled:
-        human = majority([label.label for label in by_run[run_id].values()])
+        human = run_label(by_run[run_id].values())
         if human is None:
             n_tied += 1
             continue

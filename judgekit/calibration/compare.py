@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from judgekit.calibration.agreement_statistics import number
 from judgekit.calibration.join import labels_by_run
-from judgekit.calibration.selection import majority, select_verdicts, verdict_score
+from judgekit.calibration.selection import run_label, select_verdicts, verdict_score
 from judgekit.errors import CalibrationError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score, scale_values
@@ -192,7 +192,7 @@ def _coded_runs(
             continue
         score_a = verdict_score(rubric_a, sel_a.current[run_id])
         score_b = verdict_score(rubric_b, sel_b.current[run_id])
-        human = majority([label.label for label in by_labeler.values()])
+        human = run_label(by_labeler.values())
         if score_a is None or score_b is None or human is None:
             continue
         rows.append((code[human], code[score_a], code[score_b]))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judgekit.calibration.selection import VerdictSelection, majority, verdict_score
+from judgekit.calibration.selection import VerdictSelection, run_label, verdict_score
 from judgekit.errors import CalibrationError
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score, scale_values
@@ -166,7 +166,7 @@ def join_labels(
             continue
         assigned = (as_assigned or {}).get(run_id)
         if assigned is None:
-            label = majority([label.label for label in by_run[run_id].values()])
+            label = run_label(by_run[run_id].values())
         elif assigned.label is None:
             label = against_judge(assigned.tied, score, classes, ordinal=rubric.kind == "likert")
             tied_against.append(run_id)

@@ -7,10 +7,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score, normalise_score
 from judgekit.formats.verdict import Verdict
 
-__all__ = ["VerdictSelection", "majority", "select_verdicts", "verdict_score"]
+__all__ = ["VerdictSelection", "majority", "run_label", "select_verdicts", "verdict_score"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,17 @@ def verdict_score(rubric: Rubric, verdict: Verdict) -> Score | None:
         return normalise_score(rubric.scale, verdict.score)
     except ValueError:
         return None
+
+
+def run_label(labels: Iterable[Label]) -> Score | None:
+    """A run's hand label: the latest label that settles its labellers' disagreement, else
+    their majority (None on a tie)."""
+    labels = list(labels)
+    settled = [label for label in labels if label.settles]
+    if settled:
+        chosen: Score = max(settled, key=lambda label: label.at).label
+        return chosen
+    return majority([label.label for label in labels])
 
 
 def majority(values: Sequence[Score]) -> Score | None:

@@ -62,6 +62,7 @@ __all__ = [
 ]
 
 NO_INPUT = "(no input was recorded)"
+SETTLED = " (settled)"  # how a settling label's labeller is keyed among the current labels
 
 
 class Label(BaseModel):
@@ -87,6 +88,12 @@ class Label(BaseModel):
         default=None,
         description="Whether the judge's verdict was shown right after the label (--reveal); "
         "absent for imported labels",
+    )
+    settles: list[str] | None = Field(
+        default=None,
+        description="The labellers whose different labels of the run this label settles: it "
+        "then stands for the run, whatever the labellers' majority (a test run counts with "
+        "the labels it was assigned with)",
     )
 
 
@@ -139,10 +146,13 @@ class LabelLog:
 
     @property
     def current(self) -> dict[tuple[str, str], Label]:
-        """``(run_id, labeler) -> label``: the last line for each pair wins."""
+        """``(run_id, labeler) -> label``: the last line for each pair wins. A label that
+        settles a disagreement is keyed ``"<labeler> (settled)"``, so it never replaces its
+        settler's own label of the run (which labeller agreement is measured on)."""
         latest: dict[tuple[str, str], Label] = {}
         for label in self.lines:
-            latest[(label.run_id, label.labeler)] = label
+            who = f"{label.labeler}{SETTLED}" if label.settles else label.labeler
+            latest[(label.run_id, who)] = label
         return latest
 
     def by_labeler(self, labeler: str) -> dict[str, Label]:

@@ -84,6 +84,8 @@ def summarise_labels(
     per_labeler: dict[str, dict[str, Any]] = {}
     fresh: dict[str, dict[str, Score]] = {}  # run id -> labeller -> label
     for (run_id, labeler), label in sorted(current.items()):
+        if label.settles:  # a settled label is no labeller's own: neither counted nor agreed
+            continue
         entry = per_labeler.setdefault(
             labeler, {"labels": 0, "classes": {}, "stale": 0 if item_hashes is not None else None}
         )
@@ -99,7 +101,11 @@ def summarise_labels(
         else:
             fresh.setdefault(run_id, {})[labeler] = label.label
     for labeler, entry in per_labeler.items():
-        counts = Counter(label.label for (_, who), label in current.items() if who == labeler)
+        counts = Counter(
+            label.label
+            for (_, who), label in current.items()
+            if who == labeler and not label.settles
+        )
         entry["classes"] = {str(score): counts[score] for score in order if counts[score]}
     names = sorted(per_labeler)
     shared = {run: by for run, by in fresh.items() if len(by) >= 2}

@@ -20,7 +20,7 @@ from typing import Any
 
 from judgekit._util.number_format import p_equation, rate, setting, statistic, threshold
 from judgekit.calibration.join import labels_by_run
-from judgekit.calibration.selection import majority, select_verdicts, verdict_score
+from judgekit.calibration.selection import run_label, select_verdicts, verdict_score
 from judgekit.calibration.selective import verdict_confidence
 from judgekit.formats.label import Label
 from judgekit.formats.promotion import PromotionRecord
@@ -79,7 +79,7 @@ def check_guarantee(
     n = kept = errors = 0
     for run_id, by_labeler in labels_by_run(labels).items():
         verdict = current.current.get(run_id)
-        human = majority([label.label for label in by_labeler.values()])
+        human = run_label(by_labeler.values())
         score = None if verdict is None else verdict_score(rubric, verdict)
         if verdict is None or human is None or score is None:
             continue

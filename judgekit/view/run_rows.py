@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgekit.calibration.labellers import natural_key
-from judgekit.calibration.selection import majority, verdict_score
+from judgekit.calibration.selection import run_label, verdict_score
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.formats.verdict import Verdict
@@ -98,7 +98,8 @@ def _row(
     scores = [(v.model, _score_text(rubric, v)) for v in verdicts] if rubric is not None else []
     hidden = held is not None and bool(labels) and held.hides(run.item.run.run_id)
     visible = [] if hidden else sorted(labels, key=lambda label: label.labeler)
-    people = majority([label.label for label in visible]) if visible else None
+    people = run_label(visible) if visible else None
+    independent = [label for label in visible if not label.settles]
     judged = _judge_scores(rubric, verdicts)
     return RunRow(
         run=run,
@@ -107,7 +108,8 @@ def _row(
         labels=visible,
         held=hidden,
         judge_disagrees=people is not None and any(score != people for score in judged),
-        labellers_disagree=len({_key(label.label) for label in visible}) > 1,
+        labellers_disagree=not any(label.settles for label in visible)
+        and len({_key(label.label) for label in independent}) > 1,
     )
 
 
