@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from judgekit.errors import ConfigError, JudgekitError
 from judgekit.formats.queue_file import queue_path, read_queue_settings
 from judgekit.formats.rubric import Rubric, Score
+from judgekit.labelling.keys import ScaleKeys, scale_keys
 from judgekit.view.data import ViewData
 from judgekit.view.held_out import held_out, spend_in_view
 from judgekit.view.labelling import BrowserLabelling, LabellingStart, WebSession
@@ -20,6 +21,7 @@ from judgekit.view.pages import Pages
 from judgekit.view.rubric_page import rubric_page_context
 from judgekit.view.run_rows import RowQuery, run_rows
 from judgekit.view.security import HEADERS, Access
+from judgekit.view.settling import settle, unsettled
 
 __all__ = ["Request", "Response", "ViewApp"]
 
@@ -105,6 +107,18 @@ class ViewApp:
             return self._act(form)
         if route == ("POST", "/spend"):
             return self._spend(form)
+        if route == ("GET", "/settle"):
+            return self._settle_page(
+                self._rubric(query.get("rubric", "")), query.get("settler", "")
+            )
+        if route == ("POST", "/settle"):
+            rubric = self._rubric(form.get("rubric", ""))
+            label = settle(
+                self.data, rubric, form.get("run", ""), form.get("key", ""), form.get("settler", "")
+            )
+            return _redirect(
+                "/settle?" + urlencode({"rubric": rubric.id, "settler": label.labeler})
+            )
         return _text(404, "no such page")
 
     def _rubric(self, rubric_id: str) -> Rubric:
@@ -178,6 +192,25 @@ class ViewApp:
         )
         return _redirect(_label_url(rubric.id, labeler))
 
+    def _settle_page(self, rubric: Rubric, settler: str) -> Response:
+        items = unsettled(self.data.labels(rubric))
+        texts = {item.run_id: self._text_of(item.run_id) for item in items}
+        keys = _keys_by_score_of(scale_keys(rubric))
+        return _page(
+            self.pages.render(
+                "settle.html",
+                rubric=rubric,
+                items=items,
+                texts=texts,
+                settler=settler,
+                label_keys=keys,
+            )
+        )
+
+    def _text_of(self, run_id: str) -> str:
+        view_run = self.data.runs.get(run_id)
+        return view_run.item.text if view_run is not None else "(this run is not in the view)"
+
     def _spend(self, form: Mapping[str, str]) -> Response:
         rubric = self._rubric(form.get("rubric", ""))
         run_id = form.get("run", "")
@@ -206,10 +239,14 @@ def _row_query(query: Mapping[str, str]) -> RowQuery:
 
 
 def _keys_by_score(session: WebSession) -> list[tuple[str, Score]]:
+    return _keys_by_score_of(session.keys)
+
+
+def _keys_by_score_of(scale: ScaleKeys) -> list[tuple[str, Score]]:
     """One button per score, named by every key that gives it (``1 a`` for a choice)."""
     keys: dict[str, list[str]] = {}
     scores: dict[str, Score] = {}
-    for key, score in session.keys.keys.items():
+    for key, score in scale.keys.items():
         keys.setdefault(repr(score), []).append(key)
         scores[repr(score)] = score
     return [(" ".join(keys[name]), scores[name]) for name in keys]

@@ -15,7 +15,9 @@ from judgekit.calibration.promotion import rubric_status
 from judgekit.calibration.render import render_text
 from judgekit.errors import JudgekitError
 from judgekit.formats.rubric import Rubric
+from judgekit.labelling.summary import summarise_labels
 from judgekit.view.data import ViewData
+from judgekit.view.settling import unsettled
 
 __all__ = ["rubric_page_context"]
 
@@ -28,11 +30,14 @@ def rubric_page_context(data: ViewData, rubric: Rubric) -> dict[str, Any]:
         data.sources.rubric_dirs.get(rubric.id, data.sources.labels_dir.parent / "rubrics"),
         labels_dir=data.sources.labels_dir,
     )
+    log = data.labels(rubric)
     context: dict[str, Any] = {
         "promotion": f"{status}: {why}",
         "problem": None,
         "calibration": "",
         "disagreements": [],
+        "labellers": summarise_labels(log, rubric) if log is not None else None,
+        "unsettled": len(unsettled(log)),
     }
     judged = JudgedVerdicts(data.verdicts.get(rubric.id, []), data.verdicts_source)
     try:
