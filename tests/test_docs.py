@@ -63,6 +63,7 @@ BENCH_SIZES = {
     "bench/monitor_alerts.py": ["--series", "50"],
     "bench/selective_guarantee.py": ["--draws", "20"],
     "bench/startup.py": ["--repeats", "1"],
+    "bench/view_runs.py": ["--runs", "500", "--repeat", "1"],
 }
 # The real public data a command reads, beside the checkout: (the data, its options).
 SHARED_ARGS = {

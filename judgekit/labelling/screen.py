@@ -14,7 +14,7 @@ of the text itself, so showing it visibly leaves every label as fresh as it was.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from functools import cached_property
 
 from rich.console import Console, Group
 from rich.rule import Rule
@@ -40,18 +40,25 @@ _STYLES = (
 )
 
 
-@dataclass(frozen=True)
 class Item:
-    """A run to label, with the text shown and its hash."""
+    """A run to label, with the text shown and its hash — each made when first asked for,
+    since a view of 100,000 runs shows few of them."""
 
-    run: Run
-    text: str
-    hash: str
+    def __init__(self, run: Run, task_input: str | None = None) -> None:
+        self.run = run
+        self._task_input = task_input
+
+    @cached_property
+    def text(self) -> str:
+        return item_text(self.run, self._task_input)
+
+    @cached_property
+    def hash(self) -> str:
+        return item_hash(self.text)
 
 
 def make_item(run: Run, task_input: str | None = None) -> Item:
-    text = item_text(run, task_input)
-    return Item(run=run, text=text, hash=item_hash(text))
+    return Item(run, task_input)
 
 
 def _styled(text: str) -> Text:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgekit._util.input_paths import is_file
+from judgekit.calibration.labellers import natural_key
 from judgekit.formats.grade import Grade, load_results
 from judgekit.formats.label import LabelLog, labels_path, read_labels
 from judgekit.formats.rubric import Rubric
@@ -55,7 +56,7 @@ class ViewData:
     first, and the latest per judge model of each run) and where they were read."""
 
     sources: ViewSources
-    runs: dict[str, ViewRun]
+    runs: dict[str, ViewRun]  # in natural order of run id
     rubrics: dict[str, Rubric]
     verdicts: dict[str, list[Verdict]]
     latest: dict[str, dict[str, list[Verdict]]]
@@ -91,7 +92,9 @@ def load_view_data(sources: ViewSources) -> ViewData:
     rubrics = {rubric.id: rubric for rubric in sources.rubrics}
     verdicts, where = _read_verdicts(sources, list(rubrics.values()))
     latest = {rubric: latest_verdicts(found, rubric) for rubric, found in verdicts.items()}
-    return ViewData(sources, runs, rubrics, verdicts, latest, where, left_out)
+    # In natural order of run id (r2 before r10) once, so a page never sorts them again.
+    ordered = {run_id: runs[run_id] for run_id in sorted(runs, key=natural_key)}
+    return ViewData(sources, ordered, rubrics, verdicts, latest, where, left_out)
 
 
 def _read_runs(file: Path, tasks: TaskSet | None, runs: dict[str, ViewRun]) -> list[LeftOut]:

@@ -36,6 +36,9 @@ class Pages:
         from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
         self._data = data
+        runs = data.runs.values()  # the filters' choices, the same on every page
+        self._sources = sorted({run.source.parent.name for run in runs})
+        self._tasks = sorted({run.item.run.task_id for run in runs if run.item.run.task_id})
         self._env = Environment(
             loader=FileSystemLoader(TEMPLATES),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -57,7 +60,6 @@ class Pages:
         return self._env.get_template(template).render(**context).encode("utf-8")
 
     def runs(self, result: RunRows, query: RowQuery) -> bytes:
-        runs = self._data.runs.values()
 
         def page_link(page: int) -> str:
             fields = {k: v for k, v in asdict(query).items() if v not in ("", None)}
@@ -67,8 +69,8 @@ class Pages:
             "runs.html",
             result=result,
             query=query,
-            sources=sorted({run.source.parent.name for run in runs}),
-            tasks=sorted({run.item.run.task_id for run in runs if run.item.run.task_id}),
+            sources=self._sources,
+            tasks=self._tasks,
             outcomes=OUTCOMES,
             disagreements=DISAGREEMENTS,
             sorts=SORTS,

@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judgekit.calibration.labellers import natural_key
 from judgekit.calibration.selection import run_label, verdict_score
 from judgekit.formats.label import Label
 from judgekit.formats.rubric import Rubric, Score
@@ -74,14 +73,29 @@ def run_rows(data: ViewData, query: RowQuery) -> RunRows:
             labels_by_run.setdefault(run_id, []).append(label)
         held = held_out(rubric, data.labels_file(rubric), current)
     latest = data.latest.get(rubric.id, {}) if rubric is not None else {}
-    rows = [
-        _row(run, rubric, latest.get(run_id, []), labels_by_run.get(run_id, []), held)
-        for run_id, run in data.runs.items()
-    ]
-    rows = [row for row in rows if _matches(row, query)]
-    rows.sort(key=_sort_key(query.sort))
-    pages = max(1, -(-len(rows) // PAGE_SIZE))
-    page = min(max(1, query.page), pages)
+    # The filters on the run alone first: most runs never need their verdicts and labels.
+    runs = [run for run in data.runs.values() if _run_matches(run, query)]
+
+    def row_of(run: ViewRun) -> RunRow:
+        run_id = run.item.run.run_id
+        return _row(run, rubric, latest.get(run_id, []), labels_by_run.get(run_id, []), held)
+
+    needs_rows = any((query.score, query.label, query.labeler, query.disagreement))
+    if not needs_rows and query.sort in ("run", "task", "outcome"):
+        # Nothing asked of the verdicts or labels: only the page's rows are built.
+        if query.sort != "run":  # the runs are in natural order of run id already
+            runs.sort(key=_run_sort_key(query.sort))
+        total = len(runs)
+        pages, page = _pages(total, query.page)
+        shown = [row_of(run) for run in runs[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]]
+        return RunRows(shown, total, pages, page, rubric, held)
+    rows = [row for row in map(row_of, runs) if _row_matches(row, query)]
+    if query.sort == "score":
+        rows.sort(key=lambda row: [score for _, score in row.scores])  # stable: natural order
+    elif query.sort != "run":
+        order = _run_sort_key(query.sort)
+        rows.sort(key=lambda row: order(row.run))
+    pages, page = _pages(len(rows), query.page)
     shown = rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     return RunRows(shown, len(rows), pages, page, rubric, held)
 
@@ -93,54 +107,51 @@ def _row(
     labels: list[Label],
     held: HeldOut | None,
 ) -> RunRow:
-    grade = run.grade
-    outcome = "ungraded" if grade is None else ("pass" if grade.passed else "fail")
-    scores = [(v.model, _score_text(rubric, v)) for v in verdicts] if rubric is not None else []
+    outcome = _outcome(run)
+    judged = [(v, verdict_score(rubric, v)) for v in verdicts] if rubric is not None else []
+    scores = [(v.model, "unscored" if score is None else str(score)) for v, score in judged]
     hidden = held is not None and bool(labels) and held.hides(run.item.run.run_id)
     visible = [] if hidden else sorted(labels, key=lambda label: label.labeler)
     people = run_label(visible) if visible else None
     independent = [label for label in visible if not label.settles]
-    judged = _judge_scores(rubric, verdicts)
     return RunRow(
         run=run,
         outcome=outcome,
         scores=scores,
         labels=visible,
         held=hidden,
-        judge_disagrees=people is not None and any(score != people for score in judged),
+        judge_disagrees=people is not None
+        and any(score is not None and score != people for _, score in judged),
         labellers_disagree=not any(label.settles for label in visible)
         and len({_key(label.label) for label in independent}) > 1,
     )
-
-
-def _score_text(rubric: Rubric | None, verdict: Verdict) -> str:
-    score = verdict_score(rubric, verdict) if rubric is not None else None
-    return "unscored" if score is None else str(score)
-
-
-def _judge_scores(rubric: Rubric | None, verdicts: Sequence[Verdict]) -> list[Score]:
-    if rubric is None:
-        return []
-    return [s for s in (verdict_score(rubric, v) for v in verdicts) if s is not None]
 
 
 def _key(score: Score) -> str:
     return repr(score)
 
 
-def _matches(row: RunRow, query: RowQuery) -> bool:
-    run = row.run.item.run
-    checks = (
-        not query.source or row.run.source.parent.name == query.source,
-        not query.task or run.task_id == query.task,
-        not query.outcome or row.outcome == query.outcome,
-        not query.score or any(score == query.score for _, score in row.scores),
-        _label_matches(row, query.label),
-        not query.labeler or any(label.labeler == query.labeler for label in row.labels),
-        _disagreement_matches(row, query.disagreement),
-        not query.q or _found(query.q, row.run),
+def _run_matches(run: ViewRun, query: RowQuery) -> bool:
+    return (
+        (not query.source or run.source.parent.name == query.source)
+        and (not query.task or run.item.run.task_id == query.task)
+        and (not query.outcome or _outcome(run) == query.outcome)
+        and (not query.q or _found(query.q, run))
     )
-    return all(checks)
+
+
+def _row_matches(row: RunRow, query: RowQuery) -> bool:
+    return (
+        (not query.score or any(score == query.score for _, score in row.scores))
+        and _label_matches(row, query.label)
+        and (not query.labeler or any(label.labeler == query.labeler for label in row.labels))
+        and _disagreement_matches(row, query.disagreement)
+    )
+
+
+def _outcome(run: ViewRun) -> str:
+    grade = run.grade
+    return "ungraded" if grade is None else ("pass" if grade.passed else "fail")
 
 
 def _label_matches(row: RunRow, wanted: str) -> bool:
@@ -172,18 +183,15 @@ def _found(text: str, run: ViewRun) -> bool:
 _OUTCOME_ORDER: Mapping[str, int] = {"fail": 0, "pass": 1, "ungraded": 2}
 
 
-def _sort_key(sort: str) -> Callable[[RunRow], Any]:
-    """Rows in natural order of run id, after the column asked for (fails first)."""
+def _pages(total: int, asked: int) -> tuple[int, int]:
+    """How many pages ``total`` rows fill, and the page asked for, clamped to them."""
+    pages = max(1, -(-total // PAGE_SIZE))
+    return pages, min(max(1, asked), pages)
 
-    def key(row: RunRow) -> Any:
-        run = row.run.item.run
-        first: Any = ()
-        if sort == "task":
-            first = run.task_id or ""
-        elif sort == "outcome":
-            first = _OUTCOME_ORDER[row.outcome]
-        elif sort == "score":
-            first = [score for _, score in row.scores]
-        return (first, natural_key(run.run_id))
 
-    return key
+def _run_sort_key(sort: str) -> Callable[[ViewRun], Any]:
+    """Runs by task or by outcome (fails first); sorted() is stable, so the natural order
+    of run id decides within each."""
+    if sort == "task":
+        return lambda run: run.item.run.task_id or ""
+    return lambda run: _OUTCOME_ORDER[_outcome(run)]
