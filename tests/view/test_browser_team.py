@@ -67,6 +67,7 @@ def test_two_labellers_at_once_share_a_queue_and_settle_their_disagreements(
         lead.click("#settle-link")
         to_settle = int(lead.locator("#unsettled-count").inner_text().split()[0])
         assert to_settle > 0
+        lead.screenshot(path=str(shots / "view-settle.png"), full_page=True)
         for _ in range(to_settle):
             section = lead.locator("section.settle").first
             section.locator("input.settler").fill("lead")
