@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
@@ -42,7 +43,10 @@ def demo_command(out_dir: Path) -> None:
     with output_folder_lock(out_dir):
         run_demo(out_dir, console)
     console.print(
-        f"\ndemo finished in {duration(time.monotonic() - started)}; everything is in {out_dir}",
+        f"\ndemo finished in {duration(time.monotonic() - started)}; everything is in {out_dir}"
+        f"\nlook at it in the browser (transcripts, verdicts, labels; label there): "
+        f"judgekit view {shlex.quote(str(out_dir))}",
         highlight=False,
         soft_wrap=True,
+        markup=False,
     )

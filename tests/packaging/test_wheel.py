@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
+import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,6 +237,45 @@ def test_the_demo_runs_from_the_wheel(installed: Installed, tmp_path: Path) -> N
     candidate = tmp_path / "judgekit-demo" / "my-candidate" / "runs.jsonl"
     shop = tmp_path / "judgekit-demo" / "shop" / "runs.jsonl"
     assert len(candidate.read_text().splitlines()) == len(shop.read_text().splitlines())
+
+
+def test_the_view_serves_the_demo_from_the_wheel(installed: Installed, tmp_path: Path) -> None:
+    """Its pages, stylesheet and script are in the wheel: the printed view command serves them."""
+    assert installed.run("demo", cwd=tmp_path).returncode == 0
+    url_file = tmp_path / "view.url"
+    view = subprocess.Popen(
+        [
+            str(installed.judgekit),
+            "view",
+            "judgekit-demo",
+            "--no-browser",
+            "--url-file",
+            str(url_file),
+        ],
+        cwd=tmp_path,
+        env=installed.env(tmp_path / ".judgekit"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not url_file.exists() and time.monotonic() < deadline and view.poll() is None:
+            time.sleep(0.05)
+        url = url_file.read_text().strip()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(url) as page:  # the token becomes a cookie, then the run list
+            body = page.read().decode()
+        assert '<p class="count" id="count">360 runs, page 1 of 8</p>' in body
+        base = url.split("/?")[0]
+        for asset in ("/static/view.css", "/static/view.js"):
+            with opener.open(base + asset) as response:
+                assert response.status == 200 and response.read()
+        with opener.open(base + "/rubric?id=goal_completion_sloppy") as page:
+            assert "kappa 0.426 [0.210, 0.641]" in page.read().decode()
+    finally:
+        view.terminate()
+        view.wait(timeout=10)
 
 
 def test_init_and_the_readme_s_first_project_from_the_wheel(
