@@ -17,6 +17,7 @@ from judgekit.labelling.keys import ScaleKeys, scale_keys
 from judgekit.view.data import ViewData
 from judgekit.view.held_out import held_out, spend_in_view
 from judgekit.view.labelling import BrowserLabelling, LabellingStart, WebSession
+from judgekit.view.monitor_page import monitor_view
 from judgekit.view.pages import Pages
 from judgekit.view.rubric_page import rubric_page_context
 from judgekit.view.run_rows import RowQuery, run_rows
@@ -107,6 +108,14 @@ class ViewApp:
             return self._act(form)
         if route == ("POST", "/spend"):
             return self._spend(form)
+        if route == ("GET", "/monitor"):
+            monitor = monitor_view(self.data, draw=False)
+            return _page(self.pages.render("monitor.html", monitor=monitor))
+        if route == ("GET", "/monitor.png"):
+            png = monitor_view(self.data, draw=True).png
+            if png is None:
+                return _text(404, "nothing recorded to draw")
+            return Response(200, png, {"Content-Type": "image/png"})
         if route == ("GET", "/settle"):
             return self._settle_page(
                 self._rubric(query.get("rubric", "")), query.get("settler", "")
