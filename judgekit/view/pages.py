@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from judgekit._util.number_format import cost, statistic
+from judgekit._util.number_format import cost, statistic, statistic_interval
 from judgekit._util.terminal_text import visible
 from judgekit.formats.matchers import render_value
 from judgekit.formats.run import ToolCall
@@ -53,6 +53,7 @@ class Pages:
             notices=_notices(data),
             cost=cost,
             statistic=statistic,
+            statistic_interval=statistic_interval,
             as_json=_as_json,
         )
 

@@ -14,6 +14,7 @@ from judgekit.calibration.load import JudgedVerdicts, load_calibration, spend_me
 from judgekit.calibration.promotion import rubric_status
 from judgekit.calibration.render import render_text
 from judgekit.errors import JudgekitError
+from judgekit.formats.probe_file import load_probes, probes_path
 from judgekit.formats.rubric import Rubric
 from judgekit.labelling.summary import summarise_labels
 from judgekit.view.data import ViewData
@@ -25,13 +26,17 @@ __all__ = ["rubric_page_context"]
 def rubric_page_context(data: ViewData, rubric: Rubric) -> dict[str, Any]:
     """What ``rubric.html`` shows: the calibration text and disagreements, or why there
     are none yet; the promotion status and why."""
-    status, why = rubric_status(
-        rubric,
-        data.sources.rubric_dirs.get(rubric.id, data.sources.labels_dir.parent / "rubrics"),
-        labels_dir=data.sources.labels_dir,
-    )
+    folder = data.sources.rubric_dirs.get(rubric.id, data.sources.labels_dir.parent / "rubrics")
+    status, why = rubric_status(rubric, folder, labels_dir=data.sources.labels_dir)
     log = data.labels(rubric)
+    probes_problem: str | None = None
+    try:
+        probes = load_probes(probes_path(rubric.id, folder))
+    except JudgekitError as exc:  # a bad probes file: said on the page, as promote says it
+        probes, probes_problem = None, str(exc)
     context: dict[str, Any] = {
+        "probes": list(reversed(probes.probes)) if probes is not None else [],
+        "probes_problem": probes_problem,
         "promotion": f"{status}: {why}",
         "problem": None,
         "calibration": "",

@@ -140,3 +140,26 @@ def test_no_page_without_the_token_and_no_write_from_another_origin(demo_folder:
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     )
+
+
+def test_a_rubric_page_shows_its_promotion_and_probes(demo_folder: Path) -> None:
+    from judgekit.formats.probe_file import ProbeResult, add_probe
+
+    probe = ProbeResult(
+        bias="verbosity",
+        rubric_version="419395345c13",
+        model="local/careful-judge",
+        rate=0.125,
+        ci=(0.05, 0.25),
+        confidence=0.95,
+        n=40,
+        at="2026-12-01T10:00:00Z",
+    )
+    add_probe(demo_folder / "rubrics" / "goal_completion.probes.json", "goal_completion", probe)
+    page = client_for(demo_folder).text("/rubric", {"id": "goal_completion"})
+    promotion = re.search(r'<pre class="text" id="promotion">([^<]*)</pre>', page)
+    assert promotion is not None and promotion.group(1).startswith("promoted")
+    assert (
+        "<tr><td>verbosity</td><td>419395345c13</td><td>local/careful-judge</td><td>0.125</td>"
+        "<td>0.050–0.250</td><td>40</td><td>2026-12-01T10:00:00Z</td></tr>"
+    ) in page
