@@ -14,7 +14,7 @@ hash of the rubric and run ids: it depends on nothing a labeller or a judge did.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -30,8 +30,9 @@ from judgekit.formats.queue_file import (
     update_queue_file,
 )
 from judgekit.formats.rubric import Rubric
+from judgekit.labelling.screen import Item
 
-__all__ = ["TeamQueue", "double_coded", "open_queue"]
+__all__ = ["QueueFeed", "TeamQueue", "double_coded", "open_queue"]
 
 
 def double_coded(rubric_id: str, run_id: str, share: float) -> bool:
@@ -138,3 +139,40 @@ def open_queue(
     log = update_queue_file(queue_path(labels_file), decide)
     assert log.settings is not None  # written just now, or read
     return TeamQueue(rubric, labels_file, log.settings)
+
+
+class QueueFeed:
+    """One labeller's runs from a queue, one at a time, for a labelling session: ``more``
+    claims the next (until ``limit`` labels were given), ``give_back`` releases a skipped
+    one, which this session does not get again."""
+
+    def __init__(
+        self,
+        queue: TeamQueue,
+        labeler: str,
+        items: Mapping[str, Item],
+        order: Sequence[str],
+        *,
+        clock: Callable[[], datetime],
+        limit: int | None = None,
+    ) -> None:
+        self.queue, self.labeler, self.items, self.order = queue, labeler, items, order
+        self._clock, self._limit = clock, limit
+        self.skipped: set[str] = set()
+        self.claimed = 0
+
+    def more(self) -> Item | None:
+        if self._limit is not None and self.claimed >= self._limit:
+            return None
+        run = self.queue.claim_next(
+            self.labeler, self.order, skipped=self.skipped, now=self._clock()
+        )
+        if run is None:
+            return None
+        self.claimed += 1
+        return self.items[run]
+
+    def give_back(self, item: Item) -> None:
+        run = item.run.run_id
+        self.queue.release(self.labeler, run, "skipped", now=self._clock())
+        self.skipped.add(run)

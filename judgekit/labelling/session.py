@@ -15,6 +15,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.labelling.answers import Answers
 from judgekit.labelling.keys import COMMANDS
 from judgekit.labelling.labels_file import LabelWriter
+from judgekit.labelling.queue import QueueFeed
 from judgekit.labelling.screen import Item, LabelScreen
 from judgekit.labelling.session_state import OnLabel, SessionOutcome, SessionState
 
@@ -36,8 +37,10 @@ def label_items(
     pause_after_reveal: bool = False,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     on_label: OnLabel | None = None,
+    feed: QueueFeed | None = None,
 ) -> SessionOutcome:
     """Label ``items`` one key at a time; each label is durable before the next run shows.
+    With a team queue's ``feed``, ``items`` is empty and the runs come from the queue.
 
     ``mine`` is the labeller's current labels (run id → label) for the tally, ``stale``
     the runs among ``items`` whose earlier label no longer matches their text, and
@@ -55,6 +58,8 @@ def label_items(
         already_labelled=already_labelled,
         clock=clock,
         on_label=on_label,
+        more=feed.more if feed is not None else None,
+        on_skip=feed.give_back if feed is not None else None,
     )
     loop = _Loop(
         state,
@@ -85,6 +90,7 @@ class _Loop:
         return self.state.outcome
 
     def run(self) -> SessionOutcome:
+        self.state.fill()
         while not self.state.done:
             if self.redraw:
                 self._show()
@@ -95,10 +101,15 @@ class _Loop:
                 return self.outcome
             if not self._act_on(key):
                 return self.outcome
+            self.state.fill()
+        what = (
+            "nothing in the team queue for you now: every run is labelled or held by another "
+            "labeller"
+            if self.state.more is not None
+            else "done: every run of the sample is labelled"
+        )
         self.screen.message(
-            f"done: every run of the sample is labelled "
-            f"({self.state.labelled} labelled, {self.outcome.skipped} skipped)",
-            "green",
+            f"{what} ({self.state.labelled} labelled, {self.outcome.skipped} skipped)", "green"
         )
         return self.outcome
 

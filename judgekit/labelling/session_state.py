@@ -56,6 +56,9 @@ class SessionState:
     already_labelled: int = 0
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     on_label: OnLabel | None = None
+    # A team queue's: the next run once the sample shown is used up, and what a skip does.
+    more: Callable[[], Item | None] | None = None
+    on_skip: Callable[[Item], None] | None = None
     outcome: SessionOutcome = field(default_factory=SessionOutcome)
     history: list[int] = field(default_factory=list)  # the indexes to go back to with undo
     done_here: set[str] = field(default_factory=set)
@@ -96,7 +99,17 @@ class SessionState:
         """The labeller's current labels counted per score, in the scale's order."""
         return _tally(self.current.values(), scale_values(self.rubric.scale))
 
+    def fill(self) -> None:
+        """With a queue (``more``), take its next run once every run so far is done."""
+        if self.more is not None and self.done:
+            item = self.more()
+            if item is not None:
+                assert isinstance(self.items, list)  # a queue's session grows its list
+                self.items.append(item)
+
     def skip(self) -> None:
+        if self.on_skip is not None:
+            self.on_skip(self.item)
         self.outcome.skipped += 1
         self._next()
 

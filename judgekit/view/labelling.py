@@ -28,7 +28,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.labelling.keys import COMMANDS, ScaleKeys, scale_keys
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.plan import plan_session
-from judgekit.labelling.queue import TeamQueue, open_queue
+from judgekit.labelling.queue import QueueFeed, open_queue
 from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
 from judgekit.labelling.screen import Item
 from judgekit.labelling.session_state import OnLabel, SessionState
@@ -76,14 +76,11 @@ class WebSession:
     warnings: list[str] = field(default_factory=list)
     message: str | None = None
     reveal: Reveal | None = None
-    queue: TeamQueue | None = None
-    queued: list[Item] = field(default_factory=list)  # the queue's runs, as they came
-    order: list[str] = field(default_factory=list)
-    skipped: set[str] = field(default_factory=set)
+    feed: QueueFeed | None = None
 
     def queue_left(self) -> int | None:
         """Labels the team queue still needs (None without a queue)."""
-        return self.queue.left(self.order) if self.queue is not None else None
+        return self.feed.queue.left(self.feed.order) if self.feed is not None else None
 
 
 class BrowserLabelling:
@@ -101,7 +98,7 @@ class BrowserLabelling:
         with self._lock:
             session = self._sessions.get((rubric.id, labeler))
             if session is not None:
-                self._refill(session)
+                session.state.fill()  # the queue may have a run for them now
             return session
 
     def begin(self, rubric: Rubric, start: LabellingStart) -> WebSession:
@@ -116,7 +113,7 @@ class BrowserLabelling:
             raise ConfigError("the share of runs labelled twice is between 0 and 1")
         with self._lock:
             session = self._new_session(rubric, start, labeler)
-            self._refill(session)
+            session.state.fill()
             self._sessions[(rubric.id, labeler)] = session
             return session
 
@@ -126,10 +123,7 @@ class BrowserLabelling:
         log = data.labels(rubric)
         mine = log.by_labeler(labeler) if log is not None else {}
         verdicts = data.latest.get(rubric.id, {})
-        items = [run.item for run in data.runs.values()]
-        queue: TeamQueue | None = None
-        order: list[str] = []
-        queued: list[Item] = []
+        feed: QueueFeed | None = None
         if start.team:
             queue = open_queue(
                 rubric,
@@ -142,10 +136,14 @@ class BrowserLabelling:
             # The queue's own order, whoever set it: every labeller walks the same one.
             settings = queue.settings
             order = order_for_labelling(
-                [item.run.run_id for item in items], verdicts, settings.strategy, seed=settings.seed
+                list(data.runs), verdicts, settings.strategy, seed=settings.seed
             )
-            to_label, stale, already = queued, frozenset[str](), len(mine)
+            by_id = {run_id: run.item for run_id, run in data.runs.items()}
+            feed = QueueFeed(queue, labeler, by_id, order, clock=self._clock, limit=start.limit)
+            to_label: list[Item] = []
+            stale, already = frozenset[str](), len(mine)
         else:
+            items = [run.item for run in data.runs.values()]
             plan = plan_session(
                 items, mine, verdicts, strategy=start.strategy, seed=start.seed, limit=start.limit
             )
@@ -160,6 +158,8 @@ class BrowserLabelling:
             already_labelled=already,
             clock=self._clock,
             on_label=_split_as_labelled(rubric, path),
+            more=feed.more if feed is not None else None,
+            on_skip=feed.give_back if feed is not None else None,
         )
         warnings = list(log.warnings) if log is not None else []
         return WebSession(
@@ -177,9 +177,7 @@ class BrowserLabelling:
             state,
             verdicts,
             warnings=warnings,
-            queue=queue,
-            queued=queued,
-            order=order,
+            feed=feed,
         )
 
     def _writer(self, rubric: Rubric, labeler: str, path: Path) -> LabelWriter:
@@ -190,27 +188,13 @@ class BrowserLabelling:
         self._writers[(rubric.id, labeler)] = writer
         return writer
 
-    def _refill(self, session: WebSession) -> None:
-        """With a queue, claim the labeller's next run once the one shown is done."""
-        state = session.state
-        if session.queue is None or not state.done:
-            return
-        limit = session.start.limit
-        if limit is not None and state.outcome.labelled >= limit:
-            return
-        run = session.queue.claim_next(
-            state.labeler, session.order, skipped=session.skipped, now=self._clock()
-        )
-        if run is not None:
-            session.queued.append(self._data.runs[run].item)
-
     def act(self, session: WebSession, *, key: str, note: str | None, shown: str) -> None:
         """Do what ``key`` says on the run ``shown`` (the run id the page showed: a key
         pressed on a page left behind by another tab does nothing, and says so)."""
         with self._lock:
             session.message, session.reveal = None, None
             self._act(session, key, note, shown)
-            self._refill(session)
+            session.state.fill()
 
     def _act(self, session: WebSession, key: str, note: str | None, shown: str) -> None:
         state = session.state
@@ -221,10 +205,7 @@ class BrowserLabelling:
         if state.done or state.item.run.run_id != shown:
             session.message = "that page was out of date; this is the run to label now"
             return
-        if key == "s":
-            if session.queue is not None:  # given back, for the next labeller who asks
-                session.queue.release(state.labeler, shown, "skipped", now=self._clock())
-                session.skipped.add(shown)
+        if key == "s":  # with a queue, given back for the next labeller who asks
             state.skip()
             return
         score = session.keys.score_for(key)
