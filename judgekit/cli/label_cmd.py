@@ -52,6 +52,21 @@ from judgekit.labelling.session_setup import (
     help="A verdicts.jsonl to use instead of the store's verdicts.",
 )
 @suites_option("Task suites, to show a task's input when a run does not record it.")
+@click.option(
+    "--queue",
+    "team_queue",
+    is_flag=True,
+    help="Take runs one at a time from the rubric's team queue (LABELS_DIR/<rubric_id>."
+    "queue.jsonl, shared with other labellers and judgekit view): none held by another.",
+)
+@click.option(
+    "--double-code",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="With --queue, when it starts the queue: the share of runs two labellers label, "
+    "blind to each other.",
+)
 def label_command(
     runs: Path,
     rubric_ref: str,
@@ -63,6 +78,8 @@ def label_command(
     reveal: bool,
     verdicts_file: Path | None,
     tasks_path: Path | None,
+    team_queue: bool,
+    double_code: float,
 ) -> None:
     """Hand-label RUNS under a rubric: one run at a time, one key per label.
 
@@ -71,9 +88,11 @@ def label_command(
     The judge's verdict is never shown before you label (--reveal shows it after).
     Labels are appended to LABELS_DIR/<rubric_id>.jsonl as you go; rerun the same command
     to resume. Each labelled run goes at once to the dev or the test side, whichever is
-    short (LABELS_DIR/<rubric_id>.split.jsonl); with --reveal, a test label the judge
-    disagreed with is spent: promote no longer counts it. Keys: the scale's keys (p/f, 1-5, a/b/t, ...), s skip, u undo, n note,
-    ? help, q quit. Without a terminal, one answer per line is read from stdin.
+    short (LABELS_DIR/<rubric_id>.split.jsonl); with --reveal, a test label shown beside
+    the judge's verdict is spent, agreeing or not: promote no longer counts it. With
+    --queue, several labellers (here or in judgekit view) share the rubric's runs, none
+    given a run another holds. Keys: the scale's keys (p/f, 1-5, a/b/t, ...), s skip,
+    u undo, n note, ? help, q quit. Without a terminal, one answer per line is read from stdin.
 
     \b
     Example:
@@ -90,7 +109,11 @@ def label_command(
         reveal=reveal,
         verdicts_file=verdicts_file,
         tasks_path=tasks_path,
+        queue=team_queue,
+        double_code=double_code,
     )
+    if double_code and not team_queue:
+        raise click.UsageError("--double-code goes with --queue")
     setup = set_up_labelling(request, warn=_warn)
     rubric, plan, path = setup.rubric, setup.plan, setup.labels_file
     if strategy == "abstained":
@@ -114,7 +137,7 @@ def label_command(
             f"{len(plan.stale)} of your labels are stale (the run changed since you labelled "
             "it): they are shown again"
         )
-    if not plan.to_label:
+    if not plan.to_label and setup.feed is None:
         screen.message(
             f"nothing to label: all {plan.sample_size} runs of the sample are labelled by "
             f"{labeler} in {path}",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from judgekit.formats.label import Label, labels_path, read_labels
@@ -25,8 +26,9 @@ from judgekit.labelling.plan import (
     plan_session,
     runs_file_items,
 )
-from judgekit.labelling.sampling import Strategy
-from judgekit.labelling.screen import LabelScreen
+from judgekit.labelling.queue import QueueFeed, open_queue
+from judgekit.labelling.sampling import Strategy, order_for_labelling
+from judgekit.labelling.screen import Item, LabelScreen
 from judgekit.labelling.session import OnLabel, SessionOutcome, label_items
 
 __all__ = ["LabellingRequest", "LabellingSetup", "label_session", "set_up_labelling"]
@@ -46,6 +48,8 @@ class LabellingRequest:
     reveal: bool = False
     verdicts_file: Path | None = None  # None: the store's verdicts, when they are needed
     tasks_path: Path | None = None
+    queue: bool = False  # runs from the rubric's team queue, one at a time
+    double_code: float = 0.0  # with a new queue: the share of runs labelled twice
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class LabellingSetup:
     mine: dict[str, Label]  # run id → the labeller's current label
     verdicts: dict[str, list[Verdict]]  # run id → the latest verdict of each judge model
     plan: LabellingPlan
+    feed: QueueFeed | None = None  # with --queue: the plan is empty, the runs come from it
 
 
 def set_up_labelling(request: LabellingRequest, *, warn: Callable[[str], None]) -> LabellingSetup:
@@ -77,6 +82,10 @@ def set_up_labelling(request: LabellingRequest, *, warn: Callable[[str], None]) 
         warn(warning)
     verdicts = _verdicts(request, rubric)
     mine = log.by_labeler(request.labeler)
+    if request.queue:
+        feed = _queue_feed(request, rubric, path, items, verdicts)
+        plan = LabellingPlan([], len(mine), frozenset(), len(items))
+        return LabellingSetup(request, rubric, path, mine, verdicts, plan, feed)
     plan = plan_session(
         items,
         mine,
@@ -86,6 +95,33 @@ def set_up_labelling(request: LabellingRequest, *, warn: Callable[[str], None]) 
         limit=request.limit,
     )
     return LabellingSetup(request, rubric, path, mine, verdicts, plan)
+
+
+def _queue_feed(
+    request: LabellingRequest,
+    rubric: Rubric,
+    labels_file: Path,
+    items: list[Item],
+    verdicts: dict[str, list[Verdict]],
+) -> QueueFeed:
+    """The rubric's team queue (set up now, by these options, when it has no file yet),
+    walked in its own order, whoever set it."""
+
+    def clock() -> datetime:
+        return datetime.now(UTC)
+
+    queue = open_queue(
+        rubric,
+        labels_file,
+        strategy=request.strategy,
+        seed=request.seed,
+        double_code=request.double_code,
+        clock=clock,
+    )
+    by_id = {item.run.run_id: item for item in items}
+    settings = queue.settings
+    order = order_for_labelling(list(by_id), verdicts, settings.strategy, seed=settings.seed)
+    return QueueFeed(queue, request.labeler, by_id, order, clock=clock, limit=request.limit)
 
 
 def _verdicts(request: LabellingRequest, rubric: Rubric) -> dict[str, list[Verdict]]:
@@ -131,6 +167,7 @@ def label_session(
                 reveal=request.reveal,
                 pause_after_reveal=isinstance(answers, TerminalAnswers),
                 on_label=on_label,
+                feed=setup.feed,
             )
         except KeyboardInterrupt:
             return None

@@ -136,3 +136,38 @@ def test_two_processes_draining_one_queue_label_every_run_as_often_as_it_needs(
     assert all(outputs[0].count(run) <= 1 and outputs[1].count(run) <= 1 for run in runs)
     assert len(read_labels(labels, goal_completion()).current) == 200 + len(twice)
     assert outputs[0] and outputs[1]  # both took part
+
+
+def test_two_labellers_in_the_terminal_share_the_queue(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli import main
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(f'{{"run_id": "{run}", "final_answer": "done"}}\n' for run in RUNS))
+    labels_dir = tmp_path / "labels"
+    base = [
+        "label",
+        str(runs),
+        "--rubric",
+        str(REPO / "rubrics" / "goal_completion.yaml"),
+        "--labels-dir",
+        str(labels_dir),
+        "--queue",
+    ]
+    ana = CliRunner().invoke(main, [*base, "--labeler", "ana", "--limit", "3"], input="p\np\ns\n")
+    assert ana.exit_code == 0, ana.output
+    bo = CliRunner().invoke(main, [*base, "--labeler", "bo", "--limit", "3"], input="f\nf\nf\n")
+    assert bo.exit_code == 0, bo.output
+    log = read_labels(labels_dir / "goal_completion.jsonl", goal_completion())
+    by = {who: sorted(run for (run, w) in log.current if w == who) for who in ("ana", "bo")}
+    assert len(by["ana"]) == 2 and len(by["bo"]) == 3
+    assert not set(by["ana"]) & set(by["bo"])
+    # ana's skipped run went back to the queue, and bo took it.
+    released = [
+        line
+        for line in queue_path(labels_dir / "goal_completion.jsonl").read_text().splitlines()
+        if '"released"' in line
+    ]
+    assert len(released) == 1 and any(run in released[0] for run in by["bo"])
+    assert "2 labelled, 1 skipped this session" in ana.output
