@@ -30,9 +30,11 @@ from judgekit.formats.queue_file import (
     update_queue_file,
 )
 from judgekit.formats.rubric import Rubric
+from judgekit.formats.verdict import Verdict
+from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item
 
-__all__ = ["QueueFeed", "TeamQueue", "double_coded", "open_queue"]
+__all__ = ["QueueFeed", "TeamQueue", "double_coded", "join_queue", "open_queue"]
 
 
 def double_coded(rubric_id: str, run_id: str, share: float) -> bool:
@@ -176,3 +178,26 @@ class QueueFeed:
         run = item.run.run_id
         self.queue.release(self.labeler, run, "skipped", now=self._clock())
         self.skipped.add(run)
+
+
+def join_queue(
+    rubric: Rubric,
+    labels_file: Path,
+    labeler: str,
+    items: Mapping[str, Item],
+    verdicts: Mapping[str, Sequence[Verdict]],
+    *,
+    strategy: Strategy,
+    seed: int,
+    double_code: float,
+    limit: int | None,
+    clock: Callable[[], datetime],
+) -> QueueFeed:
+    """``labeler``'s feed from the rubric's team queue (set up now, by these settings, when
+    it has no file yet), walking the queue's own order over ``items``, whoever set it."""
+    queue = open_queue(
+        rubric, labels_file, strategy=strategy, seed=seed, double_code=double_code, clock=clock
+    )
+    settings = queue.settings
+    order = order_for_labelling(list(items), verdicts, settings.strategy, seed=settings.seed)
+    return QueueFeed(queue, labeler, items, order, clock=clock, limit=limit)

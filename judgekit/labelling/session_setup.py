@@ -26,8 +26,8 @@ from judgekit.labelling.plan import (
     plan_session,
     runs_file_items,
 )
-from judgekit.labelling.queue import QueueFeed, open_queue
-from judgekit.labelling.sampling import Strategy, order_for_labelling
+from judgekit.labelling.queue import QueueFeed, join_queue
+from judgekit.labelling.sampling import Strategy
 from judgekit.labelling.screen import Item, LabelScreen
 from judgekit.labelling.session import OnLabel, SessionOutcome, label_items
 
@@ -104,24 +104,23 @@ def _queue_feed(
     items: list[Item],
     verdicts: dict[str, list[Verdict]],
 ) -> QueueFeed:
-    """The rubric's team queue (set up now, by these options, when it has no file yet),
-    walked in its own order, whoever set it."""
+    """The labeller's feed from the rubric's team queue, set by these options if new."""
 
     def clock() -> datetime:
         return datetime.now(UTC)
 
-    queue = open_queue(
+    return join_queue(
         rubric,
         labels_file,
+        request.labeler,
+        {item.run.run_id: item for item in items},
+        verdicts,
         strategy=request.strategy,
         seed=request.seed,
         double_code=request.double_code,
+        limit=request.limit,
         clock=clock,
     )
-    by_id = {item.run.run_id: item for item in items}
-    settings = queue.settings
-    order = order_for_labelling(list(by_id), verdicts, settings.strategy, seed=settings.seed)
-    return QueueFeed(queue, request.labeler, by_id, order, clock=clock, limit=request.limit)
 
 
 def _verdicts(request: LabellingRequest, rubric: Rubric) -> dict[str, list[Verdict]]:

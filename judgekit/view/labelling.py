@@ -28,8 +28,8 @@ from judgekit.formats.verdict import Verdict
 from judgekit.labelling.keys import COMMANDS, ScaleKeys, scale_keys
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.labelling.plan import plan_session
-from judgekit.labelling.queue import QueueFeed, open_queue
-from judgekit.labelling.sampling import STRATEGIES, Strategy, order_for_labelling
+from judgekit.labelling.queue import QueueFeed, join_queue
+from judgekit.labelling.sampling import STRATEGIES, Strategy
 from judgekit.labelling.screen import Item
 from judgekit.labelling.session_state import OnLabel, SessionState
 from judgekit.view.data import ViewData
@@ -125,21 +125,19 @@ class BrowserLabelling:
         verdicts = data.latest.get(rubric.id, {})
         feed: QueueFeed | None = None
         if start.team:
-            queue = open_queue(
+            by_id = {run_id: run.item for run_id, run in data.runs.items()}
+            feed = join_queue(
                 rubric,
                 path,
+                labeler,
+                by_id,
+                verdicts,
                 strategy=start.strategy,
                 seed=start.seed,
                 double_code=start.double_code,
+                limit=start.limit,
                 clock=self._clock,
             )
-            # The queue's own order, whoever set it: every labeller walks the same one.
-            settings = queue.settings
-            order = order_for_labelling(
-                list(data.runs), verdicts, settings.strategy, seed=settings.seed
-            )
-            by_id = {run_id: run.item for run_id, run in data.runs.items()}
-            feed = QueueFeed(queue, labeler, by_id, order, clock=self._clock, limit=start.limit)
             to_label: list[Item] = []
             stale, already = frozenset[str](), len(mine)
         else:
