@@ -3,7 +3,6 @@ its owner only, removed on SIGTERM), and a path that is not such a file refused.
 
 from __future__ import annotations
 
-import os
 import signal
 import stat
 import subprocess
@@ -11,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
@@ -51,12 +51,12 @@ def test_the_url_file_holds_the_address_until_sigterm(tmp_path: Path) -> None:
 
 
 def test_a_url_file_path_holding_something_else_is_refused(
-    tmp_path: Path, monkeypatch: object
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _project(tmp_path)
     notes = tmp_path / "notes.md"
     notes.write_text("# my notes\n")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["view", "--no-browser", "--url-file", str(notes)])
     assert result.exit_code == 2
     assert result.output == (
