@@ -100,10 +100,20 @@ def iter_unique_lean_runs(
     """:func:`judgekit.formats.run.iter_unique_runs`, each line read by
     :func:`lean_run` when it can be and by ``Run`` otherwise: the same runs, the same errors,
     faster."""
+    for line, _, run in iter_unique_lean_run_lines(path, seen=seen):
+        yield line, run
+
+
+def iter_unique_lean_run_lines(
+    path: str | Path, *, seen: RunIdLines | None = None
+) -> Iterator[tuple[int, str, LeanRun | Run]]:
+    """:func:`iter_unique_lean_runs` with each line's text, for a reader that makes the
+    whole ``Run`` of a lean one later (``Run.model_validate_json`` of a line the lean
+    structs took cannot fail: they are stricter)."""
     seen = seen if seen is not None else RunIdLines(path)
     for line, text in iter_lines(path):
         run = read_run_line(text, (path, line), lean=lean_run)
         seen.add(run.run_id, line)
-        yield line, run
+        yield line, text, run
     if not len(seen):
         raise no_runs_error(path)

@@ -9,8 +9,9 @@ on every page and at start: it is never shown with another run's labels and verd
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from judgekit._util.input_paths import is_file
@@ -19,6 +20,8 @@ from judgekit.formats.grade import Grade, load_results
 from judgekit.formats.label import LabelLog, labels_path, read_labels
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric
+from judgekit.formats.run import Run
+from judgekit.formats.run_lean import LeanRun, iter_unique_lean_run_lines
 from judgekit.formats.runs_input import iter_given_runs
 from judgekit.formats.task import TaskSet
 from judgekit.formats.task_files import load_task_files
@@ -31,14 +34,37 @@ from judgekit.view.sources import ViewSources
 __all__ = ["LeftOut", "ViewData", "ViewRun", "load_view_data"]
 
 
-@dataclass(frozen=True)
 class ViewRun:
-    """One run as the view shows it: the labeller's item (run and text), where it was read,
-    and its grade when the run's folder holds ``results.jsonl``."""
+    """One run as the view shows it: what its list row needs, read with the lean structs
+    at start; the whole ``Run`` and the labeller's item (its text and hash) made from its
+    line when a page first needs them; where it was read; its grade when the run's folder
+    holds ``results.jsonl``."""
 
-    item: Item
-    source: Path
-    grade: Grade | None
+    def __init__(
+        self,
+        parsed: LeanRun | Run,
+        line: str | None,
+        task_input: str | None,
+        source: Path,
+        grade: Grade | None,
+    ) -> None:
+        self._parsed, self._line, self._task_input = parsed, line, task_input
+        self.source, self.grade = source, grade
+        self.run_id: str = parsed.run_id
+        self.task_id: str | None = parsed.task_id
+        self.input: str | None = parsed.input
+        self.final_answer: str | None = parsed.final_answer
+
+    @cached_property
+    def run(self) -> Run:
+        if isinstance(self._parsed, Run):
+            return self._parsed
+        assert self._line is not None  # a lean run always keeps its line
+        return Run.model_validate_json(self._line)  # the lean structs took it: it holds
+
+    @cached_property
+    def item(self) -> Item:
+        return make_item(self.run, self._task_input)
 
 
 @dataclass(frozen=True)
@@ -101,15 +127,25 @@ def _read_runs(file: Path, tasks: TaskSet | None, runs: dict[str, ViewRun]) -> l
     results = file.parent / "results.jsonl"
     grades = {g.run_id: g for g in load_results(results)} if is_file(results) else {}
     clashes: dict[Path, int] = {}
-    for _, run in iter_given_runs(file):
-        held = runs.get(run.run_id)
+    for parsed, line in _parsed_runs(file):
+        held = runs.get(parsed.run_id)
         if held is not None:
             clashes[held.source] = clashes.get(held.source, 0) + 1
             continue
-        task = tasks.get(run.task_id) if tasks is not None and run.task_id else None
-        item = make_item(run, task.input if task is not None else None)
-        runs[run.run_id] = ViewRun(item, file, grades.get(run.run_id))
+        task = tasks.get(parsed.task_id) if tasks is not None and parsed.task_id else None
+        task_input = task.input if task is not None else None
+        runs[parsed.run_id] = ViewRun(parsed, line, task_input, file, grades.get(parsed.run_id))
     return [LeftOut(file, count, earlier) for earlier, count in clashes.items()]
+
+
+def _parsed_runs(file: Path) -> Iterator[tuple[LeanRun | Run, str | None]]:
+    """Each run of ``file`` checked whole, kept lean with its line (a CSV's as ``Run``)."""
+    if file.suffix.lower() == ".csv":
+        for _, run in iter_given_runs(file):
+            yield run, None
+        return
+    for _, line, parsed in iter_unique_lean_run_lines(file):
+        yield parsed, line
 
 
 def _read_verdicts(

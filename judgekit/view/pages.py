@@ -38,7 +38,7 @@ class Pages:
         self._data = data
         runs = data.runs.values()  # the filters' choices, the same on every page
         self._sources = sorted({run.source.parent.name for run in runs})
-        self._tasks = sorted({run.item.run.task_id for run in runs if run.item.run.task_id})
+        self._tasks = sorted({run.task_id for run in runs if run.task_id})
         self._env = Environment(
             loader=FileSystemLoader(TEMPLATES),
             autoescape=select_autoescape(default=True, default_for_string=True),
@@ -85,7 +85,7 @@ class Pages:
         labels: list[tuple[str, list[Any], int]],
         task_input: str | None,
     ) -> bytes:
-        run = view_run.item.run
+        run = view_run.run
         grade = view_run.grade
         graders = [
             (name, result)

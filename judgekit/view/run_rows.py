@@ -77,7 +77,7 @@ def run_rows(data: ViewData, query: RowQuery) -> RunRows:
     runs = [run for run in data.runs.values() if _run_matches(run, query)]
 
     def row_of(run: ViewRun) -> RunRow:
-        run_id = run.item.run.run_id
+        run_id = run.run_id
         return _row(run, rubric, latest.get(run_id, []), labels_by_run.get(run_id, []), held)
 
     needs_rows = any((query.score, query.label, query.labeler, query.disagreement))
@@ -110,7 +110,7 @@ def _row(
     outcome = _outcome(run)
     judged = [(v, verdict_score(rubric, v)) for v in verdicts] if rubric is not None else []
     scores = [(v.model, "unscored" if score is None else str(score)) for v, score in judged]
-    hidden = held is not None and bool(labels) and held.hides(run.item.run.run_id)
+    hidden = held is not None and bool(labels) and held.hides(run.run_id)
     visible = [] if hidden else sorted(labels, key=lambda label: label.labeler)
     people = run_label(visible) if visible else None
     independent = [label for label in visible if not label.settles]
@@ -134,7 +134,7 @@ def _key(score: Score) -> str:
 def _run_matches(run: ViewRun, query: RowQuery) -> bool:
     return (
         (not query.source or run.source.parent.name == query.source)
-        and (not query.task or run.item.run.task_id == query.task)
+        and (not query.task or run.task_id == query.task)
         and (not query.outcome or _outcome(run) == query.outcome)
         and (not query.q or _found(query.q, run))
     )
@@ -176,7 +176,7 @@ def _disagreement_matches(row: RunRow, wanted: str) -> bool:
 
 def _found(text: str, run: ViewRun) -> bool:
     wanted = text.casefold()
-    fields = (run.item.run.run_id, run.item.run.input or "", run.item.run.final_answer or "")
+    fields = (run.run_id, run.input or "", run.final_answer or "")
     return any(wanted in value.casefold() for value in fields)
 
 
@@ -193,5 +193,5 @@ def _run_sort_key(sort: str) -> Callable[[ViewRun], Any]:
     """Runs by task or by outcome (fails first); sorted() is stable, so the natural order
     of run id decides within each."""
     if sort == "task":
-        return lambda run: run.item.run.task_id or ""
+        return lambda run: run.task_id or ""
     return lambda run: _OUTCOME_ORDER[_outcome(run)]
