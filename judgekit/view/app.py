@@ -14,6 +14,7 @@ from judgekit.errors import ConfigError, JudgekitError
 from judgekit.formats.queue_file import queue_path, read_queue_settings
 from judgekit.formats.rubric import Rubric, Score
 from judgekit.labelling.keys import ScaleKeys, scale_keys
+from judgekit.labelling.sampling import STRATEGIES
 from judgekit.view.data import ViewData
 from judgekit.view.held_out import held_out, spend_in_view
 from judgekit.view.labelling import BrowserLabelling, LabellingStart, WebSession
@@ -167,7 +168,7 @@ class ViewApp:
                     labels_file=self.data.labels_file(rubric),
                     queue_file=queue_path(self.data.labels_file(rubric)),
                     queue_settings=read_queue_settings(self.data.labels_file(rubric)),
-                    strategies=_strategies(),
+                    strategies=STRATEGIES,
                 )
             )
         return _page(
@@ -282,12 +283,6 @@ def _share(value: str | None) -> float:
     if not 0 <= share <= 1:
         raise ConfigError(f"the share of runs labelled twice is between 0 and 1, got {value!r}")
     return share
-
-
-def _strategies() -> tuple[str, ...]:
-    from judgekit.labelling.sampling import STRATEGIES
-
-    return STRATEGIES
 
 
 def _label_url(rubric_id: str, labeler: str) -> str:

@@ -169,7 +169,7 @@ def _read_verdicts(
 
 
 def _by_rubric(verdicts: Iterable[Verdict], rubrics: list[Rubric]) -> dict[str, list[Verdict]]:
-    wanted = {rubric.id: [] for rubric in rubrics}  # type: dict[str, list[Verdict]]
+    wanted: dict[str, list[Verdict]] = {rubric.id: [] for rubric in rubrics}
     for verdict in sorted(verdicts, key=lambda v: v.at):
         if verdict.rubric_id in wanted:
             wanted[verdict.rubric_id].append(verdict)

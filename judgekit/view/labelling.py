@@ -13,6 +13,7 @@ the server answers requests on several threads.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -162,15 +163,7 @@ class BrowserLabelling:
         warnings = list(log.warnings) if log is not None else []
         return WebSession(
             rubric,
-            LabellingStart(
-                labeler,
-                start.strategy,
-                start.limit,
-                start.seed,
-                start.reveal,
-                start.team,
-                start.double_code,
-            ),
+            dataclasses.replace(start, labeler=labeler),
             scale_keys(rubric),
             state,
             verdicts,

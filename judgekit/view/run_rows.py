@@ -10,10 +10,11 @@ from typing import Any
 
 from judgekit.calibration.selection import run_label, verdict_score
 from judgekit.formats.label import Label
-from judgekit.formats.rubric import Rubric, Score
+from judgekit.formats.rubric import Rubric
 from judgekit.formats.verdict import Verdict
 from judgekit.view.data import ViewData, ViewRun
 from judgekit.view.held_out import HeldOut, held_out
+from judgekit.view.settling import own_labels_differ
 
 __all__ = ["PAGE_SIZE", "RowQuery", "RunRow", "RunRows", "run_rows"]
 
@@ -113,7 +114,6 @@ def _row(
     hidden = held is not None and bool(labels) and held.hides(run.run_id)
     visible = [] if hidden else sorted(labels, key=lambda label: label.labeler)
     people = run_label(visible) if visible else None
-    independent = [label for label in visible if not label.settles]
     return RunRow(
         run=run,
         outcome=outcome,
@@ -123,12 +123,8 @@ def _row(
         judge_disagrees=people is not None
         and any(score is not None and score != people for _, score in judged),
         labellers_disagree=not any(label.settles for label in visible)
-        and len({_key(label.label) for label in independent}) > 1,
+        and own_labels_differ(visible),
     )
-
-
-def _key(score: Score) -> str:
-    return repr(score)
 
 
 def _run_matches(run: ViewRun, query: RowQuery) -> bool:

@@ -33,7 +33,7 @@ MAX_FORM = 64 * 1024  # a form is a few fields and a note
 class RunningView:
     """A started view: its address (with the token) and how to stop it."""
 
-    server: ThreadingHTTPServer
+    server: _Server
     app: ViewApp
     thread: threading.Thread
 
@@ -55,12 +55,11 @@ class RunningView:
 def serve(data: ViewData, *, port: int = 0) -> Iterator[RunningView]:
     """Serve ``data`` on 127.0.0.1 (``port`` 0: a free one) until the block ends."""
     try:
-        server = ThreadingHTTPServer((HOST, port), _Handler)
+        server = _Server((HOST, port), _Handler)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {HOST}:{port}: {exc.strerror or exc}") from None
-    server.daemon_threads = True
     app = ViewApp(data, Access(port=int(server.server_address[1])))
-    server.app = app  # type: ignore[attr-defined]  # read by each request's handler
+    server.app = app
     thread = threading.Thread(target=server.serve_forever, name="judgekit-view", daemon=True)
     thread.start()
     try:
@@ -71,7 +70,16 @@ def serve(data: ViewData, *, port: int = 0) -> Iterator[RunningView]:
         app.labelling.close()
 
 
+class _Server(ThreadingHTTPServer):
+    """The threading server, holding the app each request's handler answers with."""
+
+    daemon_threads = True
+    app: ViewApp
+
+
 class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
     server_version = "judgekit-view"
     sys_version = ""
 
@@ -99,8 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
             form=form,
             headers={name.lower(): value for name, value in self.headers.items()},
         )
-        app: ViewApp = self.server.app  # type: ignore[attr-defined]
-        self._send(app.handle(request))
+        self._send(self.server.app.handle(request))
 
     def _send(self, response: Response) -> None:
         self.send_response(response.status)

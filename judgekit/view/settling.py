@@ -7,6 +7,7 @@ No judge verdict is shown or read here: settling is between people.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -18,7 +19,7 @@ from judgekit.labelling.keys import scale_keys
 from judgekit.labelling.labels_file import LabelWriter
 from judgekit.view.data import ViewData
 
-__all__ = ["Unsettled", "settle", "unsettled"]
+__all__ = ["Unsettled", "own_labels_differ", "settle", "unsettled"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ class Unsettled:
     run_id: str
     labels: list[Label]
     settled: Label | None
+
+
+def own_labels_differ(labels: Iterable[Label]) -> bool:
+    """The labellers' own labels (settling ones aside) are not all the same."""
+    return len({repr(label.label) for label in labels if not label.settles}) > 1
 
 
 def unsettled(log: LabelLog | None, *, include_settled: bool = False) -> list[Unsettled]:
@@ -46,8 +52,7 @@ def unsettled(log: LabelLog | None, *, include_settled: bool = False) -> list[Un
     found = [
         Unsettled(run, sorted(labels, key=lambda label: label.labeler), settled.get(run))
         for run, labels in own.items()
-        if len({repr(label.label) for label in labels}) > 1
-        and (include_settled or run not in settled)
+        if own_labels_differ(labels) and (include_settled or run not in settled)
     ]
     return sorted(found, key=lambda item: natural_key(item.run_id))
 
