@@ -108,8 +108,9 @@ class TeamQueue:
 
     def _labelled_by(self) -> dict[str, set[str]]:
         labelled: dict[str, set[str]] = {}
-        for run, labeler in read_labels(self.labels_file, self.rubric).current:
-            labelled.setdefault(run, set()).add(labeler)
+        for (run, _), label in read_labels(self.labels_file, self.rubric).current.items():
+            if not label.settles:  # a settling label is no labeller's own label of the run
+                labelled.setdefault(run, set()).add(label.labeler)
         return labelled
 
 

@@ -171,3 +171,24 @@ def test_two_labellers_in_the_terminal_share_the_queue(tmp_path: Path) -> None:
     ]
     assert len(released) == 1 and any(run in released[0] for run in by["bo"])
     assert "2 labelled, 1 skipped this session" in ana.output
+
+
+def test_a_settling_label_is_not_a_labellers_own_label_in_the_queue(tmp_path: Path) -> None:
+    labels = tmp_path / "goal_completion.jsonl"
+    queue = _queue(labels, double_code=1.0)  # every run needs two labellers
+    runs = ["r1"]
+    assert queue.claim_next("ana", runs, skipped=(), now=NOW) == "r1"
+    _label(labels, "r1", "ana")
+    with LabelWriter(labels) as writer:
+        writer.append(
+            Label(
+                run_id="r1",
+                rubric_id="goal_completion",
+                label="fail",
+                labeler="lead",
+                at=NOW,
+                settles=["ana"],
+            )
+        )
+    assert queue.left(runs) == 1
+    assert queue.claim_next("bo", runs, skipped=(), now=NOW) == "r1"
