@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from judgekit._util.endpoint_url import normalise_endpoint
 from judgekit._util.redaction import redact
 from judgekit.errors import JudgeOutputError, ProviderError
 from judgekit.formats.rubric import Rubric
@@ -31,7 +32,7 @@ from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget, OverBudget
-from judgekit.judging.cache import JudgeCache, normalise_endpoint
+from judgekit.judging.cache import JudgeCache
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
 from judgekit.judging.judged_input import input_digest, pairwise_answers
 from judgekit.judging.pricing import PriceTable
