@@ -9,7 +9,7 @@ from typing import Final
 
 from judgekit._util.redaction import redact
 
-__all__ = ["normalise_endpoint", "shown_endpoint"]
+__all__ = ["normalise_endpoint", "server_of", "shown_endpoint"]
 
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
@@ -51,3 +51,20 @@ def shown_endpoint(url: str | None) -> str | None:
     True
     """
     return redact(normalise_endpoint(url)) if url else None
+
+
+def server_of(url: str) -> tuple[str, int | None] | None:
+    """The host and port a URL reaches (the scheme's default port when it names none; None
+    for a scheme without one), or None when it names no host.
+
+    >>> server_of("https://api.openai.com/v1"), server_of("http://[::1]:8080/v1")
+    (('api.openai.com', 443), ('::1', 8080))
+    """
+    parts = urllib.parse.urlsplit(url)
+    if not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.hostname, port if port is not None else _DEFAULT_PORTS.get(parts.scheme)
