@@ -81,8 +81,7 @@ class Judge:
         abstain_below: float | None = None,
     ) -> None:
         self.endpoint = client.provider.endpoint
-        # What each verdict records of where it was asked: no credentials, no query.
-        self._verdict_endpoint = normalise_endpoint(self.endpoint) or None
+        self._verdict_endpoint = normalise_endpoint(self.endpoint) or None  # no key, no query
         self.budget = budget
         self.rubric = rubric
         self.client = client
