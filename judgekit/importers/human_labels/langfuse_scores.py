@@ -154,7 +154,10 @@ def _value(
     data: dict[str, Any], where: Location, export: _Export
 ) -> tuple[str, Location, str | None]:
     """The score's value text, where it was read from, and why it has none to map."""
-    kind = aliased(data, "dataType", "data_type") or "NUMERIC"
+    # A score dumped from a class of one data type has no dataType: its stringValue tells.
+    kind = aliased(data, "dataType", "data_type") or (
+        "CATEGORICAL" if aliased(data, "stringValue", "string_value") is not None else "NUMERIC"
+    )
     if kind not in _TYPES:
         raise where.key("dataType").error(
             f"unknown data type {describe_json(kind)}; expected one of " + ", ".join(_TYPES)
