@@ -41,7 +41,7 @@ class World:
 
     def __init__(self, root: Path, platform: str, n: int) -> None:
         self.root, self.platform = root, platform
-        (root / "rubrics").mkdir()
+        (root / "rubrics").mkdir(parents=True)
         self.rubric = root / "rubrics" / "correct.yaml"
         self.rubric.write_text(RUBRIC)
         self.export, self.labels_export = EXPORTS[platform](root, n)
