@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from judgekit.calibration.split import load_split
+from judgekit.calibration.split import EXAMPLE_SPENT, load_split
 from judgekit.formats.label import read_labels
 from judgekit.formats.rubric_file import load_rubric
 from judgekit.formats.run import load_runs
 from judgekit.formats.split_file import read_split_file
 from judgekit.labelling.plan import items_for
+from tests.conftest import REPO
 from tests.labelling import platform_exports as px
 from tests.labelling.import_world import World
 
@@ -178,3 +179,25 @@ def test_feedback_on_a_child_run_and_mlflow_s_non_labels_are_left_out(tmp_path: 
         f"(first: {path}:4 info.assessments[2].valid)",
     ]
     assert json.loads(path.read_text().splitlines()[3])["info"]["assessments"][2]["valid"] is False
+
+
+def test_the_docs_example_is_what_the_langfuse_sdk_writes(tmp_path: Path) -> None:
+    examples = REPO / "examples" / "platform-labels"
+    made_runs = px.langfuse_runs(tmp_path / "observations.json", N)
+    made_scores = px.langfuse_labels(tmp_path / "scores.jsonl", N)
+    assert (examples / "langfuse-observations.json").read_text() == made_runs.read_text()
+    assert (examples / "langfuse-scores.jsonl").read_text() == made_scores.read_text()
+
+
+def test_a_test_label_of_one_of_the_rubric_s_examples_is_spent(tmp_path: Path) -> None:
+    world = World(tmp_path, "mlflow", 2)
+    examples = "examples:\n" + "".join(
+        f"  - {{input: {px.question(i)!r}, output: {px.answer(i)!r}, label: "
+        f"{'pass' if px.correct(i) else 'fail'}}}\n"
+        for i in range(2)
+    )
+    world.rubric.write_text(world.rubric.read_text() + examples)
+    assert world.import_labels()[0] == 0
+    split = read_split_file(world.split)
+    tests = [run for run, line in split.assignments.items() if line.side == "test"]
+    assert tests and split.spent == {run: EXAMPLE_SPENT for run in tests}
