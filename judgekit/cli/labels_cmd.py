@@ -13,7 +13,7 @@ from rich.table import Table
 
 from judgekit._util.number_format import statistic
 from judgekit._util.terminal_text import visible, visible_text
-from judgekit.cli.labels_import_cmd import labels_import_command
+from judgekit.cli.labels_import import labels_import_command
 from judgekit.cli.options import json_option, labels_dir_option, suites_option
 from judgekit.formats.rubric_file import load_rubric
 
