@@ -55,12 +55,13 @@ class World:
         self.split = root / "labels" / "correct.split.jsonl"
 
     def import_labels(
-        self, *extra: str | Path, files: tuple[Path, ...] = ()
+        self, *extra: str | Path, files: tuple[Path, ...] = (), runs_files: tuple[Path, ...] = ()
     ) -> tuple[int, str, str]:
         maps = [arg for value in MAPS[self.platform] for arg in ("--map", value)]
         return invoke(
             *("labels", "import", self.platform, *(files or (self.labels_export,))),
-            *("--rubric", self.rubric, "--runs", self.runs, "--labels-dir", self.root / "labels"),
+            *("--rubric", self.rubric, "--labels-dir", self.root / "labels"),
+            *(arg for runs in runs_files or (self.runs,) for arg in ("--runs", runs)),
             *maps,
             *extra,
         )

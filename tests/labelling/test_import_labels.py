@@ -18,7 +18,7 @@ from judgekit.formats.split_file import read_split_file
 from judgekit.labelling.plan import items_for
 from tests.conftest import REPO
 from tests.labelling import platform_exports as px
-from tests.labelling.import_world import World
+from tests.labelling.import_world import World, invoke
 
 N = 6
 LABELLERS = {
@@ -201,3 +201,32 @@ def test_a_test_label_of_one_of_the_rubric_s_examples_is_spent(tmp_path: Path) -
     split = read_split_file(world.split)
     tests = [run for run, line in split.assignments.items() if line.side == "test"]
     assert tests and split.spent == {run: EXAMPLE_SPENT for run in tests}
+
+
+def test_labels_of_a_thread_s_traces_label_its_conversation_run(tmp_path: Path) -> None:
+    """With --group-by thread, a run is a conversation of traces: a person's feedback on any
+    of them labels it, and of one person's two, the later stands."""
+    world = World(tmp_path, "langsmith", 3)
+    runs = [json.loads(line) for line in world.export.read_text().splitlines()]
+    for run in runs[:2]:
+        run["extra"] = {"metadata": {"thread_id": "thread-1"}}
+    world.export.write_text("".join(json.dumps(run) + "\n" for run in runs))
+    grouped = tmp_path / "threads.jsonl"
+    code, _, err = invoke(
+        "import", "langsmith", world.export, "--group-by", "thread", "-o", grouped
+    )
+    assert code == 0, err
+    assert sorted(run.run_id for run in load_runs(grouped)) == [
+        str(px.langsmith_trace_id(2)),
+        "thread-1",
+    ]
+    code, out, _ = world.import_labels(runs_files=(grouped,))
+    assert code == 0
+    assert [(line["run_id"], line["label"], line["at"]) for line in world.label_lines()] == [
+        ("thread-1", "pass", "2026-03-01T09:01:00Z"),
+        (str(px.langsmith_trace_id(2)), "fail", "2026-03-01T09:02:00Z"),
+    ]
+    assert out.splitlines()[2] == (
+        "  1 left out: a later label of the same run by the same labeller in these files "
+        f"replaces it (first: {world.labels_export}:1 score)"
+    )
