@@ -61,6 +61,13 @@ def labels_group(
       judgekit labels --rubric goal_completion --runs runs.jsonl
     """
     if ctx.invoked_subcommand is not None:
+        given = [p.opts[0] for p in ctx.command.params if _given(ctx, p.name)]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before `{ctx.invoked_subcommand}` belongs to the summary; "
+                f"give the options of `judgekit labels {ctx.invoked_subcommand}` after it",
+                ctx,
+            )
         return
     if rubric_ref is None:
         raise click.UsageError("Missing option '--rubric'.", ctx)
@@ -80,6 +87,11 @@ def labels_group(
 
 
 labels_group.add_command(labels_import_command)
+
+
+def _given(ctx: click.Context, name: str | None) -> bool:
+    source = ctx.get_parameter_source(name) if name is not None else None
+    return source is click.core.ParameterSource.COMMANDLINE
 
 
 def _print_summary(summary: LabelSummary, console: Console) -> None:

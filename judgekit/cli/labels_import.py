@@ -112,4 +112,4 @@ def _print_summary(platform: str, plan: LabelImport, path: Path, sides: dict[str
 
 def _place(where: Location) -> str:
     at = str(where.path) if where.line is None else f"{where.path}:{where.line}"
-    return f"{at} {where.field}" if where.field else at
+    return f"{at}: {where.field}" if where.field else at

@@ -87,7 +87,7 @@ def test_importing_again_adds_nothing_and_a_changed_score_supersedes(tmp_path: P
     assert out.splitlines()[1:] == [
         f"imported: 1 new into {world.labels} (dev 1, test 0); {N - 1} already there; 1 left out",
         "  1 left out: a later label of the same run by the same labeller in these files "
-        f"replaces it (first: {world.labels_export}:8 stringValue)",
+        f"replaces it (first: {world.labels_export}:8: stringValue)",
     ]
     last = world.label_lines()[-1]
     assert (last["label"], last["note"], last["at"]) == (
@@ -105,7 +105,7 @@ def test_importing_again_adds_nothing_and_a_changed_score_supersedes(tmp_path: P
     assert out.splitlines()[1:] == [
         f"imported: 0 new into {world.labels} (dev 0, test 0); {N - 1} already there; 1 left out",
         "  1 left out: the labels file holds a newer label of the run by the same labeller "
-        f"(first: {world.labels_export}:8 stringValue)",
+        f"(first: {world.labels_export}:8: stringValue)",
     ]
 
 
@@ -123,11 +123,11 @@ def test_what_cannot_count_is_counted_with_its_reason(tmp_path: Path) -> None:
     assert out.splitlines() == [
         f"langfuse: {2 * N + 3} read, {N + 3} by a person, {N + 3} named 'correctness'",
         f"imported: {N - 1} new into {world.labels} (dev 3, test 2); 0 already there; 4 left out",
-        f"  1 left out: its annotation-queue item is PENDING, not COMPLETED (first: {path}:14 stringValue)",
-        f"  1 left out: its trace, span or session is no run of the runs files (first: {path}:20 stringValue)",
+        f"  1 left out: its annotation-queue item is PENDING, not COMPLETED (first: {path}:14: stringValue)",
+        f"  1 left out: its trace, span or session is no run of the runs files (first: {path}:20: stringValue)",
         "  1 left out: a score of an observation: one step of a trace, not the whole trace "
-        f"(first: {path}:21 stringValue)",
-        f"  1 left out: it names no labeller (first: {path}:22 stringValue)",
+        f"(first: {path}:21: stringValue)",
+        f"  1 left out: it names no labeller (first: {path}:22: stringValue)",
     ]
     assert px.langfuse_trace_id(4) not in {line["run_id"] for line in world.label_lines()}
 
@@ -172,11 +172,11 @@ def test_feedback_on_a_child_run_and_mlflow_s_non_labels_are_left_out(tmp_path: 
     assert (code, err) == (0, "")
     assert out.splitlines()[1:] == [
         f"imported: 3 new into {world.labels} (dev 1, test 2); 0 already there; 3 left out",
-        f"  1 left out: an expectation, not a judgement of the run (first: {path}:4 info.assessments[0].expectation)",
+        f"  1 left out: an expectation, not a judgement of the run (first: {path}:4: info.assessments[0].expectation)",
         "  1 left out: an assessment of a span: one step of a trace, not the whole trace "
-        f"(first: {path}:4 info.assessments[1].feedback.value)",
+        f"(first: {path}:4: info.assessments[1].feedback.value)",
         "  1 left out: overridden by a later assessment (valid: false) "
-        f"(first: {path}:4 info.assessments[2].valid)",
+        f"(first: {path}:4: info.assessments[2].valid)",
     ]
     assert json.loads(path.read_text().splitlines()[3])["info"]["assessments"][2]["valid"] is False
 
@@ -228,5 +228,20 @@ def test_labels_of_a_thread_s_traces_label_its_conversation_run(tmp_path: Path) 
     ]
     assert out.splitlines()[2] == (
         "  1 left out: a later label of the same run by the same labeller in these files "
-        f"replaces it (first: {world.labels_export}:1 score)"
+        f"replaces it (first: {world.labels_export}:1: score)"
+    )
+
+
+def test_the_summary_s_options_are_its_own(tmp_path: Path) -> None:
+    world = World(tmp_path, "mlflow", 1)
+    assert invoke("labels") == (
+        2,
+        "",
+        "judgekit: error: Missing option '--rubric'. (see judgekit labels --help)\n",
+    )
+    code, _, err = invoke("labels", "--rubric", world.rubric, "import", "mlflow", world.runs)
+    assert (code, err) == (
+        2,
+        "judgekit: error: --rubric before `import` belongs to the summary; give the options of "
+        "`judgekit labels import` after it (see judgekit labels --help)\n",
     )
