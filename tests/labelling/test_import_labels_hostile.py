@@ -133,3 +133,14 @@ def test_a_lost_split_stops_the_import_before_anything_is_written(tmp_path: Path
         "1 labels were written by `judgekit label`"
     )
     assert world.labels.read_text() == json.dumps(terminal) + "\n"
+
+
+def test_an_id_of_the_wrong_type(tmp_path: Path) -> None:
+    world = World(tmp_path, "langfuse", 2)
+    score = json.loads(px.langfuse_score(0).json())
+    score["traceId"] = 7
+    world.labels_export.write_text(json.dumps({"data": [score], "meta": {}}) + "\n")
+    assert _refused(world) == (
+        f"judgekit: error: {world.labels_export}:1: data[0].traceId: expected a string, got the "
+        "number 7\n"
+    )

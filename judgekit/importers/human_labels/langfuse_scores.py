@@ -124,20 +124,14 @@ def _label(record: Record, export: _Export) -> PlatformLabel:
 
 
 def _targets(data: dict[str, Any], where: Location) -> tuple[tuple[Target, ...], str | None]:
-    ids = {
-        key: aliased(data, camel, snake)
-        for key, camel, snake in (
-            ("trace", "traceId", "trace_id"),
-            ("session", "sessionId", "session_id"),
-            ("observation", "observationId", "observation_id"),
-            ("dataset run", "datasetRunId", "dataset_run_id"),
-        )
-    }
-    for key, value in ids.items():
-        if value is not None and not isinstance(value, str):
-            raise where.key(f"{key.replace(' ', '_')}_id").error(
-                f"expected a string, got {describe_json(value)}"
-            )
+    ids: dict[str, str | None] = {}
+    for key, camel, snake in (
+        ("trace", "traceId", "trace_id"),
+        ("session", "sessionId", "session_id"),
+        ("observation", "observationId", "observation_id"),
+        ("dataset run", "datasetRunId", "dataset_run_id"),
+    ):
+        ids[key] = optional_string(data, camel if camel in data else snake, where)
     if ids["observation"] is not None:
         return (), "a score of an observation: one step of a trace, not the whole trace"
     targets: list[Target] = []
