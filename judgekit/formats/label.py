@@ -82,7 +82,9 @@ class Label(BaseModel):
     at: datetime
     note: str | None = None
     item_hash: str | None = Field(
-        default=None, description="sha256 of the text the labeler saw; absent for imported labels"
+        default=None,
+        description="sha256 of the text the labeler saw (an imported label's: of the run's "
+        "text as the labeller shows it)",
     )
     revealed: bool | None = Field(
         default=None,

@@ -2,7 +2,9 @@
 
 A trace is one run, unless it holds several top-level agent spans (one process running
 many agents in one trace): then each agent span and the spans below it is a run. The
-format-specific importer reads each span into a :class:`SpanRun`.
+format-specific importer reads each span into a :class:`SpanRun`. A run's metadata keeps
+its ``trace_id`` and its root span's ``root_span_id`` (a session's run: ``trace_ids`` and
+``root_span_ids``), which labels of the trace on its platform are joined by.
 """
 
 from __future__ import annotations
@@ -147,11 +149,19 @@ def by_session(
             runs.extend(built)
             continue
         trace_ids = list(dict.fromkeys(trace[0].trace_id for trace in group))
+        roots = [span_id for trace in group for span_id in _root_span_ids(trace)]
         for run in built:
             metadata = {**run.metadata, "session_id": session, "trace_ids": trace_ids}
+            metadata["root_span_ids"] = roots
             metadata.pop("trace_id", None)
+            metadata.pop("root_span_id", None)
             runs.append(run.model_copy(update={"run_id": session, "metadata": metadata}))
     return runs
+
+
+def _root_span_ids(trace: list[Span]) -> list[str]:
+    ids = {span.span_id for span in trace}
+    return [span.span_id for span in trace if span.parent_id not in ids]
 
 
 def _run(
@@ -171,7 +181,8 @@ def _run(
         carried["duration_s"] = (max(span.end_ns for span in timed) - first) / NS_PER_S
     if root.error is not None:
         carried["stop_reason"] = "error"
-    metadata: dict[str, Any] = {"trace_id": root.trace_id}
+    # The root span's id joins what a platform says of it (a Phoenix span annotation).
+    metadata: dict[str, Any] = {"trace_id": root.trace_id, "root_span_id": root.span_id}
     conversation = Conversation(root.where, index, [], root.where, carried, metadata)
     run = SpanRun(RunDraft(conversation), root=root)
     for span in spans:
