@@ -157,19 +157,18 @@ def source_command(importer: Importer) -> click.Command:
 
 
 def group_by_option(groups: tuple[str, ...]) -> click.Option:
-    """``--group-by``: one run per trace (the default) or per session of traces; ``thread``
-    is taken as ``session`` (its older name)."""
-    named = ["session" if group == "thread" else group for group in groups]
+    """``--group-by``: one run per trace (the default) or per session of traces; ``thread``,
+    its older name, is taken for ``session``."""
+    named = list(dict.fromkeys("session" if group == "thread" else group for group in groups))
     return click.Option(
         ["--group-by"],
-        type=click.Choice(["trace", *dict.fromkeys([*named, "thread"])]),
-        metavar="[" + "|".join(["trace", *dict.fromkeys(named)]) + "]",
+        type=click.Choice(["trace", *named, "thread"]),
+        metavar=f"[{'|'.join(['trace', *named])}]",
         default="trace",
         show_default=True,
         callback=lambda ctx, param, value: "session" if value == "thread" else value,
-        help="One run per trace, or per session: the traces of one conversation (the "
-        "session, thread or conversation id they carry) as one run, its id the session's, "
-        "every turn's messages kept in order (for rubrics' {conversation}).",
+        help="One run per trace, or per session: the traces of one conversation (its session, "
+        "thread or conversation id) as one run, its id the session's, every turn kept in order.",
     )
 
 

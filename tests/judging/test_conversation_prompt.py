@@ -125,3 +125,12 @@ def test_the_version_and_the_cache_key_follow_the_template() -> None:
     )
     # Rubrics without {conversation} keep their system message, and so their cache keys.
     assert "A conversation is one JSON object" not in system_message(with_transcript)
+
+
+def test_the_verbosity_probe_pads_the_answer_the_conversation_shows() -> None:
+    from judgekit.probes.perturb import FILLER, padded_run
+
+    padded = padded_run(support_run(), conversation_rubric())
+    last = '{"assistant": "Cancelled order 7.\\n\\n' + f'{FILLER[0]}"}}'
+    assert judge_conversation(padded).splitlines()[-1] == last
+    assert padded.final_answer == padded.messages[-1].content
