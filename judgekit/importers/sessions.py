@@ -67,7 +67,7 @@ def join_session(session: str, runs: list[Run], id_key: str) -> Run:
         "run_id": session,
         "input": first.input,
         "tool_calls": calls,
-        "final_answer": next((r.final_answer for r in reversed(runs) if r.final_answer), None),
+        "final_answer": last.final_answer,  # the conversation's last word, or none
         "messages_to_user": [m.content for m in messages if m.role == "assistant"],
         "messages": messages,
         "turns": _total(run.turns for run in runs),
