@@ -238,3 +238,5 @@ def test_a_conversation_rubric_is_calibrated_and_promoted_on_grouped_traces(
     record = json.loads(Path("rubrics/followed_through.promotion.json").read_text())
     assert record["n"] == len(test)
     assert record["kappa"] == pytest.approx(_kappa(human, verdicts, test), abs=1e-9)
+    assert (round(report["kappa"], 4), record["kappa"]) == (0.7273, 0.7)  # the split is seeded
+    assert "promoted on 15 fresh test labels, kappa 0.700 [0.315, 1.000]" in promoted.output
