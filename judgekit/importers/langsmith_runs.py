@@ -306,10 +306,10 @@ IMPORTER = Importer(
     read=import_langsmith,
     details="LangSmith runs as JSON or JSONL, as the client's list_runs returns them: each "
     "trace is one run (with --group-by session, the traces of one thread_id, session_id or "
-    "conversation_id in the root's metadata, each turn's messages kept in order), its id the trace id, its task the root's "
-    "reference_example_id (else --task-id, else the file name); tool runs in start order "
-    "are the tool calls (inputs, outputs, a LangChain ToolMessage's content, error); llm "
-    "runs are the turns, their tokens and costs summed; the final answer is the root's "
-    "output, a graph state's last AI message.",
+    "conversation_id in the root's metadata, each turn's messages kept in order), its id "
+    "the trace id, its task the root's reference_example_id (else --task-id, else the file "
+    "name); tool runs in start order are the tool calls (inputs, outputs, a LangChain "
+    "ToolMessage's content, error); llm runs are the turns, their tokens and costs summed; "
+    "the final answer is the root's output, a graph state's last AI message.",
     groups=("session",),
 )

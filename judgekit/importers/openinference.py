@@ -1,12 +1,12 @@
 """Runs from OpenInference spans (Arize Phoenix and the OpenInference instrumentations).
 
 Each trace is a run (see :mod:`judgekit.importers.span_runs`; several ``AGENT`` spans at
-its root, several runs), by the span kind in ``openinference.span.kind``; grouped by session,
-the traces of one ``session.id`` are one run, every turn's messages kept. ``TOOL`` spans are its tool calls:
-``tool.name``, the arguments from ``input.value`` (JSON) or, when it holds none, from the
-call the model asked for (LangChain writes a one-argument tool's input as the bare value),
-the result from ``output.value`` (a LangChain ToolMessage's ``content``, its status
-``error`` the call's error), the call id from ``tool_call.id`` (or ``tool.id``, or the
+its root, several runs), by the span kind in ``openinference.span.kind``; grouped by
+session, the traces of one ``session.id`` are one run, every turn's messages kept.
+``TOOL`` spans are its tool calls: ``tool.name``, the arguments from ``input.value``
+(JSON) or, when it holds none, from the call the model asked for (LangChain writes a
+one-argument tool's input as the bare value), the result from ``output.value`` (a
+LangChain ToolMessage's ``content``, its status ``error`` the call's error), the call id from ``tool_call.id`` (or ``tool.id``, or the
 ToolMessage's ``tool_call_id``), an error status as the error. ``LLM`` spans are its
 turns: ``llm.token_count.prompt`` / ``completion`` as usage, ``llm.cost.total`` summed as
 the cost, ``llm.input_messages.N.message.*`` for the input (the first user message, unless

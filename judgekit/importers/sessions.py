@@ -45,8 +45,12 @@ def join_session(session: str, runs: list[Run], id_key: str) -> Run:
     >>> second = Run(run_id="t2", input="Yes", final_answer="Cancelled.",
     ...              tool_calls=[ToolCall(name="cancel", args={"id": 7})])
     >>> run = join_session("s", [first, second], "session_id")
-    >>> run.run_id, [(m.role, m.content, m.after_tool_calls) for m in run.messages]
-    ('s', [('user', 'Cancel order 7?', 0), ('assistant', 'Cancel it?', 0), ('user', 'Yes', 0), ('assistant', 'Cancelled.', 1)])
+    >>> for message in run.messages:
+    ...     print(message.role, message.content, message.after_tool_calls)
+    user Cancel order 7? 0
+    assistant Cancel it? 0
+    user Yes 0
+    assistant Cancelled. 1
     """
     messages: list[Message] = []
     calls: list[ToolCall] = []

@@ -18,8 +18,9 @@ that looks like the grader's instructions, nor hide text the judge reads but a p
 not; the system message tells the judge so.
 
 A transcript, a list of tool calls or a conversation is rendered one JSON object per line
-(:mod:`judgekit.formats.transcript`, :mod:`judgekit.formats.conversation`), so nothing an agent wrote (a newline and ``Tool call
-2: …`` inside an answer or a tool result) can forge a line of the structure around it. Each
+(:mod:`judgekit.formats.transcript`, :mod:`judgekit.formats.conversation`), so nothing an
+agent wrote (a newline and ``Tool call 2: …`` inside an answer or a tool result) can forge
+a line of the structure around it. Each
 filled value is capped at the rubric's ``max_chars`` (default :data:`MAX_CHARS`): the
 middle of a longer text is cut, saying how much, so a 50 MB answer costs what 32,000
 characters cost.

@@ -29,7 +29,7 @@ from sklearn.metrics import cohen_kappa_score
 from judgekit.cli import main
 from judgekit.formats.label import Label, item_hash, item_text
 from judgekit.formats.rubric_file import load_rubric
-from judgekit.formats.run import load_runs
+from judgekit.formats.run import Run, load_runs
 from judgekit.judging.dry_run import token_counter
 from judgekit.judging.prompts import render_judge_prompt
 from judgekit.labelling.labels_file import LabelWriter
@@ -165,11 +165,11 @@ def _kappa(human: dict[str, str], judged: dict[str, str], runs: list[str]) -> fl
     return float(cohen_kappa_score([human[r] for r in runs], [judged[r] for r in runs]))
 
 
-def test_a_conversation_rubric_is_calibrated_and_promoted_on_grouped_traces(
-    export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+RUBRIC_PATH = "rubrics/followed_through.yaml"
+
+
+def _imported(export: Path) -> dict[str, Run]:
+    """The export imported by session: each thread one run of both its turns."""
     imported = invoke("import", "langsmith", export, "-o", "runs.jsonl", "--group-by", "session")
     assert imported.exit_code == 0, imported.output
     assert imported.output.startswith("imported 30 runs with 50 tool calls (0 tool errors, ")
@@ -179,50 +179,77 @@ def test_a_conversation_rubric_is_calibrated_and_promoted_on_grouped_traces(
         run = runs[f"order-{order}"]
         assert len(run.metadata["trace_ids"]) == 2
         cancelled = order not in FORGETS
+        last = f"Done: order {order} is cancelled." if cancelled else "Which order do you mean?"
         assert [(m.role, m.content, m.after_tool_calls) for m in run.messages] == [
             ("user", f"Please cancel order {order}.", 0),
             ("assistant", f"Order {order} is a lamp, not shipped yet. Shall I cancel it?", 1),
             ("user", "Yes", 1),
-            ("assistant", "Done: order 1001 is cancelled.".replace("1001", str(order))
-             if cancelled else "Which order do you mean?", 2 if cancelled else 1),
-        ]  # fmt: skip
+            ("assistant", last, 2 if cancelled else 1),
+        ]
         assert [c.name for c in run.tool_calls] == ["lookup_order"] + ["cancel_order"] * cancelled
+    return runs
 
-    Path("rubrics").mkdir()
-    Path("rubrics/followed_through.yaml").write_text(RUBRIC)
-    rubric = load_rubric("rubrics/followed_through.yaml")
-    planned = invoke("judge", "runs.jsonl", "--rubric", "rubrics/followed_through.yaml",
-                     "--dry-run", "--json")  # fmt: skip
+
+def _dry_run_counts_the_filled_prompts(runs: dict[str, Run]) -> None:
+    planned = invoke("judge", "runs.jsonl", "--rubric", RUBRIC_PATH, "--dry-run", "--json")
     assert planned.exit_code == 0, planned.output
     plan = json.loads(planned.stdout)
+    rubric = load_rubric(RUBRIC_PATH)
     counter = token_counter("openai/gpt-4o-mini")
     prompts = [render_judge_prompt(rubric, run) for run in runs.values()]
     assert plan["input_tokens"] == sum(counter.prompt_tokens(p) for p in prompts)
     assert plan["first_prompt"][1]["content"] == prompts[0][1].content
     assert '{"user": "Yes"}' in plan["first_prompt"][1]["content"]
 
+
+def _judged() -> dict[str, str]:
     with FakeLLMServer(reply=judge_reply) as server:
-        judged = invoke("judge", "runs.jsonl", "--rubric", "rubrics/followed_through.yaml",
-                        "--base-url", server.openai_base_url, "--out", "out", "--no-store")  # fmt: skip
+        url = server.openai_base_url
+        judged = invoke(
+            "judge", "runs.jsonl", "--rubric", RUBRIC_PATH, "--base-url", url, "--out", "out",
+            "--no-store",
+        )  # fmt: skip
         assert judged.exit_code == 0, judged.output
         assert server.calls == 30
-    verdicts = {
-        v["run_id"]: v["score"]
-        for v in map(json.loads, Path("out/verdicts.jsonl").read_text().splitlines())
-    }
-    human = {f"order-{o}": "fail" if o in FORGETS else "pass" for o in ORDERS}
-    wrong = {r for r in human if verdicts[r] != human[r]}
-    assert wrong == {f"order-{o}" for o in JUDGE_ERRS}
+    lines = Path("out/verdicts.jsonl").read_text().splitlines()
+    return {v["run_id"]: v["score"] for v in map(json.loads, lines)}
 
+
+def _label(runs: dict[str, Run], human: dict[str, str]) -> None:
+    """Ana's labels, each of the conversation text she read."""
+    at = datetime(2026, 12, 1, tzinfo=UTC)
     with LabelWriter("labels/followed_through.jsonl") as writer:
         writer.append_many(
-            Label(run_id=run_id, rubric_id="followed_through", label=label, labeler="ana",
-                  at=datetime(2026, 12, 1, tzinfo=UTC), item_hash=item_hash(item_text(runs[run_id])))
+            Label(
+                run_id=run_id,
+                rubric_id="followed_through",
+                label=label,
+                labeler="ana",
+                at=at,
+                item_hash=item_hash(item_text(runs[run_id])),
+            )
             for run_id, label in human.items()
-        )  # fmt: skip
+        )
 
-    calibrated = invoke("calibrate", "--rubric", "rubrics/followed_through.yaml",
-                        "--verdicts", "out/verdicts.jsonl", "--no-store", "--json")  # fmt: skip
+
+def test_a_conversation_rubric_is_calibrated_and_promoted_on_grouped_traces(
+    export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    runs = _imported(export)
+    Path("rubrics").mkdir()
+    Path(RUBRIC_PATH).write_text(RUBRIC)
+    _dry_run_counts_the_filled_prompts(runs)
+    verdicts = _judged()
+    human = {f"order-{o}": "fail" if o in FORGETS else "pass" for o in ORDERS}
+    assert {r for r in human if verdicts[r] != human[r]} == {f"order-{o}" for o in JUDGE_ERRS}
+    _label(runs, human)
+
+    verdicts_file = "out/verdicts.jsonl"
+    calibrated = invoke(
+        "calibrate", "--rubric", RUBRIC_PATH, "--verdicts", verdicts_file, "--no-store", "--json"
+    )
     assert calibrated.exit_code == 0, calibrated.output
     report = json.loads(calibrated.stdout)
     sides = _sides()
@@ -232,8 +259,7 @@ def test_a_conversation_rubric_is_calibrated_and_promoted_on_grouped_traces(
     assert report["n"] == len(dev)
     assert report["kappa"] == pytest.approx(_kappa(human, verdicts, dev), abs=1e-9)
 
-    promoted = invoke("promote", "--rubric", "rubrics/followed_through.yaml",
-                      "--verdicts", "out/verdicts.jsonl", "--no-store")  # fmt: skip
+    promoted = invoke("promote", "--rubric", RUBRIC_PATH, "--verdicts", verdicts_file, "--no-store")
     assert promoted.exit_code == 0, promoted.output
     record = json.loads(Path("rubrics/followed_through.promotion.json").read_text())
     assert record["n"] == len(test)
