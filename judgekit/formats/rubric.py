@@ -59,7 +59,9 @@ __all__ = [
     "scale_values",
 ]
 
-RUN_PLACEHOLDERS = ("input", "final_answer", "transcript", "tool_calls", "reference")
+RUN_PLACEHOLDERS = (
+    "input", "final_answer", "transcript", "tool_calls", "conversation", "reference",
+)  # fmt: skip
 PAIRWISE_PLACEHOLDERS = ("input", "answer_a", "answer_b", "reference")
 
 
@@ -177,7 +179,7 @@ class Rubric(BaseModel):
     id: str = Field(min_length=1)
     description: str | None = None
     scale: Scale
-    applies_to: Literal["final_answer", "transcript", "tool_calls"] = "final_answer"
+    applies_to: Literal["final_answer", "transcript", "tool_calls", "conversation"] = "final_answer"
     prompt: str = Field(min_length=1)
     examples: list[RubricExample] = Field(default_factory=list)
     judge: JudgeSettings
@@ -223,9 +225,10 @@ class Rubric(BaseModel):
             return
         # A prompt that never shows what the rubric judges makes the judge guess.
         shows = {
-            "final_answer": ("final_answer", "transcript"),
+            "final_answer": ("final_answer", "transcript", "conversation"),
             "tool_calls": ("tool_calls", "transcript"),
             "transcript": ("transcript",),
+            "conversation": ("conversation",),
         }[self.applies_to]
         if not used.intersection(shows):
             raise RubricSpecError(

@@ -22,7 +22,7 @@ BASE = (
 PAIRWISE = BASE.replace("scale: binary", "scale: pairwise").replace(
     "{final_answer}", "{answer_a} {answer_b}"
 )
-RUN_NAMES = "{input}, {final_answer}, {transcript}, {tool_calls}, {reference}"
+RUN_NAMES = "{input}, {final_answer}, {transcript}, {tool_calls}, {conversation}, {reference}"
 PAIR_NAMES = "{input}, {answer_a}, {answer_b}, {reference}"
 
 
@@ -122,7 +122,7 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         (
             BASE.replace("{final_answer}", "(none)"),
             "{path}:3: prompt: the rubric applies to the final_answer but the prompt never shows "
-            "it; add {final_answer} or {transcript}",
+            "it; add {final_answer} or {transcript} or {conversation}",
         ),
         (
             BASE + "applies_to: tool_calls\n",
@@ -235,8 +235,8 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         ),
         (
             BASE + "applies_to: answer\n",
-            "{path}:7: applies_to: Input should be 'final_answer', 'transcript' or "
-            "'tool_calls' (got 'answer')",
+            "{path}:7: applies_to: Input should be 'final_answer', 'transcript', "
+            "'tool_calls' or 'conversation' (got 'answer')",
         ),
         (
             BASE + "examples:\n  - input: hi\n    output: hello\n    label: maybe\n",
