@@ -82,13 +82,13 @@ class ConfidenceCalibration:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "n": self.n,
+            "n_compared": self.n,
             "n_with_confidence": self.n_with_confidence,
             "n_bins": self.n_bins,
             "confidence": self.confidence,
             "n_resamples": self.n_resamples,
             "seed": self.seed,
-            **self.overall.as_dict(),
+            **self.overall.as_dict(),  # its n: the verdicts with a confidence
             "by_score": {score: f.as_dict() for score, f in self.by_score.items()},
         }
 
