@@ -64,7 +64,7 @@ def plot_reliability(errors: CalibrationErrors, *, title: str) -> bytes:
             ha="center",
             fontsize=8,
         )
-    ax.set_xlim(0, 1)
+    ax.set_xlim(0, 1.02)  # a point at confidence 1 shows whole
     ax.set_ylim(0, 1.08)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
