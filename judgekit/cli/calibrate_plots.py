@@ -103,8 +103,7 @@ def record_and_plot(report: CalibrationReport, *, record: bool, plot_path: Path 
         if plot_path is not None:
             from judgekit.monitoring.plots import plot_confusion  # matplotlib: only now
 
-            title = f"{report.rubric_id} ({report.model}): {report.n} runs"
-            png = plot_confusion(report.confusion, title=title)
+            png = plot_confusion(report.confusion, title=_title(report))
             # Opened before the store records: a plot that cannot be written stops the
             # command with nothing recorded; one that can appears once the store has it.
             outputs.enter_context(parent_folder_lock(plot_path))

@@ -10,21 +10,18 @@ give the same bytes.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from matplotlib.ticker import PercentFormatter
 
 from judgekit._util.number_format import bracketed_interval, statistic
 from judgekit.calibration.confidence_calibration import NO_CONFIDENCE, ConfidenceCalibration
 from judgekit.errors import CalibrationError
-from judgekit.monitoring.plots import ALERT_COLOR, SERIES_COLOR, _figure, _png, write_png
+from judgekit.monitoring.plots import ALERT_COLOR, SERIES_COLOR, _figure, _png
 from judgekit.stats.reliability import CalibrationErrors
 
 __all__ = [
     "RELIABILITY_SIZE_PX",
     "draw_reliability",
     "plot_reliability",
-    "write_reliability_plot",
 ]
 
 RELIABILITY_SIZE_PX = (700, 500)
@@ -87,10 +84,3 @@ def draw_reliability(figures: ConfidenceCalibration | None, *, title: str) -> by
     if errors is None:
         raise CalibrationError(f"no reliability diagram to draw: {NO_CONFIDENCE}")
     return plot_reliability(errors, title=title)
-
-
-def write_reliability_plot(
-    figures: ConfidenceCalibration | None, path: Path, *, title: str
-) -> None:
-    """Draw the diagram and write it atomically (see :func:`draw_reliability`)."""
-    write_png(path, draw_reliability(figures, title=title))
