@@ -148,6 +148,17 @@ class PromotionPolicy(BaseModel):
     min_kappa: float = Field(default=0.6, ge=-1, le=1, allow_inf_nan=False)
     confidence: float = Field(default=0.95, gt=0, lt=1, allow_inf_nan=False)
     max_flip_rate: FlipRateBars | None = None  # bias probes; none by default
+    max_ece: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description=(
+            "The most the upper bound of the expected calibration error's bootstrap interval "
+            "may be on the held-out labels (the judge's confidence against whether it agreed); "
+            "none by default."
+        ),
+    )
     test_share: float = Field(
         default=0.5,
         gt=0,

@@ -209,7 +209,7 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         (
             BASE + "promotion: {min_label: 5}\n",
             "{path}:7: promotion.min_label: unknown field; valid fields are min_labels, "
-            "min_per_class, min_kappa, confidence, max_flip_rate, test_share, selective",
+            "min_per_class, min_kappa, confidence, max_flip_rate, max_ece, test_share, selective",
         ),
         (
             BASE + "examples:\n  - input: hi\n    outptu: hello\n    label: pass\n",
