@@ -24,7 +24,7 @@ def parse_mapping(entries: Sequence[str], rubric: Rubric) -> dict[str, Score]:
     entry without ``=``, a score off the scale, or a value mapped twice to different scores).
 
     >>> from judgekit.formats.rubric import Rubric
-    >>> rubric = Rubric(id="ok", scale="binary", prompt="{final_answer}", judge={"model": "m"})
+    >>> rubric = Rubric(id="ok", scale="binary", prompt="{final_answer}", judge={"model": "openai/m"})
     >>> parse_mapping(["correct=pass", "1=PASS", "x=y=fail"], rubric)
     {'correct': 'pass', '1': 'pass', 'x=y': 'fail'}
     """
