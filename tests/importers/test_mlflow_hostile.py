@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from judgekit.cli.main import main
 
-JSONL = Path(__file__).parent / "data" / "mlflow_traces.jsonl"
+JSONL = Path(__file__).resolve().parents[2] / "examples" / "traces" / "mlflow_traces.jsonl"
 Traces = list[Any]
 
 

@@ -1,5 +1,5 @@
 """`judgekit import mlflow` on the traces MLflow's tracing SDK wrote of a tool-calling agent
-over the openai SDK against the fake server (``data/record_mlflow.py``, mlflow-tracing
+over the openai SDK against the fake server (``examples/traces/record_mlflow.py``, mlflow-tracing
 3.17.2): the runs hold exactly what the traces say, as MLflow's own classes read them."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from judgekit.cli.main import main
 from judgekit.formats.run import Run, load_runs
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "examples" / "traces"
 JSONL = DATA / "mlflow_traces.jsonl"
 LISTED = DATA / "mlflow_traces.json"
 QUESTIONS = [

@@ -2,7 +2,7 @@
 of a tool-calling agent over the real ``openai`` SDK, run against the fake server.
 
 Run from the repository root (recorded with mlflow-tracing 3.17.2 and openai 3.57.0):
-``python tests/importers/data/record_mlflow.py``. ``mlflow.openai.autolog()`` traces each
+``python examples/traces/record_mlflow.py``. ``mlflow.openai.autolog()`` traces each
 chat completion (a CHAT_MODEL span with the messages, the tools and the token usage); the
 agent loop is an AGENT span, each tool a TOOL span (``@mlflow.trace``); the session and the
 user go into the trace's metadata with ``mlflow.update_current_trace``. Three conversations
