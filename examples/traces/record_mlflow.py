@@ -1,13 +1,16 @@
-"""Record ``mlflow_traces.jsonl`` and ``mlflow_traces.json``: what MLflow's tracing SDK makes
-of a tool-calling agent over the real ``openai`` SDK, run against the fake server.
+"""Record ``mlflow_traces.jsonl``, ``mlflow_traces.json`` and ``mlflow_anthropic.json``: what
+MLflow's tracing SDK makes of a tool-calling agent over the real ``openai`` SDK, and over the
+real ``anthropic`` SDK, run against the fake server.
 
-Run from the repository root (recorded with mlflow-tracing 3.17.2 and openai 3.57.0):
+Run from the repository root (recorded with mlflow-tracing 3.17.2, openai 3.57.0 and anthropic 2.16.0):
 ``python examples/traces/record_mlflow.py``. ``mlflow.openai.autolog()`` traces each
 chat completion (a CHAT_MODEL span with the messages, the tools and the token usage); the
 agent loop is an AGENT span, each tool a TOOL span (``@mlflow.trace``); the session and the
 user go into the trace's metadata with ``mlflow.update_current_trace``. Three conversations
 on two sessions: Denver's weather; Atlantis (the tool raises) then 2 + 3; then the first
 session goes on with Boston's weather and a flight the tool refuses with an "Error: " text.
+``mlflow.anthropic.autolog()`` then traces the agent over Claude's Messages API, asking for
+Denver's weather (``mlflow_anthropic.json``: that one trace, pretty-printed).
 
 No tracking server is needed: MLflow's own span processor builds each trace in its
 in-memory trace manager, and the exporter here takes the finished ``Trace`` from it (as
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import mlflow
 import openai
 from mlflow.entities import SpanType, Trace
@@ -102,6 +106,7 @@ def book_flight(city: str) -> str:
 
 FUNCTIONS = {"get_weather": get_weather, "add": add, "book_flight": book_flight}
 CLIENT: list[openai.OpenAI] = []  # set once the fake server listens; not an input of the trace
+ANTHROPIC: list[anthropic.Anthropic] = []
 
 
 def reply(request: FakeRequest) -> Reply:
@@ -147,6 +152,41 @@ def agent(question: str, session: str) -> str:
             messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
 
 
+def anthropic_reply(request: FakeRequest) -> Reply:
+    """Claude's next step: Denver's weather, then an answer quoting it."""
+    last = request.body["messages"][-1]["content"]
+    if isinstance(last, str):
+        call = {"type": "tool_use", "id": "toolu_0", "name": "get_weather",
+                "input": {"city": "Denver"}}  # fmt: skip
+        return Reply("Let me look.", content_blocks=(call,))
+    return Reply(f"Denver: {last[0]['content']}")
+
+
+@mlflow.trace(span_type=SpanType.AGENT)
+def claude_agent(question: str) -> str:
+    """The same agent over Anthropic's Messages API, traced by mlflow.anthropic.autolog()."""
+    messages: list[Any] = [{"role": "user", "content": question}]
+    tools = [
+        {"name": t["function"]["name"], "description": t["function"]["description"],
+         "input_schema": t["function"]["parameters"]}
+        for t in TOOLS
+    ]  # fmt: skip
+    while True:
+        answer = ANTHROPIC[0].messages.create(
+            model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools
+        )
+        calls = [block for block in answer.content if block.type == "tool_use"]
+        if not calls:
+            return "".join(block.text for block in answer.content if block.type == "text")
+        messages.append({"role": "assistant", "content": [b.model_dump() for b in answer.content]})
+        results = [
+            {"type": "tool_result", "tool_use_id": call.id,
+             "content": json.dumps(FUNCTIONS[call.name](**call.input))}
+            for call in calls
+        ]  # fmt: skip
+        messages.append({"role": "user", "content": results})
+
+
 def record() -> list[Trace]:
     # MLflow then traces through the OpenTelemetry provider set below, not one of its own.
     os.environ["MLFLOW_USE_DEFAULT_TRACER_PROVIDER"] = "false"
@@ -161,13 +201,20 @@ def record() -> list[Trace]:
         CLIENT.append(openai.OpenAI(base_url=server.openai_base_url, api_key="test", max_retries=0))
         for question, session in zip(QUESTIONS, SESSIONS, strict=True):
             agent(question, session)
+    mlflow.anthropic.autolog()
+    with FakeLLMServer(anthropic_reply) as server:
+        ANTHROPIC.append(
+            anthropic.Anthropic(base_url=server.anthropic_base_url, api_key="test", max_retries=0)
+        )
+        claude_agent(QUESTIONS[0])
     return exporter.traces
 
 
 def main() -> None:
-    traces = record()
+    *traces, claude = record()
     lines = "".join(trace.to_json() + "\n" for trace in traces)
     (HERE / "mlflow_traces.jsonl").write_text(lines)
+    (HERE / "mlflow_anthropic.json").write_text(claude.to_json(pretty=True) + "\n")
     listed = [trace.to_dict() for trace in traces]
     (HERE / "mlflow_traces.json").write_text(json.dumps(listed, indent=2) + "\n")
 

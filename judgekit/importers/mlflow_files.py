@@ -14,7 +14,6 @@ as the root span's ``session.id``, as MLflow itself sets it when it exports OTLP
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,7 +141,7 @@ def _decoded(value: Any) -> Any:
         return value
     try:
         return parse_json(value)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, a number too long, nested too deep
         return value
 
 

@@ -26,7 +26,7 @@ from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.conversations import content_text
 from judgekit.importers.interface import Importer, ImportOptions
 from judgekit.importers.langchain_messages import first_human_text, last_ai_text
-from judgekit.importers.locations import as_object, describe_json
+from judgekit.importers.locations import Location, as_object, describe_json
 from judgekit.importers.mlflow_files import TraceFacts, read_mlflow_traces
 from judgekit.importers.run_draft import error_message, new_tool_call, parse_result
 from judgekit.importers.span_runs import SpanRun, build_runs, by_session, string_attribute
@@ -102,7 +102,7 @@ def _read_span(
     if kind == "TOOL":
         run.executed_calls.append(_executed_call(span, run, pattern))
     elif kind in _CHAT_TYPES:
-        _read_chat_span(span, run)
+        _read_chat_span(span, run, pattern)
     elif kind == "AGENT":
         run.draft.conversation.metadata.setdefault("agent_name", span.name)
 
@@ -152,7 +152,7 @@ def _requested_call(run: SpanRun, name: str, inputs: Any) -> ToolCall | None:
     return next(iter(same or waiting), None)
 
 
-def _read_chat_span(span: Span, run: SpanRun) -> None:
+def _read_chat_span(span: Span, run: SpanRun, pattern: re.Pattern[str] | None) -> None:
     run.model_turns += 1
     attributes = span.where.key("attributes")
     usage = span.attributes.get(TOKEN_USAGE)
@@ -168,15 +168,8 @@ def _read_chat_span(span: Span, run: SpanRun) -> None:
         run.draft.conversation.metadata.setdefault("model", model)
     inputs = span.attributes.get(INPUTS)
     messages = inputs.get("messages") if isinstance(inputs, dict) else None
-    for number, message in enumerate(messages if isinstance(messages, list) else []):
-        if not isinstance(message, dict):
-            continue
-        where = attributes.key(INPUTS).key("messages").item(number).key("content")
-        text = content_text(message.get("content"), where)
-        if message.get("role") == "user":
-            run.draft.add_user_text(text)
-        elif message.get("role") == "tool" and isinstance(message.get("tool_call_id"), str):
-            run.model_results[message["tool_call_id"]] = (parse_result(text), None)
+    if isinstance(messages, list):
+        _read_messages(messages, attributes.key(INPUTS).key("messages"), run, pattern)
     outputs = span.attributes.get(OUTPUTS)
     chat = _chat_output(outputs)
     if chat is not None:
@@ -187,6 +180,31 @@ def _read_chat_span(span: Span, run: SpanRun) -> None:
     run.draft.add_assistant_message(text)
     run.draft.turns = turns
     run.model_calls.extend(calls)
+
+
+def _read_messages(
+    messages: list[Any], where: Location, run: SpanRun, pattern: re.Pattern[str] | None
+) -> None:
+    """The messages a model was sent: the first user text is the run's input; the results
+    of earlier calls (OpenAI's ``tool`` messages, Anthropic's ``tool_result`` blocks) answer
+    the calls the model asked for, when no TOOL span ran them."""
+    for number, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        content_where = where.item(number).key("content")
+        text = content_text(message.get("content"), content_where)
+        if message.get("role") == "user":
+            run.draft.add_user_text(text)
+        elif message.get("role") == "tool" and isinstance(message.get("tool_call_id"), str):
+            failed = pattern is not None and text is not None and pattern.search(text)
+            error = error_message(text) if failed else None
+            run.model_results[message["tool_call_id"]] = (parse_result(text), error)
+        content = message.get("content")
+        for n, block in enumerate(content if isinstance(content, list) else []):
+            if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                result = content_text(block.get("content"), content_where.item(n).key("content"))
+                error = error_message(result) if block.get("is_error") is True else None
+                run.model_results[block["tool_use_id"]] = (parse_result(result), error)
 
 
 def _add_cost(span: Span, run: SpanRun) -> None:

@@ -211,3 +211,45 @@ def test_traces_of_mlflow_2_give_the_same_runs(tmp_path: Path) -> None:
     assert [run.model_dump(exclude={"task_id"}) for run in runs] == [
         run.model_dump(exclude={"task_id"}) for run in current
     ]
+
+
+def test_a_claude_agent_traced_by_anthropic_autolog_is_a_run(tmp_path: Path) -> None:
+    path = DATA / "mlflow_anthropic.json"  # one trace, pretty-printed
+    (run,), _ = _import(path, tmp_path / "runs.jsonl")
+    assert run.run_id == json.loads(path.read_text())["info"]["trace_id"]
+    assert run.input == QUESTIONS[0]
+    assert _calls(run) == [("get_weather", "toolu_0", {"city": "Denver"}, DENVER, None)]
+    answer = 'Denver: {"city": "Denver", "sky": "sunny", "celsius": 21}'
+    assert (run.final_answer, run.messages_to_user) == (answer, ["Let me look.", answer])
+    assert run.usage is not None
+    assert (run.usage.input_tokens, run.usage.output_tokens, run.turns) == (15, 10, 2)
+    assert run.metadata["model"] == "claude-sonnet-4-5"
+
+
+def _without_tool_spans(trace: dict[str, Any]) -> dict[str, Any]:
+    spans = trace["data"]["spans"]
+    kept = [s for s in spans if json.loads(s["attributes"]["mlflow.spanType"]) != "TOOL"]
+    return {**trace, "data": {"spans": kept}}
+
+
+def test_without_tool_spans_the_calls_are_those_the_model_asked_for(tmp_path: Path) -> None:
+    claude = json.loads((DATA / "mlflow_anthropic.json").read_text())
+    path = tmp_path / "no-tools.jsonl"
+    traces = [*_traces(), claude]
+    path.write_text("".join(json.dumps(_without_tool_spans(t)) + "\n" for t in traces))
+    runs, output = _import(path, tmp_path / "runs.jsonl")
+    assert output.startswith("imported 4 runs with 6 tool calls (2 tool errors, ")
+    assert [_calls(run) for run in runs] == [
+        [("get_weather", "call_0_0", {"city": "Denver"}, DENVER, None)],
+        [
+            ("get_weather", "call_1_0", {"city": "Atlantis"}, "Error: no such city: Atlantis",
+             "Error: no such city: Atlantis"),
+            ("add", "call_1_1", {"a": 2, "b": 3}, "5", None),
+        ],
+        [
+            ("get_weather", "call_2_0", {"city": "Boston"}, BOSTON, None),
+            ("book_flight", "call_2_1", {"city": "Boston"}, "Error: no seats left to Boston",
+             "Error: no seats left to Boston"),
+        ],
+        [("get_weather", "toolu_0", {"city": "Denver"}, DENVER, None)],
+    ]  # fmt: skip

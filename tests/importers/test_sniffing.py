@@ -39,6 +39,7 @@ def test_each_sample_is_claimed_by_its_importer_alone(tmp_path: Path) -> None:
         tmp_path / "r.json": "openai-responses",
         TRACES / "mlflow_traces.jsonl": "mlflow",
         TRACES / "mlflow_traces.json": "mlflow",
+        TRACES / "mlflow_anthropic.json": "mlflow",
         EXAMPLES / "shop_openai.jsonl": "openai",
         EXAMPLES / "shop_anthropic.json": "anthropic",
     }
