@@ -10,7 +10,8 @@ key of the list) is
   or starting with ``pass_at_`` or ``pass_hat_`` (``pass_at_1``, ``pass_at_k``,
   ``pass_hat_k``);
 * one of :data:`RATE_NAMES` (sensitivity, specificity, precision, recall, F1, coverage, a
-  side's ``rate``, an accuracy, a bound of the disagreement rate);
+  side's ``rate``, an accuracy, a bound of the disagreement rate, the calibration of a
+  confidence: ECE, Brier score, a bin's mean confidence and accuracy);
 * an interval, a name ending in ``_ci`` or named ``ci``, except kappa's (``kappa_ci``,
   ``kappa_difference_ci``: kappa is not a rate);
 * ``estimate``, ``low``, ``high`` or ``mean`` of an object under a rate's key
@@ -41,6 +42,10 @@ RATE_NAMES = frozenset(
         "accuracy_a",
         "accuracy_b",
         "risk_upper",
+        "ece",
+        "brier",
+        "mean_confidence",
+        "accuracy",
     }
 )
 FIELDS_OF_A_RATE = frozenset({"estimate", "low", "high", "mean"})

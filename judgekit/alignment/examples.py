@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judgekit.alignment.dev_set import DevItem, run_hash
+from judgekit.formats.conversation import judge_conversation
 from judgekit.formats.label import NO_INPUT
 from judgekit.formats.rubric import Rubric, RubricExample, Score, scale_values
 from judgekit.formats.suite import TaskSet
@@ -78,6 +79,8 @@ def to_example(rubric: Rubric, disagreement: Disagreement, tasks: TaskSet | None
         output = judge_transcript(run)
     elif rubric.applies_to == "tool_calls":
         output = judge_tool_calls(run.tool_calls)
+    elif rubric.applies_to == "conversation":
+        output = judge_conversation(run)
     else:
         output = final_answer_text(run)
     return RubricExample(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from judgekit._util.number_format import confidence, statistic
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.class_scores_render import class_score_markdown
+from judgekit.calibration.confidence_render import confidence_markdown
 from judgekit.calibration.labellers import Disagreement
 from judgekit.calibration.render import (
     comparison_lines,
@@ -51,6 +52,7 @@ def render_markdown(report: CalibrationReport) -> str:
         *class_score_markdown(report),
         *_confusion(report),
         *selective_markdown(report),
+        *confidence_markdown(report),
     ]
     compared = comparison_lines(report)
     if compared:

@@ -23,6 +23,7 @@ from judgekit._util.number_format import bracketed_interval, rate, setting, stat
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.promotion import (
     UNREADABLE,
+    ConfidenceRecord,
     CriterionRecord,
     PreviousPromotion,
     PromotionRecord,
@@ -100,6 +101,7 @@ def promotion_record(
         criteria={c.name: CriterionRecord(**c.as_dict()) for c in report.criteria},
         labelers={name: figures.compared for name, figures in report.labelers.items()},
         **_selective(report),
+        **_confidence(report),
         promoted_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
     )
     if report.split is not None:  # set only with a split: a report built in code has none
@@ -182,6 +184,29 @@ def _selective(report: CalibrationReport) -> _Selective:
             agreement_on_kept=row.agreement_on_kept,
             guaranteed_agreement=row.guaranteed_agreement,
             n=row.n,
+        )
+    )
+
+
+class _Confidence(TypedDict, total=False):
+    confidence_calibration: ConfidenceRecord
+
+
+def _confidence(report: CalibrationReport) -> _Confidence:
+    """The ECE and Brier score of the test runs' confidences (no such field when no
+    verdict had one)."""
+    figures = report.confidence_calibration
+    errors = None if figures is None else figures.overall.errors
+    if figures is None or errors is None:
+        return _Confidence()
+    return _Confidence(
+        confidence_calibration=ConfidenceRecord(
+            n=errors.n,
+            n_bins=figures.n_bins,
+            ece=errors.ece,
+            ece_ci=list(errors.ece_ci),
+            brier=errors.brier,
+            brier_ci=list(errors.brier_ci),
         )
     )
 

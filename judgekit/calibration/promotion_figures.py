@@ -21,6 +21,11 @@ from judgekit.calibration.agreement_statistics import (
     class_balance,
     error_rates,
 )
+from judgekit.calibration.confidence_calibration import (
+    ConfidenceCalibration,
+    confidence_calibration,
+    ece_criterion,
+)
 from judgekit.calibration.criteria import Criterion, criteria, flip_rate_criteria
 from judgekit.calibration.selective import (
     SelectiveFigures,
@@ -67,6 +72,12 @@ class Evidence:
         """The labels and scores of the evidence that are not on the rubric's scale."""
         return [s for s in dict.fromkeys([*self.human, *self.judge]) if s not in self.classes]
 
+    def calibration(self, confidence: float) -> ConfidenceCalibration:
+        """The confidences against whether the judge agreed, as the report computes it."""
+        return confidence_calibration(
+            self.confidences, self.human, self.judge, self.classes, confidence=confidence
+        )
+
     def figures(self, confidence: float) -> AgreementFigures:
         return agreement_figures(
             self.human,
@@ -110,6 +121,43 @@ def figure_problems(
     balance = class_balance(evidence.human, evidence.judge, evidence.classes).as_dict()
     if record.class_balance != balance:
         problems.append(f"its class balance is not that of its {n} pairs")
+    return problems + _calibration_problems(record, evidence, policy)
+
+
+def _calibration_problems(
+    record: PromotionRecord, evidence: Evidence, policy: PromotionPolicy
+) -> list[str]:
+    """The recorded ECE and Brier score against those of the evidence's confidences (a
+    record without them, written before judgekit measured them, has none to check; a
+    ``max_ece`` criterion is recomputed either way)."""
+    recorded = record.confidence_calibration
+    if recorded is None:
+        return []
+    errors = evidence.calibration(policy.confidence).overall.errors
+    if errors is None:
+        return ["its confidence_calibration is not of its evidence, which has no confidence"]
+    none: list[float | None] = [None, None]
+    ece_ci: list[float | None] = list(recorded.ece_ci or none)
+    brier_ci: list[float | None] = list(recorded.brier_ci or none)
+    measured: list[tuple[str, Any, float | None]] = [
+        ("ECE", recorded.ece, errors.ece),
+        ("ECE interval's lower bound", ece_ci[0], errors.ece_ci[0]),
+        ("ECE interval's upper bound", ece_ci[-1], errors.ece_ci[1]),
+        ("Brier score", recorded.brier, errors.brier),
+        ("Brier interval's lower bound", brier_ci[0], errors.brier_ci[0]),
+        ("Brier interval's upper bound", brier_ci[-1], errors.brier_ci[1]),
+    ]
+    problems = [
+        f"{name} {_shown(kept)} in the record, {statistic(now)} recomputed from the "
+        f"{errors.n} confidences of its evidence"
+        for name, kept, now in measured
+        if not _same(kept, now)
+    ]
+    if recorded.n != errors.n:
+        problems.append(
+            f"confidence_calibration.n {recorded.n} in the record, {errors.n} confidences in "
+            "its evidence"
+        )
     return problems
 
 
@@ -180,7 +228,10 @@ def recomputed_criteria(
     probes = None
     if policy.max_flip_rate is not None:
         probes = load_probes(probes_path(rubric.id, rubrics_dir))
-    return found + flip_rate_criteria(policy, probes, version=version)
+    found += flip_rate_criteria(policy, probes, version=version)
+    if policy.max_ece is not None:
+        found += ece_criterion(policy, evidence.calibration(policy.confidence))
+    return found
 
 
 def _selective(evidence: Evidence, policy: PromotionPolicy) -> SelectiveFigures | None:

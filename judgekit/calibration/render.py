@@ -20,6 +20,7 @@ from judgekit._util.number_format import (
 )
 from judgekit._util.terminal_text import visible
 from judgekit.calibration.class_scores_render import class_score_lines
+from judgekit.calibration.confidence_render import confidence_lines
 from judgekit.calibration.criteria import Criterion
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
@@ -353,6 +354,7 @@ def render_text(
     lines += _figure_lines(report) + class_score_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
     lines += selective_lines(report)
+    lines += confidence_lines(report)
     lines.append(_stale_line(report))
     lines += _disagreement_lines(report, disagreements)
     lines.append(f"promotion: {'promotable' if report.promotable else 'not yet'}")

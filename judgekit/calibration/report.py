@@ -40,6 +40,11 @@ from judgekit.calibration.agreement_statistics import (
     self_agreement,
 )
 from judgekit.calibration.compare import JudgeComparison
+from judgekit.calibration.confidence_calibration import (
+    ConfidenceCalibration,
+    confidence_calibration,
+    ece_criterion,
+)
 from judgekit.calibration.criteria import (
     Criterion,
     LabelsNeeded,
@@ -64,6 +69,7 @@ from judgekit.calibration.selective import (
     kappa_on_kept,
     selective_criterion,
     selective_figures,
+    verdict_confidence,
 )
 from judgekit.calibration.split import MeasuredOn, SplitSummary
 from judgekit.formats.label import Label
@@ -109,6 +115,8 @@ class CalibrationReport:
     scale_errors: ScaleErrors | None = None  # likert, choices and pairwise rubrics
     selective: SelectiveFigures | None = None  # when some verdict has a confidence
     pairs: Pairs | None = None  # the compared runs, their labels and verdicts
+    # the judge's confidence against whether it agreed (absent, with why, without confidences)
+    confidence_calibration: ConfidenceCalibration | None = None
 
     @property
     def n(self) -> int:
@@ -163,6 +171,7 @@ class CalibrationReport:
             "split": _as_dict(self.split),
             "scale_errors": _as_dict(self.scale_errors),
             "selective": _as_dict(self.selective),
+            "confidence_calibration": _as_dict(self.confidence_calibration),
         }
 
 
@@ -201,6 +210,13 @@ def build_report(
     if rubric.kind == "binary":
         rates = error_rates(pairs.human, pairs.judge, confidence=policy.confidence)
     selective = selective_figures(pairs.runs, pairs.verdicts, pairs.human, pairs.judge, policy)
+    calibrated = confidence_calibration(
+        [verdict_confidence(v) for v in pairs.verdicts],
+        pairs.human,
+        pairs.judge,
+        classes,
+        confidence=policy.confidence,
+    )
     return CalibrationReport(
         rubric_id=rubric.id,
         rubric_version=version,
@@ -218,7 +234,8 @@ def build_report(
         stale_labels=stale_labels(labels, item_hashes),
         disagreements=disagreements(pairs, classes, ordinal=rubric.kind == "likert"),
         policy=policy,
-        criteria=_criteria(rubric, pairs, classes, figures, selective, interval_method),
+        criteria=_criteria(rubric, pairs, classes, figures, selective, interval_method)
+        + ece_criterion(policy, calibrated),
         labels_needed=labels_needed(policy, len(pairs.runs), figures),
         sources=dict(sources or {}),
         pass_rates=_pass_rates(rubric, pairs, rates),
@@ -227,6 +244,7 @@ def build_report(
         ),
         selective=selective,
         pairs=pairs,
+        confidence_calibration=calibrated,
     )
 
 

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import json
-from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from judgekit._util.atomic_files import atomic_bytes_writer
-from judgekit._util.folder_lock import parent_folder_lock
+from judgekit.cli.calibrate_plots import (
+    plot_options,
+    record_and_plot,
+    write_confidence_plots,
+    wrote_lines,
+)
 from judgekit.cli.calibration_options import calibration_options, split_option, warn_about_labels
 from judgekit.cli.options import json_option
 from judgekit.cli.store_options import no_store_option
-from judgekit.cli.store_output import one_line
-from judgekit.errors import StoreError
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric
 
 if TYPE_CHECKING:
-    from judgekit.calibration import CalibrationReport, IntervalMethod
+    from judgekit.calibration import IntervalMethod
     from judgekit.calibration.split import MeasuredOn
 
 
@@ -52,19 +53,7 @@ if TYPE_CHECKING:
 @json_option
 @click.option("--md", "as_md", is_flag=True, help="Print Markdown for a pull-request comment.")
 @no_store_option
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also draw the confusion matrix (human against judge) as a PNG here.",
-)
-@click.option(
-    "--plot-coverage",
-    "coverage_plot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also draw selective judging's curve (coverage against guaranteed agreement, a "
-    "point per confidence threshold) as a PNG here.",
-)
+@plot_options
 def calibrate_command(
     rubric_ref: str,
     verdicts_file: Path | None,
@@ -83,6 +72,7 @@ def calibrate_command(
     no_store: bool,
     plot_path: Path | None,
     coverage_plot: Path | None,
+    reliability_plot: Path | None,
 ) -> None:
     """Compare the judge's verdicts with hand labels under the rubric's current version.
 
@@ -92,8 +82,11 @@ def calibrate_command(
     run labelled by several people is compared through its majority label; ties are left
     out and counted. Prints agreement, Cohen's kappa with its interval, Gwet's AC1, the
     confusion matrix, false-pass and false-fail rates, the disagreeing runs (the 10
-    largest; --disagreements N|all), and whether the promotion policy is met. The report
-    is recorded in the store (--no-store: not).
+    largest; --disagreements N|all), and whether the promotion policy is met. Where verdicts
+    carry a confidence, also whether it is calibrated: the expected calibration error and
+    the Brier score with bootstrap intervals, and the reliability curve (10 bins), overall
+    and by the score given (--plot-reliability draws it). The report is recorded in the
+    store (--no-store: not).
 
     \b
     With --against-model M2 (or --against RUBRIC), also compares this judge with the other
@@ -133,11 +126,7 @@ def calibrate_command(
     # Every test label measured is spent before any figure of them is written or shown: an
     # output that fails afterwards has spent labels nobody saw, never the other way round.
     spend_measured_test_labels(report)
-    if coverage_plot is not None:  # written before the store records, like --plot
-        from judgekit.monitoring.coverage_plot import write_coverage_plot  # matplotlib: now
-
-        title = f"{report.rubric_id} ({report.model}): {report.n} runs"
-        write_coverage_plot(report.selective, coverage_plot, title=title)
+    write_confidence_plots(report, coverage=coverage_plot, reliability=reliability_plot)
     record_and_plot(report, record=not no_store, plot_path=plot_path)
 
     if as_json:
@@ -147,10 +136,8 @@ def calibrate_command(
     else:
         click.echo(render_text(report, disagreements=shown))
     # After the report, on stderr beside --json or --md so their output stays pure.
-    if plot_path is not None:
-        click.echo(f"wrote the confusion matrix to {plot_path}", err=as_json or as_md)
-    if coverage_plot is not None:
-        click.echo(f"wrote the coverage curve to {coverage_plot}", err=as_json or as_md)
+    for line in wrote_lines(plot_path, coverage_plot, reliability_plot):
+        click.echo(line, err=as_json or as_md)
 
 
 def disagreement_limit(value: str) -> int | None:
@@ -163,37 +150,3 @@ def disagreement_limit(value: str) -> int | None:
             param_hint="'--disagreements'",
         )
     return int(value)
-
-
-def record_and_plot(report: CalibrationReport, *, record: bool, plot_path: Path | None) -> None:
-    """Record the report in the store and draw its confusion matrix, before anything is
-    printed."""
-    with ExitStack() as outputs:
-        plot: tuple[IO[bytes], bytes] | None = None
-        if plot_path is not None:
-            from judgekit.monitoring.plots import plot_confusion  # matplotlib: only now
-
-            title = f"{report.rubric_id} ({report.model}): {report.n} runs"
-            png = plot_confusion(report.confusion, title=title)
-            # Opened before the store records: a plot that cannot be written stops the
-            # command with nothing recorded; one that can appears once the store has it.
-            outputs.enter_context(parent_folder_lock(plot_path))
-            plot = (outputs.enter_context(atomic_bytes_writer(plot_path)), png)
-        if record:
-            record_calibration(report.as_dict())
-        if plot is not None:
-            plot[0].write(plot[1])
-
-
-def record_calibration(report: dict[str, Any]) -> None:
-    """Record a calibration report in the store, before it is printed: a failure is one
-    line, never a report followed by an error."""
-    from judgekit.store import open_store  # SQLAlchemy loads only when the store is used
-
-    try:
-        with open_store() as store:
-            store.record_calibration(report)
-    except StoreError as exc:
-        raise StoreError(
-            f"the store could not record the calibration (--no-store skips it): {one_line(exc)}"
-        ) from exc

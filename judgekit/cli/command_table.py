@@ -54,7 +54,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "Hand-label RUNS under a rubric: one run at a time, one key per label.",
     ),
     "labels": LazyCommand(
-        "judgekit.cli.labels_cmd:labels_command",
+        "judgekit.cli.labels_cmd:labels_group",
         "Who labelled what under a rubric, and the agreement between labellers.",
     ),
     "monitor": LazyCommand(

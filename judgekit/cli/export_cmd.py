@@ -3,7 +3,6 @@ LangSmith, Langfuse) or as CSV."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,17 +61,6 @@ def export_group() -> None:
     """
 
 
-def _links_from_files(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]:
-    from judgekit.exporters.trace_links import trace_link
-    from judgekit.formats.run import iter_unique_runs
-
-    links: dict[str, TraceLink | None] = {}
-    for path in runs_files:
-        for _, run in iter_unique_runs(path):
-            links[run.run_id] = trace_link(run.metadata)
-    return links
-
-
 def _say(tally: ExportTally, format_name: str, output: Path, runs_hint: str) -> None:
     from judgekit.exporters.export import FORMATS
 
@@ -99,7 +87,12 @@ def _stored(rubric_id: str | None, out: Path) -> tuple[list[Verdict], dict[str, 
 @export_group.command("verdicts")
 @_format_option
 @_output_option
-@click.option("--rubric", "rubric_ref", help="Only this rubric's verdicts (a file or an id).")
+@click.option(
+    "--rubric",
+    "rubric_ref",
+    help="Only this rubric's verdicts (a file or an id; default: every rubric, each checked "
+    "for a promotion by its file in rubrics/).",
+)
 @click.option(
     "--verdicts",
     "verdicts_file",
@@ -116,6 +109,8 @@ def export_verdicts_command(
 ) -> None:
     """Export judges' verdicts, from a verdicts.jsonl file or the store.
 
+    Each carries its judge (rubric version, model, endpoint) and the promotion it stands
+    on: its rubric's, checked as the gate does, if of the verdict's version and model.
     From the store, each run's trace link is read from the stored run (or --runs).
 
     \b
@@ -124,13 +119,15 @@ def export_verdicts_command(
       judgekit export verdicts --format langsmith --verdicts out/verdicts.jsonl \\
           --runs runs.jsonl -o feedback.jsonl
     """
+    from judgekit.calibration.verdict_promotion import VerdictPromotions
     from judgekit.exporters.export import FORMATS, export_items, verdict_items
+    from judgekit.exporters.trace_links import links_of_runs
     from judgekit.formats.verdict import load_verdicts
     from judgekit.formats.verdict_scores import ScaleCheck
 
     refuse_output_over_input([output], [verdicts_file, *runs_files])
     rubric = load_rubric(rubric_ref) if rubric_ref is not None else None
-    links = _links_from_files(runs_files)
+    links = links_of_runs(runs_files)
     if verdicts_file is not None:
         check = ScaleCheck([rubric] if rubric is not None else [])
         verdicts = load_verdicts(verdicts_file, check=check)
@@ -144,7 +141,8 @@ def export_verdicts_command(
     if not verdicts:
         only = f" of rubric {rubric.id}" if rubric is not None else ""
         raise DataError(f"no verdicts{only} to export", path=source)
-    items = verdict_items(verdicts, links)
+    promotions = VerdictPromotions([rubric] if rubric is not None else [])
+    items = verdict_items(verdicts, links, promotions)
     tally = export_items(items, FORMATS[format_name], output, kind="verdict", runs=links)
     _say(tally, format_name, output, runs_hint)
 
@@ -180,6 +178,7 @@ def export_labels_command(
     """
     # Imported here: the exporters and the labels file are loaded by this command only.
     from judgekit.exporters.export import FORMATS, export_items, label_items
+    from judgekit.exporters.trace_links import links_of_runs
     from judgekit.formats.label import labels_path, read_labels
 
     rubric = load_rubric(rubric_ref)
@@ -193,7 +192,7 @@ def export_labels_command(
     labels = sorted(log.current.values(), key=lambda label: label.at)
     if not labels:
         raise DataError(f"no labels of rubric {rubric.id} to export", path=path)
-    links = _links_from_files(runs_files)
+    links = links_of_runs(runs_files)
     items = label_items(labels, links)
     tally = export_items(items, FORMATS[format_name], output, kind="label", runs=links)
     hint = "the runs of --runs" if runs_files else "any runs (pass --runs to link them)"

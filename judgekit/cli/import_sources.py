@@ -157,14 +157,18 @@ def source_command(importer: Importer) -> click.Command:
 
 
 def group_by_option(groups: tuple[str, ...]) -> click.Option:
-    """``--group-by``: one run per trace (the default) or per thread of traces."""
+    """``--group-by``: one run per trace (the default) or per session of traces; ``thread``,
+    its older name, is taken for ``session``."""
+    named = list(dict.fromkeys("session" if group == "thread" else group for group in groups))
     return click.Option(
         ["--group-by"],
-        type=click.Choice(["trace", *groups]),
+        type=click.Choice(["trace", *named, "thread"]),
+        metavar=f"[{'|'.join(['trace', *named])}]",
         default="trace",
         show_default=True,
-        help="One run per trace, or per thread: the traces of one conversation (the "
-        "thread or session id they carry) as one run, its id the thread's.",
+        callback=lambda ctx, param, value: "session" if value == "thread" else value,
+        help="One run per trace, or per session: the traces of one conversation (its session, "
+        "thread or conversation id) as one run, its id the session's, every turn kept in order.",
     )
 
 

@@ -1,4 +1,5 @@
-"""``judgekit labels``: who labelled what, and how well the labellers agree."""
+"""``judgekit labels``: who labelled what, and how well the labellers agree; ``judgekit
+labels import`` brings in human labels made on other platforms."""
 
 from __future__ import annotations
 
@@ -12,15 +13,23 @@ from rich.table import Table
 
 from judgekit._util.number_format import statistic
 from judgekit._util.terminal_text import visible, visible_text
-from judgekit.cli.options import json_option, labels_dir_option, rubric_option, suites_option
+from judgekit.cli.labels_import import labels_import_command
+from judgekit.cli.options import json_option, labels_dir_option, suites_option
 from judgekit.formats.rubric_file import load_rubric
 
 if TYPE_CHECKING:
     from judgekit.labelling.summary import LabelSummary
 
 
-@click.command("labels")
-@rubric_option
+class _LabelsGroup(click.Group):
+    """The summary's usage line, as before its subcommand came: ``labels [OPTIONS]``."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return click.Command.collect_usage_pieces(self, ctx)
+
+
+@click.group("labels", cls=_LabelsGroup, invoke_without_command=True)
+@click.option("--rubric", "rubric_ref", help="A rubric file, or the id of one in rubrics/.")
 @labels_dir_option
 @click.option(
     "--runs",
@@ -31,8 +40,10 @@ if TYPE_CHECKING:
 )
 @suites_option("Task suites, when the labels were given with `judgekit label --tasks`.")
 @json_option
-def labels_command(
-    rubric_ref: str,
+@click.pass_context
+def labels_group(
+    ctx: click.Context,
+    rubric_ref: str | None,
     labels_dir: Path,
     runs_files: tuple[Path, ...],
     tasks_path: Path | None,
@@ -42,12 +53,24 @@ def labels_command(
 
     Counts each labeller's current labels per class; with --runs, also how many are stale
     (the run changed since it was labelled). Agreement on shared runs is Cohen's kappa for
-    two labellers, Krippendorff's alpha for more.
+    two labellers, Krippendorff's alpha for more. `judgekit labels import` brings in human
+    labels made in Langfuse, LangSmith, Phoenix or MLflow.
 
     \b
     Example:
       judgekit labels --rubric goal_completion --runs runs.jsonl
     """
+    if ctx.invoked_subcommand is not None:
+        given = [p.opts[0] for p in ctx.command.params if _given(ctx, p.name)]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before `{ctx.invoked_subcommand}` belongs to the summary; "
+                f"give the options of `judgekit labels {ctx.invoked_subcommand}` after it",
+                ctx,
+            )
+        return
+    if rubric_ref is None:
+        raise click.UsageError("Missing option '--rubric'.", ctx)
     rubric = load_rubric(rubric_ref)
     # The statistics (numpy) load only for this command, not every `judgekit` start.
     from judgekit.labelling.summary import summarise_labels_file
@@ -61,6 +84,14 @@ def labels_command(
     for warning in summary.warnings:
         click.echo(f"judgekit: warning: {visible(warning, one_line=True)}", err=True)
     _print_summary(summary, Console(emoji=False))
+
+
+labels_group.add_command(labels_import_command)
+
+
+def _given(ctx: click.Context, name: str | None) -> bool:
+    source = ctx.get_parameter_source(name) if name is not None else None
+    return source is click.core.ParameterSource.COMMANDLINE
 
 
 def _print_summary(summary: LabelSummary, console: Console) -> None:

@@ -12,6 +12,7 @@ from typing import IO, Final
 from judgekit._util.atomic_files import atomic_writer
 from judgekit.exporters import csv_rows, langfuse_scores, langsmith_feedback, otel_events
 from judgekit.exporters.items import ExportItem, from_label, from_verdict
+from judgekit.exporters.judge_standing import NOT_CHECKED, StandingOf, standing_of_record
 from judgekit.exporters.trace_links import TraceLink
 from judgekit.formats.label import Label
 from judgekit.formats.verdict import Verdict
@@ -94,9 +95,19 @@ class ExportTally:
         return said
 
 
-def verdict_items(verdicts: Iterable[Verdict], runs: RunLinks) -> list[ExportItem]:
-    """Verdicts as exported, each with its run's trace link when the run is known."""
-    return [from_verdict(v, runs.get(v.run_id)) for v in verdicts]
+def verdict_items(
+    verdicts: Iterable[Verdict], runs: RunLinks, standing_of: StandingOf | None = None
+) -> list[ExportItem]:
+    """Verdicts as exported, each with its run's trace link when the run is known and the
+    promotion ``standing_of`` finds it stands on (without one: not checked, so none)."""
+    return [
+        from_verdict(
+            v,
+            runs.get(v.run_id),
+            NOT_CHECKED if standing_of is None else standing_of_record(standing_of(v)),
+        )
+        for v in verdicts
+    ]
 
 
 def label_items(labels: Iterable[Label], runs: RunLinks) -> list[ExportItem]:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from judgekit._util.endpoint_url import shown_endpoint
+from judgekit._util.version import __version__
+from judgekit.exporters.judge_standing import Standing, promotion_details
 from judgekit.exporters.trace_links import TraceLink
 from judgekit.formats.label import Label
 from judgekit.formats.verdict import Verdict
@@ -35,7 +38,9 @@ class ExportItem:
     """A verdict or a label. ``score`` is None unless the verdict is scored (an unscored or
     abstained verdict counts as neither pass nor fail, so no tool is told it did);
     ``source`` is the judge model or the labeller; ``reason`` the judge's reason (or why
-    it is unscored) or the labeller's note."""
+    it is unscored) or the labeller's note. A verdict also carries the ``endpoint`` its
+    judge was asked at (as shown: no credentials or query) and its ``standing``: the
+    promotion it stands on, or why none (None for a label)."""
 
     kind: ItemKind
     run_id: str
@@ -48,14 +53,16 @@ class ExportItem:
     confidence: float | None
     at: datetime
     trace: TraceLink | None = None
+    endpoint: str | None = None
+    standing: Standing | None = None
 
     @property
     def counts_as_score(self) -> bool:
         return self.score is not None
 
 
-def from_verdict(verdict: Verdict, trace: TraceLink | None) -> ExportItem:
-    """A verdict as exported: its score only when it is scored."""
+def from_verdict(verdict: Verdict, trace: TraceLink | None, standing: Standing) -> ExportItem:
+    """A verdict as exported: its score only when it is scored, with its standing."""
     scored = verdict.status == "scored" and isinstance(verdict.score, str | int)
     reason = verdict.unscored_reason if verdict.status == "unscored" else verdict.reason
     return ExportItem(
@@ -70,6 +77,8 @@ def from_verdict(verdict: Verdict, trace: TraceLink | None) -> ExportItem:
         confidence=verdict.confidence,
         at=verdict.at,
         trace=trace,
+        endpoint=shown_endpoint(verdict.endpoint),
+        standing=standing,
     )
 
 
@@ -124,13 +133,22 @@ def item_uuid(item: ExportItem) -> str:
 
 def item_details(item: ExportItem) -> dict[str, Any]:
     """What a tool's free-form field (Langfuse ``metadata``, LangSmith ``source_info``)
-    carries of an item: its run, status and who gave it (the judge model and rubric
-    version, or the labeller)."""
+    carries of an item: its run and status, and who gave it — the labeller, or the judge
+    (rubric id and version, model, endpoint when known, judgekit's version) and its
+    standing (:func:`~judgekit.exporters.judge_standing.promotion_details`)."""
     details: dict[str, Any] = {"judgekit_run_id": item.run_id, "status": item.status}
-    if item.kind == "verdict":
-        details |= {"rubric_version": item.rubric_version, "model": item.source}
-        if item.confidence is not None:
-            details["confidence"] = item.confidence
-    else:
-        details["labeler"] = item.source
+    if item.kind == "label":
+        return details | {"labeler": item.source}
+    details |= {
+        "rubric_id": item.rubric_id,
+        "rubric_version": item.rubric_version,
+        "model": item.source,
+    }
+    if item.endpoint is not None:
+        details["endpoint"] = item.endpoint
+    details["judgekit_version"] = __version__
+    if item.confidence is not None:
+        details["confidence"] = item.confidence
+    if item.standing is not None:
+        details |= promotion_details(item.standing)
     return details

@@ -4,17 +4,24 @@ evaluated run's span when the run carries its trace and span ids.
 
 The attributes follow the GenAI semantic conventions (``gen_ai.evaluation.name``,
 ``.score.value``, ``.score.label``, ``.explanation``; ``error.type`` when the judge's answer
-could not be read); what they have no word for is under ``judgekit.*``. OTLP/JSON spells
-ids as hex and 64-bit integers as strings.
+could not be read; the judge's ``gen_ai.provider.name``, ``gen_ai.request.model`` and
+``server.address``/``server.port``); what they have no word for is under ``judgekit.*``:
+the rubric version, the judge's whole model name and endpoint, judgekit's version, and the
+verdict's standing (``judgekit.promotion.*``: the promotion it stands on, or why none).
+OTLP/JSON spells ids as hex and 64-bit integers as strings.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
-from typing import IO, Any
+from typing import IO, Any, Final
 
+from judgekit._util.endpoint_url import server_of
+from judgekit._util.version import __version__
 from judgekit.exporters.items import ExportItem, boolean_value, score_kind
+from judgekit.exporters.judge_standing import Standing
 from judgekit.exporters.trace_links import otel_ids
 
 __all__ = ["EVENT_NAME", "is_linked", "write_otel"]
@@ -22,6 +29,7 @@ __all__ = ["EVENT_NAME", "is_linked", "write_otel"]
 EVENT_NAME = "gen_ai.evaluation.result"
 _SEVERITY_INFO = 9
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_PROMOTION: Final = "judgekit.promotion"
 
 
 def _attribute(key: str, value: str | float | bool) -> dict[str, Any]:
@@ -29,8 +37,10 @@ def _attribute(key: str, value: str | float | bool) -> dict[str, Any]:
         typed: dict[str, Any] = {"boolValue": value}
     elif isinstance(value, str):
         typed = {"stringValue": value}
+    elif isinstance(value, int):
+        typed = {"intValue": str(value)}  # a 64-bit integer: a string in OTLP/JSON
     else:
-        typed = {"doubleValue": float(value)}
+        typed = {"doubleValue": value}
     return {"key": key, "value": typed}
 
 
@@ -56,12 +66,46 @@ def _attributes(item: ExportItem) -> list[dict[str, Any]]:
     attributes.append(_attribute("judgekit.kind", item.kind))
     attributes.append(_attribute("judgekit.run_id", item.run_id))
     attributes.append(_attribute("judgekit.status", item.status))
-    if item.rubric_version is not None:
-        attributes.append(_attribute("judgekit.rubric_version", item.rubric_version))
-    source_key = "judgekit.model" if item.kind == "verdict" else "judgekit.labeler"
-    attributes.append(_attribute(source_key, item.source))
+    if item.kind == "verdict":
+        attributes += _judge_attributes(item)
+    else:
+        attributes.append(_attribute("judgekit.labeler", item.source))
     if item.confidence is not None:
         attributes.append(_attribute("judgekit.confidence", item.confidence))
+    if item.standing is not None:
+        attributes += _standing_attributes(item.standing)
+    return attributes
+
+
+def _judge_attributes(item: ExportItem) -> list[dict[str, Any]]:
+    """Who judged: the judge's provider and model and the server it was asked at, under
+    the GenAI conventions' names (they describe the judge's request, not the agent's),
+    and the rubric version, the whole model name, the endpoint and judgekit's version."""
+    provider, slash, model = item.source.partition("/")
+    attributes = [_attribute("gen_ai.provider.name", provider)] if slash else []
+    attributes.append(_attribute("gen_ai.request.model", model if slash else item.source))
+    server = None if item.endpoint is None else server_of(item.endpoint)
+    if server is not None:
+        attributes.append(_attribute("server.address", server[0]))
+        if server[1] is not None:
+            attributes.append(_attribute("server.port", server[1]))
+    if item.rubric_version is not None:
+        attributes.append(_attribute("judgekit.rubric.version", item.rubric_version))
+    attributes.append(_attribute("judgekit.judge.model", item.source))
+    if item.endpoint is not None:
+        attributes.append(_attribute("judgekit.judge.endpoint", item.endpoint))
+    attributes.append(_attribute("judgekit.version", __version__))
+    return attributes
+
+
+def _standing_attributes(standing: Standing) -> list[dict[str, Any]]:
+    """``judgekit.promotion.promoted``, then the promotion's figures or the reason."""
+    promoted = not isinstance(standing, str)
+    attributes = [_attribute(f"{_PROMOTION}.promoted", promoted)]
+    if isinstance(standing, str):
+        return [*attributes, _attribute(f"{_PROMOTION}.reason", standing)]
+    for name, value in dataclasses.asdict(standing).items():
+        attributes.append(_attribute(f"{_PROMOTION}.{name}", value))
     return attributes
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TraceLink", "otel_ids", "trace_link", "uuid_or_none"]
+from judgekit.formats.run import iter_unique_runs
+
+__all__ = ["TraceLink", "links_of_runs", "otel_ids", "trace_link", "uuid_or_none"]
 
 TRACE_ID_KEY = "trace_id"
 SPAN_ID_KEY = "span_id"
@@ -44,6 +47,16 @@ def trace_link(metadata: Mapping[str, Any]) -> TraceLink | None:
     span_id = metadata.get(SPAN_ID_KEY)
     span = span_id.strip() if isinstance(span_id, str) and span_id.strip() else None
     return TraceLink(trace_id.strip(), span)
+
+
+def links_of_runs(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]:
+    """Each run's link (None: it carries none) by run id, from ``runs.jsonl`` files; a run
+    in a later file replaces one of the same id in an earlier one."""
+    links: dict[str, TraceLink | None] = {}
+    for path in runs_files:
+        for _, run in iter_unique_runs(path):
+            links[run.run_id] = trace_link(run.metadata)
+    return links
 
 
 def _hex_id(value: str | None, digits: int) -> str | None:

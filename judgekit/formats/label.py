@@ -41,6 +41,7 @@ from judgekit._util.jsonl import (
     validation_error_to_data_error,
 )
 from judgekit.errors import DataError
+from judgekit.formats.conversation import is_conversation, render_conversation
 from judgekit.formats.rubric import Rubric, normalise_score, scale_values
 from judgekit.formats.run import Run
 from judgekit.formats.runs_input import iter_given_runs
@@ -82,7 +83,9 @@ class Label(BaseModel):
     at: datetime
     note: str | None = None
     item_hash: str | None = Field(
-        default=None, description="sha256 of the text the labeler saw; absent for imported labels"
+        default=None,
+        description="sha256 of the text the labeler saw (an imported label's: of the run's "
+        "text as the labeller shows it)",
     )
     revealed: bool | None = Field(
         default=None,
@@ -99,7 +102,8 @@ class Label(BaseModel):
 
 def item_text(run: Run, task_input: str | None = None) -> str:
     """The run as the labeller reads it: the task, the tool calls with their (folded)
-    arguments and results, the final answer, and the run's own reference answer if it has one.
+    arguments and results, the final answer, and the run's own reference answer if it has one;
+    a conversation of several exchanges (``Run.messages``) as every turn in order instead.
 
     >>> from judgekit.formats.run import ToolCall
     >>> print(item_text(Run(run_id="r", task_id="t", input="Refund A100.", final_answer="Done.",
@@ -110,8 +114,11 @@ def item_text(run: Run, task_input: str | None = None) -> str:
     Result: true
     Final answer: Done.
     """
-    task = run.input if run.input is not None else task_input
-    text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
+    if is_conversation(run):  # every turn, so a "Yes" is read with the question before it
+        text = f"Conversation:\n\n{render_conversation(run)}"
+    else:
+        task = run.input if run.input is not None else task_input
+        text = f"Task: {task if task is not None else NO_INPUT}\n\n{render_transcript(run)}"
     if run.reference is not None:  # what the run's own answer is graded against
         text += f"\n\nReference answer: {run.reference}"
     answers = run.metadata.get("answers")

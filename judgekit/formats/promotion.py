@@ -34,6 +34,7 @@ from judgekit.formats.rubric import Rubric
 __all__ = [
     "UNREADABLE",
     "ComparedPair",
+    "ConfidenceRecord",
     "CriterionRecord",
     "FileDigest",
     "PreviousPromotion",
@@ -108,6 +109,21 @@ class SelectiveRecord(BaseModel):
     agreement_on_kept: float | None = None
     guaranteed_agreement: float | None = None
     n: int | None = None
+
+
+class ConfidenceRecord(BaseModel):
+    """Whether the judge's confidence meant what it said on the compared test runs whose
+    verdict had one: the expected calibration error and the Brier score with their
+    bootstrap intervals (recomputed from the evidence's confidences when checked)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    n: int | None = None
+    n_bins: int | None = None
+    ece: float | None = None
+    ece_ci: list[float] | None = None
+    brier: float | None = None
+    brier_ci: list[float] | None = None
 
 
 class PreviousPromotion(BaseModel):
@@ -200,6 +216,7 @@ class PromotionRecord(BaseModel):
     labelers: dict[str, int] | None = None
     split: SplitRecord | None = None
     selective: SelectiveRecord | None = None
+    confidence_calibration: ConfidenceRecord | None = None
     previous: PreviousPromotion | None = None
     promoted_at: str | None = None
     evidence: list[ComparedPair] | None = None

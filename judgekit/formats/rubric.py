@@ -59,7 +59,9 @@ __all__ = [
     "scale_values",
 ]
 
-RUN_PLACEHOLDERS = ("input", "final_answer", "transcript", "tool_calls", "reference")
+RUN_PLACEHOLDERS = (
+    "input", "final_answer", "transcript", "tool_calls", "conversation", "reference",
+)  # fmt: skip
 PAIRWISE_PLACEHOLDERS = ("input", "answer_a", "answer_b", "reference")
 
 
@@ -146,6 +148,17 @@ class PromotionPolicy(BaseModel):
     min_kappa: float = Field(default=0.6, ge=-1, le=1, allow_inf_nan=False)
     confidence: float = Field(default=0.95, gt=0, lt=1, allow_inf_nan=False)
     max_flip_rate: FlipRateBars | None = None  # bias probes; none by default
+    max_ece: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description=(
+            "The most the upper bound of the expected calibration error's bootstrap interval "
+            "may be on the held-out labels (the judge's confidence against whether it agreed); "
+            "none by default."
+        ),
+    )
     test_share: float = Field(
         default=0.5,
         gt=0,
@@ -177,7 +190,7 @@ class Rubric(BaseModel):
     id: str = Field(min_length=1)
     description: str | None = None
     scale: Scale
-    applies_to: Literal["final_answer", "transcript", "tool_calls"] = "final_answer"
+    applies_to: Literal["final_answer", "transcript", "tool_calls", "conversation"] = "final_answer"
     prompt: str = Field(min_length=1)
     examples: list[RubricExample] = Field(default_factory=list)
     judge: JudgeSettings
@@ -223,9 +236,10 @@ class Rubric(BaseModel):
             return
         # A prompt that never shows what the rubric judges makes the judge guess.
         shows = {
-            "final_answer": ("final_answer", "transcript"),
+            "final_answer": ("final_answer", "transcript", "conversation"),
             "tool_calls": ("tool_calls", "transcript"),
             "transcript": ("transcript",),
+            "conversation": ("conversation",),
         }[self.applies_to]
         if not used.intersection(shows):
             raise RubricSpecError(

@@ -34,7 +34,7 @@ from judgekit.formats.rubric import (
     scale_values,
 )
 
-__all__ = ["load_rubric", "load_rubrics", "rubric_version"]
+__all__ = ["find_rubric", "load_rubric", "load_rubrics", "rubric_version"]
 
 _SUFFIXES = (".yaml", ".yml")
 
@@ -51,6 +51,19 @@ def load_rubric(ref: str | Path, *, rubrics_dir: Path = Path("rubrics")) -> Rubr
     Raises :class:`judgekit.errors.DataError` naming the file, line and field.
     """
     return _load_file(_rubric_path(ref, Path(rubrics_dir)))
+
+
+def find_rubric(rubric_id: str, rubrics_dir: Path) -> Rubric | None:
+    """The rubric of id ``rubric_id`` in ``rubrics_dir`` (its file is named by its id), or
+    None when it has no file there; an id that would name a path elsewhere has none."""
+    separators = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
+    if rubric_id in ("", ".", "..") or any(sep in rubric_id for sep in separators):
+        return None
+    for suffix in _SUFFIXES:
+        path = rubrics_dir / f"{rubric_id}{suffix}"
+        if is_file(path):
+            return _load_file(path)
+    return None
 
 
 def load_rubrics(rubrics_dir: str | Path) -> list[Rubric]:

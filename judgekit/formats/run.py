@@ -14,6 +14,7 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from judgekit._util.jsonl import LINE_ERRORS, iter_appended_models, iter_lines, warn_on_stderr
@@ -75,6 +76,19 @@ class Usage(BaseModel):
     output_tokens: Count = 0
 
 
+class Message(BaseModel):
+    """One message of a conversation of several exchanges (the traces of one session):
+    who sent it, its text, and how many of the run's tool calls were made before it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant"]
+    content: str
+    after_tool_calls: Count = Field(
+        default=0, description="How many of the run's tool_calls came before this message."
+    )
+
+
 class Run(BaseModel):
     """One agent run: what it was asked, which tools it called, how it ended.
 
@@ -102,6 +116,12 @@ class Run(BaseModel):
         description="Every text the agent sent the user, in order, as sent (the last is "
         "usually final_answer); read by expect_answer.",
     )
+    messages: list[Message] = Field(
+        default_factory=list,
+        description="A conversation's every user message and answer, in order, when the run "
+        "is several exchanges (the traces of one session); empty when input and "
+        "messages_to_user say it all.",
+    )
     turns: Count | None = None
     usage: Usage | None = None
     cost_usd: NonNegativeFloat | None = None
@@ -120,6 +140,21 @@ class Run(BaseModel):
     @property
     def completed(self) -> bool:
         return self.stop_reason in (None, "completed")
+
+    @model_validator(mode="after")
+    def _messages_follow_the_calls(self) -> Run:
+        # A message placed after more calls than the run made, or before an earlier one's,
+        # would show the conversation out of order.
+        made = 0
+        for index, message in enumerate(self.messages):
+            if not made <= message.after_tool_calls <= len(self.tool_calls):
+                raise ValueError(
+                    f"messages[{index}].after_tool_calls is {message.after_tool_calls}; "
+                    f"expected {made} to {len(self.tool_calls)} (the calls made before it, "
+                    "never fewer than the message before it)"
+                )
+            made = message.after_tool_calls
+        return self
 
     @model_serializer(mode="wrap")
     def _always_tool_calls(

@@ -22,6 +22,7 @@ __all__ = [
     "judge_tool_calls",
     "judge_transcript",
     "render_tool_calls",
+    "render_tool_result",
     "render_transcript",
 ]
 
@@ -53,19 +54,22 @@ def render_transcript(run: Run, *, fold_at: int = FOLD_AT) -> str:
     Result: {"ok": true}
     Final answer: Refunded.
     """
-    lines: list[str] = []
-    for index, call in enumerate(run.tool_calls, start=1):
-        lines.append(f"Tool call {index}: {_call_text(call, fold_at)}")
-        if call.error is not None:
-            lines.append(f"Error: {_fold(call.error, fold_at)}")
-        else:
-            lines.append(f"Result: {_fold(_json(call.result), fold_at)}")
+    lines = [render_tool_result(n, call, fold_at) for n, call in enumerate(run.tool_calls, 1)]
     if not run.tool_calls:
         lines.append("(no tool calls)")
     lines.append(f"Final answer: {final_answer_text(run)}")
     if not run.completed:
         lines.append(f"The run stopped early: {run.stop_reason}")
     return "\n".join(lines)
+
+
+def render_tool_result(number: int, call: ToolCall, fold_at: int = FOLD_AT) -> str:
+    """Call ``number`` and its result or error, two lines for a person to read."""
+    if call.error is not None:
+        outcome = f"Error: {_fold(call.error, fold_at)}"
+    else:
+        outcome = f"Result: {_fold(_json(call.result), fold_at)}"
+    return f"Tool call {number}: {_call_text(call, fold_at)}\n{outcome}"
 
 
 def judge_transcript(run: Run, *, fold_at: int = FOLD_AT) -> str:

@@ -29,8 +29,8 @@ class ImportOptions:
     none). ``run_ids``: makes run ids unique across the import and remembers what it renamed
     — every ``read`` passes its runs through ``options.run_ids.apply``. ``duplicates``: counts
     the identical copies of a span a trace importer dropped. ``group_by``: what one run is,
-    for formats that can say (``trace``, or ``thread``: the traces of one conversation
-    thread or session, for the importers whose ``groups`` name it).
+    for formats that can say (``trace``, or ``session``: the traces of one conversation,
+    session or thread, for the importers whose ``groups`` name it; ``thread`` is the same).
     """
 
     task_id: str | None = None
@@ -38,6 +38,11 @@ class ImportOptions:
     run_ids: UniqueRunIds = field(default_factory=UniqueRunIds)
     duplicates: DroppedDuplicates = field(default_factory=DroppedDuplicates)
     group_by: str = "trace"
+
+    @property
+    def by_session(self) -> bool:
+        """Whether one run is a whole conversation: the traces of one session."""
+        return self.group_by in ("session", "thread")
 
 
 @dataclass(frozen=True)
@@ -61,5 +66,5 @@ class Importer:
     # Endings of this format's files that are not JSON (so never sniffed): a folder given
     # to the import reads its files ending so, beside those whose head ``looks_like`` it.
     binary_suffixes: tuple[str, ...] = ()
-    # What else than a trace one run may be (``--group-by``): ``("thread",)``.
+    # What else than a trace one run may be (``--group-by``): ``("session",)``.
     groups: tuple[str, ...] = ()

@@ -13,7 +13,7 @@ from judgekit.formats.run import ToolCall
 from judgekit.importers.run_draft import new_tool_call, parse_result
 from judgekit.importers.trace_records import Record
 
-__all__ = ["requested_calls"]
+__all__ = ["requested_calls", "requested_tools"]
 
 
 def requested_calls(generations: list[Record]) -> list[ToolCall]:
@@ -60,3 +60,29 @@ def _results(generations: list[Record]) -> dict[str, str]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def requested_tools(generations: list[Record]) -> set[str]:
+    """The names of the tools the generations asked for (a SPAN so named is a tool call)."""
+    names: set[str] = set()
+    for record in generations:
+        _collect_tool_names(record.data.get("output"), names)
+    return names
+
+
+def _collect_tool_names(value: Any, names: set[str]) -> None:
+    # OpenAI's tool_calls ({"function": {"name"}}), Anthropic's tool_use and the Responses
+    # API's function_call items, wherever they sit in a generation's output.
+    if isinstance(value, dict):
+        function = value.get("function")
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            names.add(function["name"])
+        if value.get("type") in ("tool_use", "function_call") and isinstance(
+            value.get("name"), str
+        ):
+            names.add(value["name"])
+        for item in value.values():
+            _collect_tool_names(item, names)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_tool_names(item, names)

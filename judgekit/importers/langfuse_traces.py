@@ -14,7 +14,9 @@ for (SDKs that trace tools as plain spans). A trace with neither has the calls i
 generations asked for (:mod:`judgekit.importers.langfuse_requests`). Each GENERATION is a
 turn; their ``usageDetails`` (or legacy ``usage``) and costs are summed, Langfuse's ``input`` and
 ``output`` with their details (``input_cached_tokens``, ``output_reasoning_tokens``, which
-Langfuse counts apart) added back. The run id is the trace id.
+Langfuse counts apart) added back. The run id is the trace id; grouped by session, the
+traces of one ``sessionId`` are one run, each turn's messages kept
+(:mod:`judgekit.importers.sessions`).
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from pydantic import ValidationError
 from judgekit._util.jsonl import validation_error_to_data_error
 from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.interface import Importer, ImportOptions
-from judgekit.importers.langfuse_requests import requested_calls
+from judgekit.importers.langfuse_requests import requested_calls, requested_tools
 from judgekit.importers.langfuse_usage import usage_and_cost
 from judgekit.importers.locations import describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
+from judgekit.importers.sessions import session_runs
 from judgekit.importers.span_graph import (
     DroppedDuplicates,
     different_copy,
@@ -111,8 +114,23 @@ def import_langfuse(path: str | Path, options: ImportOptions | None = None) -> I
     default_task = options.task_id or file_stem(source)
     for trace in traces.values():
         trace.observations = _checked_graph(trace.observations, options.duplicates)
+    if options.by_session:  # the traces of one sessionId as one run, in the order they started
+        started = sorted(traces.items(), key=lambda item: _trace_start(item[1]))
+        built = [_run(trace_id, trace, default_task) for trace_id, trace in started]
+        keyed = ((_session(run.metadata.get("session_id")), run) for run in built)
+        return options.run_ids.apply(session_runs(keyed, "session_id"))
     runs = (_run(trace_id, trace, default_task) for trace_id, trace in traces.items())
     return options.run_ids.apply(runs)
+
+
+def _trace_start(trace: _Trace) -> datetime:
+    starts = [_start_time(record) for record in trace.observations]
+    stamp = _time(trace.record.data.get("timestamp")) if trace.record is not None else None
+    return min(starts, default=stamp or datetime.min.replace(tzinfo=UTC))
+
+
+def _session(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _checked_graph(observations: list[Record], duplicates: DroppedDuplicates) -> list[Record]:
@@ -248,7 +266,7 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
     ordered = _in_order(trace.observations)
     roots = [r for r in ordered if _is_root(r)]
     generations = [r for r in ordered if r.data["type"] == "GENERATION"]
-    tool_names = _requested_tools(generations)
+    tool_names = requested_tools(generations)
     head = trace.record or (roots[0] if roots else None)
     where = head.where if head is not None else ordered[0].where
     fields: dict[str, Any] = {
@@ -278,31 +296,6 @@ def _run(trace_id: str, trace: _Trace, default_task: str) -> Run:
 def _is_tool(record: Record, tool_names: set[str]) -> bool:
     kind = record.data["type"]
     return kind == "TOOL" or (kind == "SPAN" and record.data.get("name") in tool_names)
-
-
-def _requested_tools(generations: list[Record]) -> set[str]:
-    names: set[str] = set()
-    for record in generations:
-        _collect_tool_names(record.data.get("output"), names)
-    return names
-
-
-def _collect_tool_names(value: Any, names: set[str]) -> None:
-    # OpenAI's tool_calls ({"function": {"name"}}), Anthropic's tool_use and the Responses
-    # API's function_call items, wherever they sit in a generation's output.
-    if isinstance(value, dict):
-        function = value.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            names.add(function["name"])
-        if value.get("type") in ("tool_use", "function_call") and isinstance(
-            value.get("name"), str
-        ):
-            names.add(value["name"])
-        for item in value.values():
-            _collect_tool_names(item, names)
-    elif isinstance(value, list):
-        for item in value:
-            _collect_tool_names(item, names)
 
 
 def _tool_call(record: Record) -> ToolCall:
@@ -386,5 +379,7 @@ IMPORTER = Importer(
     "id; TOOL observations (and spans named like a tool a generation asked for) are the "
     "tool calls, level ERROR their errors (else the calls the generations asked for); "
     "generations are the turns, their usage and "
-    "costs summed.",
+    "costs summed. With --group-by session, the traces of one sessionId are one run, its id "
+    "the session's, each turn's messages kept in order.",
+    groups=("session",),
 )

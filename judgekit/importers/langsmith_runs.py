@@ -10,8 +10,9 @@ its ``tool_call_id`` the call's id — ``error`` its error); each ``llm`` run is
 ``prompt_tokens`` and ``completion_tokens`` are summed (else the ``usage_metadata`` the
 tracer sent; the root's own totals when the trace has no llm run). The run id is the trace
 id; the task is the root's ``reference_example_id`` (a dataset example) when it has one.
-Grouped by thread, the traces of one thread (the root's ``thread_id``, ``session_id`` or
-``conversation_id`` metadata) make one run, its id the thread's.
+Grouped by session, the traces of one thread (the root's ``thread_id``, ``session_id`` or
+``conversation_id`` metadata) make one run, its id the thread's, each turn's messages kept
+(:mod:`judgekit.importers.sessions`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from judgekit.importers.langchain_messages import (
 )
 from judgekit.importers.locations import Location, describe_json, optional_string, required_string
 from judgekit.importers.run_draft import error_message, file_stem, new_tool_call, parse_result
+from judgekit.importers.sessions import session_runs
 from judgekit.importers.span_graph import keep_first, refuse_parent_cycles
 from judgekit.importers.trace_records import (
     Record,
@@ -95,27 +97,23 @@ def import_langsmith(path: str | Path, options: ImportOptions | None = None) -> 
     for records in traces.values():
         _refuse_cycles(records)
     default_task = options.task_id or file_stem(source)
-    if options.group_by != "thread":
+    if not options.by_session:
         runs = (_run(trace_id, records, default_task) for trace_id, records in traces.items())
         return options.run_ids.apply(runs)
-    threads = (
-        _run(key, [r for trace_id in trace_ids for r in traces[trace_id]], default_task, thread)
-        for (thread, key), trace_ids in _threads(traces).items()
-    )
-    return options.run_ids.apply(threads)
+    return options.run_ids.apply(session_runs(_by_start(traces, default_task), "thread_id"))
 
 
-def _threads(traces: dict[str, list[Record]]) -> dict[tuple[str | None, str], list[str]]:
-    """The trace ids of each thread, keyed (thread id, thread id), by the thread id the
-    root's metadata carries (``thread_id``, ``session_id`` or ``conversation_id``, as
-    LangSmith groups threads); a trace of no thread is one of its own, (None, trace id)."""
-    threads: dict[tuple[str | None, str], list[str]] = {}
+def _by_start(traces: dict[str, list[Record]], default_task: str) -> list[tuple[str | None, Run]]:
+    """Each trace's run in the order the traces started, with the thread it belongs to:
+    the ``thread_id``, ``session_id`` or ``conversation_id`` its root's metadata carries
+    (as LangSmith groups threads), None for a trace of no thread."""
+    keyed: list[tuple[tuple[str, str], str | None, Run]] = []
     for trace_id, records in traces.items():
-        root = next((r for r in records if r.data.get("parent_run_id") is None), None)
-        thread = _thread_id(root) if root is not None else None
-        key = (thread, thread) if thread is not None else (None, trace_id)
-        threads.setdefault(key, []).append(trace_id)
-    return threads
+        run = _run(trace_id, records, default_task)  # a trace without its root is refused here
+        root = min((r for r in records if r.data.get("parent_run_id") is None), key=_start_key)
+        keyed.append((_start_key(root), _thread_id(root), run))
+    keyed.sort(key=lambda item: item[0])
+    return [(thread, run) for _, thread, run in keyed]
 
 
 def _thread_id(root: Record) -> str | None:
@@ -176,8 +174,8 @@ def _ids(record: Record, trace_of: dict[str, str]) -> tuple[str, str]:
     return run_id, trace
 
 
-def _run(run_id: str, records: list[Record], default_task: str, thread: str | None = None) -> Run:
-    """The run of one trace (``run_id`` its id), or of the traces of one ``thread``."""
+def _run(run_id: str, records: list[Record], default_task: str) -> Run:
+    """The run of one trace, ``run_id`` its id."""
     roots = sorted((r for r in records if r.data.get("parent_run_id") is None), key=_start_key)
     if not roots:
         first = records[0]
@@ -189,9 +187,6 @@ def _run(run_id: str, records: list[Record], default_task: str, thread: str | No
     ordered = sorted(records, key=_start_key)
     llm_runs = [r for r in ordered if r.data["run_type"] == "llm"]
     ids: dict[str, Any] = {"trace_id": run_id}
-    if thread is not None:
-        traces = [str(root.data.get("trace_id", root.data["id"])) for root in roots]
-        ids = {"thread_id": thread, "trace_ids": traces}
     fields: dict[str, Any] = {
         "run_id": run_id,
         "task_id": optional_string(first.data, "reference_example_id", first.where) or default_task,
@@ -310,11 +305,11 @@ IMPORTER = Importer(
     looks_like=looks_like_langsmith,
     read=import_langsmith,
     details="LangSmith runs as JSON or JSONL, as the client's list_runs returns them: each "
-    "trace is one run (with --group-by thread, the traces of one thread_id, session_id or "
-    "conversation_id in the root's metadata), its id the trace id, its task the root's "
-    "reference_example_id (else --task-id, else the file name); tool runs in start order "
-    "are the tool calls (inputs, outputs, a LangChain ToolMessage's content, error); llm "
-    "runs are the turns, their tokens and costs summed; the final answer is the root's "
-    "output, a graph state's last AI message.",
-    groups=("thread",),
+    "trace is one run (with --group-by session, the traces of one thread_id, session_id or "
+    "conversation_id in the root's metadata, each turn's messages kept in order), its id "
+    "the trace id, its task the root's reference_example_id (else --task-id, else the file "
+    "name); tool runs in start order are the tool calls (inputs, outputs, a LangChain "
+    "ToolMessage's content, error); llm runs are the turns, their tokens and costs summed; "
+    "the final answer is the root's output, a graph state's last AI message.",
+    groups=("session",),
 )

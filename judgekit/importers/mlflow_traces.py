@@ -85,7 +85,7 @@ def import_mlflow(path: str | Path, options: ImportOptions | None = None) -> Ite
     def build(trace_spans: list[list[Span]]) -> list[Run]:
         return build_runs(trace_spans, _never, read_span, options.task_id)
 
-    runs = by_session(grouped, build) if options.group_by == "thread" else build(grouped)
+    runs = by_session(grouped, build) if options.by_session else build(grouped)
     return options.run_ids.apply(runs)
 
 
@@ -277,7 +277,7 @@ IMPORTER = Importer(
     details=(
         "FILE holds MLflow traces as MLflow's SDK writes them: Trace.to_json() per line, or "
         "a JSON list of Trace.to_dict() (mlflow.search_traces(return_type='list')), of "
-        "MLflow 3 or 2. Each trace is a run, its id the trace id (with --group-by thread, "
+        "MLflow 3 or 2. Each trace is a run, its id the trace id (with --group-by session, "
         "the traces of one mlflow.trace.session, its id the session's): TOOL spans are its "
         "tool calls (mlflow.spanInputs the arguments, mlflow.spanOutputs the result, an "
         "error status or a result matching --error-pattern the error), CHAT_MODEL and LLM "

@@ -1,12 +1,12 @@
 """Runs from OpenInference spans (Arize Phoenix and the OpenInference instrumentations).
 
 Each trace is a run (see :mod:`judgekit.importers.span_runs`; several ``AGENT`` spans at
-its root, several runs), by the span kind in ``openinference.span.kind``; grouped by thread,
-the traces of one ``session.id`` are one run. ``TOOL`` spans are its tool calls:
-``tool.name``, the arguments from ``input.value`` (JSON) or, when it holds none, from the
-call the model asked for (LangChain writes a one-argument tool's input as the bare value),
-the result from ``output.value`` (a LangChain ToolMessage's ``content``, its status
-``error`` the call's error), the call id from ``tool_call.id`` (or ``tool.id``, or the
+its root, several runs), by the span kind in ``openinference.span.kind``; grouped by
+session, the traces of one ``session.id`` are one run, every turn's messages kept.
+``TOOL`` spans are its tool calls: ``tool.name``, the arguments from ``input.value``
+(JSON) or, when it holds none, from the call the model asked for (LangChain writes a
+one-argument tool's input as the bare value), the result from ``output.value`` (a
+LangChain ToolMessage's ``content``, its status ``error`` the call's error), the call id from ``tool_call.id`` (or ``tool.id``, or the
 ToolMessage's ``tool_call_id``), an error status as the error. ``LLM`` spans are its
 turns: ``llm.token_count.prompt`` / ``completion`` as usage, ``llm.cost.total`` summed as
 the cost, ``llm.input_messages.N.message.*`` for the input (the first user message, unless
@@ -65,14 +65,14 @@ def import_openinference(
 ) -> Iterator[Run]:
     """The runs of a file of OpenInference spans: OTLP JSON (one document or one per line)
     or the OpenTelemetry SDK's ConsoleSpanExporter output. A run's id is its trace id, or
-    with ``group_by="thread"`` its ``session.id`` (the traces of one session make one run)::
+    with ``group_by="session"`` its ``session.id`` (the traces of one session make one run)::
 
         for run in import_openinference("phoenix-spans.jsonl"):
             print(run.run_id, [call.name for call in run.tool_calls])
     """
     spans = read_spans(Path(path))
     grouped = traces(spans, duplicates if duplicates is not None else DroppedDuplicates())
-    if group_by == "thread":
+    if ImportOptions(group_by=group_by).by_session:
         runs = by_session(grouped, lambda trace: build_runs(trace, _never, _read_span, task_id))
     else:
         runs = build_runs(grouped, _root_agents(grouped), _read_span, task_id)
@@ -280,10 +280,11 @@ IMPORTER = Importer(
         "FILE holds spans following the OpenInference conventions (Arize Phoenix, the "
         "OpenInference instrumentations): OTLP JSON, one document or one per line, or the "
         "OpenTelemetry SDK's ConsoleSpanExporter output. Each trace is a run (with "
-        "--group-by thread, the traces of one session.id, as LangGraph's thread_id sets it): "
+        "--group-by session, the traces of one session.id, as LangGraph's thread_id sets it, "
+        "each turn's messages kept in order): "
         "TOOL spans are its tool calls (the arguments the model sent or input.value; "
         "output.value the result, a LangChain ToolMessage's content), LLM spans its turns, "
         "token counts and cost, the last LLM output message its final answer."
     ),
-    groups=("thread",),
+    groups=("session",),
 )

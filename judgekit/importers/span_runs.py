@@ -2,7 +2,9 @@
 
 A trace is one run, unless it holds several top-level agent spans (one process running
 many agents in one trace): then each agent span and the spans below it is a run. The
-format-specific importer reads each span into a :class:`SpanRun`.
+format-specific importer reads each span into a :class:`SpanRun`. A run's metadata keeps
+its ``trace_id`` and its root span's ``root_span_id`` (a session's run: ``trace_ids`` and
+``root_span_ids``), which labels of the trace on its platform are joined by.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from judgekit.formats.run import Run, ToolCall
 from judgekit.importers.conversations import Conversation
 from judgekit.importers.locations import Location, describe_json
 from judgekit.importers.run_draft import RunDraft, file_stem
+from judgekit.importers.sessions import session_runs
 from judgekit.importers.spans import Span
 
 __all__ = [
@@ -132,28 +135,15 @@ def by_session(
     build: Callable[[list[list[Span]]], list[Run]],
     key: str = "session.id",
 ) -> list[Run]:
-    """A Run per session: the traces whose spans carry the same ``key`` attribute are
-    built (by ``build``) as one trace, their spans in start order, the run's id the
-    session's; a trace that names no session is a run of its own."""
-    # (True, the session id), or (False, the trace id) for a trace of no session.
-    groups: dict[tuple[bool, str], list[list[Span]]] = {}
-    for trace in traces:
+    """A Run per session: each trace built (by ``build``) as a run, in the order the
+    traces started, and the runs of the traces whose spans carry the same ``key``
+    attribute joined as one conversation (:func:`judgekit.importers.sessions.session_runs`),
+    its id the session's; a trace that names no session is a run of its own."""
+    keyed: list[tuple[str | None, Run]] = []
+    for trace in sorted(traces, key=lambda spans: min(span.start_ns for span in spans)):
         session = next((string_attribute(s, key) for s in trace if s.attributes.get(key)), None)
-        named = (True, session) if session is not None else (False, trace[0].trace_id)
-        groups.setdefault(named, []).append(trace)
-    runs: list[Run] = []
-    for (in_session, session), group in groups.items():
-        spans = sorted((span for trace in group for span in trace), key=lambda s: s.start_ns)
-        built = build([spans])
-        if not in_session:
-            runs.extend(built)
-            continue
-        trace_ids = list(dict.fromkeys(trace[0].trace_id for trace in group))
-        for run in built:
-            metadata = {**run.metadata, "session_id": session, "trace_ids": trace_ids}
-            metadata.pop("trace_id", None)
-            runs.append(run.model_copy(update={"run_id": session, "metadata": metadata}))
-    return runs
+        keyed += [(session, run) for run in build([trace])]
+    return list(session_runs(keyed, "session_id"))
 
 
 def _run(
@@ -173,7 +163,8 @@ def _run(
         carried["duration_s"] = (max(span.end_ns for span in timed) - first) / NS_PER_S
     if root.error is not None:
         carried["stop_reason"] = "error"
-    metadata: dict[str, Any] = {"trace_id": root.trace_id}
+    # The root span's id joins what a platform says of it (a Phoenix span annotation).
+    metadata: dict[str, Any] = {"trace_id": root.trace_id, "root_span_id": root.span_id}
     conversation = Conversation(root.where, index, [], root.where, carried, metadata)
     run = SpanRun(RunDraft(conversation), root=root)
     for span in spans:

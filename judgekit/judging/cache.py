@@ -15,16 +15,15 @@ request or its headers, so no API key can end up in the file.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import threading
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from judgekit._util.closing import ClosesOnExit
+from judgekit._util.endpoint_url import normalise_endpoint
 from judgekit._util.home import judgekit_home
 from judgekit.providers.chat import ChatRequest, ChatResponse, TokenLogprob
 from judgekit.store.cache_file import CacheFile
@@ -168,31 +167,3 @@ def _tokens_from_json(text: str) -> tuple[TokenLogprob, ...] | None:
         )
     except (ValueError, TypeError):
         return None
-
-
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
-
-
-@functools.lru_cache(maxsize=64)  # one endpoint per judge, asked once per key
-def normalise_endpoint(url: str) -> str:
-    """One spelling per endpoint: scheme and host lower-cased, a default port dropped, no
-    trailing slash, no credentials, query or fragment ("" stays "").
-
-    >>> normalise_endpoint("HTTP://LocalHost:80/v1/")
-    'http://localhost/v1'
-    >>> normalise_endpoint("https://api.openai.com/v1") == normalise_endpoint("https://api.openai.com:443/v1/")
-    True
-    """
-    if not url:
-        return ""
-    parts = urllib.parse.urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"  # an IPv6 literal keeps its brackets
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = host if port is None or port == _DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
-    return urllib.parse.urlunsplit((scheme, netloc, parts.path.rstrip("/"), "", ""))

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from judgekit._util.endpoint_url import normalise_endpoint
 from judgekit._util.redaction import redact
 from judgekit.errors import JudgeOutputError, ProviderError
 from judgekit.formats.rubric import Rubric
@@ -31,7 +32,7 @@ from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget, OverBudget
-from judgekit.judging.cache import JudgeCache, normalise_endpoint
+from judgekit.judging.cache import JudgeCache
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
 from judgekit.judging.judged_input import input_digest, pairwise_answers
 from judgekit.judging.pricing import PriceTable
@@ -80,8 +81,7 @@ class Judge:
         abstain_below: float | None = None,
     ) -> None:
         self.endpoint = client.provider.endpoint
-        # What each verdict records of where it was asked: no credentials, no query.
-        self._verdict_endpoint = normalise_endpoint(self.endpoint) or None
+        self._verdict_endpoint = normalise_endpoint(self.endpoint) or None  # no key, no query
         self.budget = budget
         self.rubric = rubric
         self.client = client

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgekit._util.endpoint_url import normalise_endpoint
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
-from judgekit.judging.cache import JudgeCache, normalise_endpoint
+from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
 from judgekit.judging.judge_session import JudgeSession
 from judgekit.judging.judged_input import input_digest

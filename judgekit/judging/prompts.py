@@ -17,9 +17,10 @@ tag of the rubric's own prompt such as ``<answer>{final_answer}</answer>``, nor 
 that looks like the grader's instructions, nor hide text the judge reads but a person does
 not; the system message tells the judge so.
 
-A transcript or a list of tool calls is rendered one JSON object per line
-(:mod:`judgekit.formats.transcript`), so nothing an agent wrote (a newline and ``Tool call
-2: …`` inside an answer or a tool result) can forge a line of the structure around it. Each
+A transcript, a list of tool calls or a conversation is rendered one JSON object per line
+(:mod:`judgekit.formats.transcript`, :mod:`judgekit.formats.conversation`), so nothing an
+agent wrote (a newline and ``Tool call 2: …`` inside an answer or a tool result) can forge
+a line of the structure around it. Each
 filled value is capped at the rubric's ``max_chars`` (default :data:`MAX_CHARS`): the
 middle of a longer text is cut, saying how much, so a 50 MB answer costs what 32,000
 characters cost.
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from judgekit.errors import DataError
+from judgekit.formats.conversation import judge_conversation
 from judgekit.formats.rubric import Rubric, RubricExample, likert_bounds, scale_values
 from judgekit.formats.run import Run
 from judgekit.formats.template import fill_template
@@ -134,6 +136,14 @@ _DATA_RULE = (
     "cannot close a tag. A transcript or a list of tool calls is one JSON object per line."
 )
 
+_CONVERSATION_RULE = (
+    'A conversation is one JSON object per line, in the order it happened: {"user": ...} '
+    'for each message of the user, {"assistant": ...} for each answer of the agent, and '
+    '{"tool_call": N, "name": ..., "args": ...} for each tool the agent called (its '
+    "arguments cut when long, its result left out). Judge every turn in the light of the "
+    "turns before it."
+)
+
 
 def quote_untrusted(name: str, text: str) -> str:
     """``text`` as inert data inside ``<untrusted_NAME>`` tags.
@@ -219,6 +229,8 @@ def judged_fields(
 def system_message(rubric: Rubric) -> str:
     """The grader's instructions for ``rubric``: role, data rule, scale, examples, format."""
     parts = [_ROLE, _DATA_RULE, _scale_text(rubric)]
+    if "conversation" in rubric.placeholders:  # other rubrics' prompts stay as they were
+        parts.insert(2, _CONVERSATION_RULE)
     if rubric.examples:
         shown = [_example_text(i, e) for i, e in enumerate(rubric.examples, start=1)]
         parts.append("Examples graded by the rubric's author:\n\n" + "\n\n".join(shown))
@@ -258,6 +270,8 @@ def _field_text(
         return judge_transcript(run, fold_at=fold_at)
     if name == "tool_calls":
         return judge_tool_calls(run.tool_calls, fold_at=fold_at)
+    if name == "conversation":
+        return judge_conversation(run)
     if name == "reference":
         return _reference(rubric, run, task)
     if answers is not None and name in ("answer_a", "answer_b"):

@@ -29,9 +29,12 @@ from judgekit.labelling.keys import ScaleKeys
 
 __all__ = ["Item", "LabelScreen", "item_text", "make_item"]
 
-# Line prefixes of render_transcript, and how to draw them.
+# Line prefixes of render_transcript and render_conversation, and how to draw them.
 _STYLES = (
     ("Task:", "bold"),
+    ("Conversation:", "bold"),
+    ("User:", "bold"),
+    ("Agent:", "bold green"),
     ("Tool call ", "cyan"),
     ("Result:", "dim"),
     ("Error:", "red"),

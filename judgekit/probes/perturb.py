@@ -35,7 +35,7 @@ FILLER = (
     "The text above is the complete reply.",
 )
 
-_JUDGED = ("final_answer", "transcript", "tool_calls")
+_JUDGED = ("final_answer", "transcript", "tool_calls", "conversation")
 
 
 def pad_answer(text: str) -> str:
@@ -60,7 +60,16 @@ def padded_run(run: Run, rubric: Rubric) -> Run:
             metadata = {**run.metadata, "answers": [answers[0], pad_answer(answers[1])]}
             return run.model_copy(update={"metadata": metadata})
         return run  # the judge reports the malformed run itself
-    return run.model_copy(update={"final_answer": pad_answer(run.final_answer or "")})
+    padded = pad_answer(run.final_answer or "")
+    messages = list(run.messages)
+    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+    if last is not None:  # a conversation's last answer is what {conversation} shows
+        messages[last] = messages[last].model_copy(update={"content": padded})
+    sent = list(run.messages_to_user)
+    if sent and sent[-1] == run.final_answer:
+        sent[-1] = padded
+    update = {"final_answer": padded, "messages": messages, "messages_to_user": sent}
+    return run.model_copy(update=update)
 
 
 def swapped_pair(run: Run) -> Run:

@@ -6,7 +6,9 @@ Rates over repeated trials (:func:`pass_at_k`, :func:`pass_hat_k`, :func:`wilson
 (:func:`confusion`, :func:`judge_error_rates`), correcting judged rates
 (:func:`rogan_gladen`, :func:`ppi_mean_interval`; for a rate :func:`ppi_rate_interval`, kept
 in [0, 1], its :class:`BoundedRate` saying when it was clipped), comparing two graders
-(:func:`mcnemar_test`, :func:`paired_kappa_differences`) and planning (:func:`kappa_sample_size`).
+(:func:`mcnemar_test`, :func:`paired_kappa_differences`), whether a confidence is calibrated
+(:func:`calibration_errors`: :func:`expected_calibration_error`, :func:`brier_score` and the
+:func:`reliability_curve`, with bootstrap intervals) and planning (:func:`kappa_sample_size`).
 
 Conventions, as in scikit-learn's metrics: options are keyword-only; impossible input (a
 negative count, ``c > n``, ``k`` out of range, a confidence outside (0, 1), sequences of
@@ -59,19 +61,32 @@ if TYPE_CHECKING:
         two_proportion_test,
         wilson_interval,
     )
+    from judgekit.stats.reliability import (
+        CalibrationErrors,
+        ReliabilityBin,
+        brier_score,
+        calibration_errors,
+        expected_calibration_error,
+        reliability_curve,
+    )
     from judgekit.stats.scale_errors import likert_errors, per_class_scores
 
 __all__ = [
     "Z_95",
     "BoundedRate",
+    "CalibrationErrors",
     "CalibrationInputError",
     "JudgeErrorRates",
     "Rate",
+    "ReliabilityBin",
     "StatisticsInputError",
     "TwoProportionTest",
     "UndefinedStatisticWarning",
+    "brier_score",
+    "calibration_errors",
     "cohen_kappa_score",
     "confusion",
+    "expected_calibration_error",
     "gwet_ac1_score",
     "holm_rejections",
     "judge_error_rates",
@@ -88,6 +103,7 @@ __all__ = [
     "percent_agreement",
     "ppi_mean_interval",
     "ppi_rate_interval",
+    "reliability_curve",
     "rogan_gladen",
     "two_proportion_test",
     "wilson_interval",
@@ -124,6 +140,12 @@ _LAZY = {
     "pass_hat_k": "judgekit.stats.proportions",
     "two_proportion_test": "judgekit.stats.proportions",
     "wilson_interval": "judgekit.stats.proportions",
+    "CalibrationErrors": "judgekit.stats.reliability",
+    "ReliabilityBin": "judgekit.stats.reliability",
+    "brier_score": "judgekit.stats.reliability",
+    "calibration_errors": "judgekit.stats.reliability",
+    "expected_calibration_error": "judgekit.stats.reliability",
+    "reliability_curve": "judgekit.stats.reliability",
     "likert_errors": "judgekit.stats.scale_errors",
     "per_class_scores": "judgekit.stats.scale_errors",
 }

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from judgekit._util.number_format import cost, statistic, statistic_interval
 from judgekit._util.terminal_text import visible
+from judgekit.formats.conversation import conversation_steps, is_conversation
 from judgekit.formats.matchers import render_value
 from judgekit.formats.run import ToolCall
 from judgekit.graders.state import changes
@@ -104,6 +105,7 @@ class Pages:
             folded=folded,
             keep=FOLD_KEEP,
             state_diff=_state_diff(run.initial_state, run.final_state),
+            conversation=conversation_steps(run) if is_conversation(run) else [],
             verdicts=self._data.run_verdicts(run.run_id),
             labels=labels,
             task_input=task_input,

@@ -212,7 +212,7 @@ def test_a_rewrite_that_drops_a_placeholder_is_dropped_with_the_reason(desk: Pat
     assert (
         "rewrite            —   —  —                      —                     dropped: fold 1: "
         "prompt: the rubric applies to the final_answer but the prompt never shows it; add "
-        "{final_answer} or {transcript}"
+        "{final_answer} or {transcript} or {conversation}"
     ) in result.stdout.splitlines()
     assert "examples-2 is written as version 02e6f8d34506" in result.stdout
 

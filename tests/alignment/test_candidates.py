@@ -79,7 +79,7 @@ def test_agent_text_reaches_the_optimizer_quoted_as_data() -> None:
         (
             '{"prompt": "Task: {input} {answr}"}',
             "prompt: unknown placeholder {answr}; valid placeholders are {input}, "
-            "{final_answer}, {transcript}, {tool_calls}, {reference}",
+            "{final_answer}, {transcript}, {tool_calls}, {conversation}, {reference}",
         ),
     ],
 )

@@ -70,14 +70,14 @@ def test_likert_lists_the_largest_difference_first() -> None:
 def test_markdown_of_2000_disagreements_fits_a_comment_with_a_note() -> None:
     report = _binary_report(2000)
     text = render_markdown(report)
-    assert len(text) == 65_475
+    assert len(text) == 65_525
     assert len(text) + 1 <= COMMENT_LIMIT  # printed with a newline
     rows = [line for line in text.splitlines() if line.startswith("| `batch/")]
-    assert len(rows) == 878
+    assert len(rows) == 877
     assert rows[0] == "| `batch/1` | pass | fail | no refund | ana: the refund went through |"
-    assert rows[-1].startswith("| `batch/878` |")
+    assert rows[-1].startswith("| `batch/877` |")
     assert text.endswith(
-        "\n\n1122 more disagreements not shown: a comment holds 65,536 characters (878 of 2000 "
+        "\n\n1123 more disagreements not shown: a comment holds 65,536 characters (877 of 2000 "
         "shown, natural order of run id; `judgekit calibrate --json` lists every one).\n\n"
         "</details>"
     )

@@ -279,6 +279,7 @@ def test_a_promotable_report_makes_its_record(rubric: Rubric) -> None:
             "min_kappa": 0.6,
             "confidence": 0.95,
             "max_flip_rate": None,
+            "max_ece": None,
             "test_share": 0.5,
             "selective": None,
         },

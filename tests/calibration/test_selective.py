@@ -104,7 +104,7 @@ def test_no_threshold_fails_the_criterion_with_why() -> None:
 def test_sections_in_text_and_markdown() -> None:
     report = _report({"alpha": 0.1, "delta": 0.1})
     text = render_text(report)
-    section = text[text.index("selective judging") : text.index("stale labels")]
+    section = text[text.index("selective judging") : text.index("\nconfidence: ") + 1]
     assert section == (
         "selective judging: coverage at which agreement on kept verdicts ≥ 1 − α holds with "
         "probability 0.9 (δ = 0.1; 100 of 100 compared runs have a confidence)\n"

@@ -85,6 +85,7 @@ REPORT_KEYS = {
     "split",
     "scale_errors",
     "selective",
+    "confidence_calibration",
 }
 RECORD_KEYS = {
     "rubric_id",
@@ -109,6 +110,7 @@ RECORD_KEYS = {
     "criteria",
     "labelers",
     "split",
+    "confidence_calibration",
     "promoted_at",
     "evidence",
     "sources",
@@ -427,6 +429,7 @@ def test_promotion_refused_then_granted_then_stale(ws: Workspace) -> None:
         "test_share": 0.5,
         "selective": None,
         "max_flip_rate": None,
+        "max_ece": None,
     }
     assert record["labelers"] == {"ana": 60}
     assert record["split"] == {

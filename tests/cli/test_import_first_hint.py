@@ -29,7 +29,7 @@ def grade(runs: Path, out: Path) -> tuple[int, str]:
     [
         (
             "shop_openai.jsonl",
-            "1: model: unknown field (check the spelling against `judgekit schema`)",
+            "1: messages.2.tool_calls: unknown field (check the spelling against `judgekit schema`)",
             "openai",
             "OpenAI Chat Completions transcripts",
         ),
@@ -55,7 +55,7 @@ def test_grading_a_transcript_says_import_it_first(
 
 
 def test_a_conversation_without_extra_fields_gets_the_hint(tmp_path: Path) -> None:
-    """A bare OpenAI conversation: its first error is a field runs do not have."""
+    """A bare OpenAI conversation: its first error is a field runs' messages do not have."""
     chat = tmp_path / "chat.json"
     chat.write_text(
         json.dumps(
@@ -82,7 +82,7 @@ def test_a_conversation_without_extra_fields_gets_the_hint(tmp_path: Path) -> No
     code, err = grade(chat, tmp_path / "out")
     assert code == 2
     assert err == (
-        f"judgekit: error: {chat}:1: messages: unknown field (check the spelling against "
+        f"judgekit: error: {chat}:1: messages.1.tool_calls: unknown field (check the spelling against "
         "`judgekit schema`)"
         "; this looks like OpenAI Chat Completions transcripts, not runs; import it first: "
         f"`judgekit import openai {chat} -o runs.jsonl`\n"

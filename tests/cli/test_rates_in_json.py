@@ -237,11 +237,16 @@ def test_calibrate_json_rates_stay_in_0_1(tmp_path: Path) -> None:
         ppi = report["ppi_pass_rate"]
         clipped.append((report["corrected_pass_rate_clipped"], ppi and ppi["clipped"]))
     assert found == {
+        "accuracy",
         "agreement",
         "agreement_on_kept",
         "agreement_with_judge",
+        "brier",
+        "brier_ci",
         "corrected_pass_rate",
         "coverage",
+        "ece",
+        "ece_ci",
         "estimate",
         "false_fail_ci",
         "false_fail_rate",
@@ -251,6 +256,7 @@ def test_calibrate_json_rates_stay_in_0_1(tmp_path: Path) -> None:
         "high",
         "low",
         "mean",
+        "mean_confidence",
         "raw_pass_rate",
         "sensitivity",
         "specificity",

@@ -12,10 +12,11 @@ from langfuse.api import CreateScoreRequest, ScoreDataType
 from langfuse.api.core.jsonable_encoder import jsonable_encoder
 from langfuse.api.core.serialization import convert_and_respect_annotation_metadata
 
+from judgekit import __version__
 from judgekit.exporters.items import ExportItem
 from judgekit.exporters.langfuse_scores import score_record
 from judgekit.exporters.trace_links import TraceLink
-from tests.exporters.world import OTEL_SPAN, OTEL_TRACE, export_verdicts, json_lines
+from tests.exporters.world import NO_RUBRIC, OTEL_SPAN, OTEL_TRACE, export_verdicts, json_lines
 
 
 def _request(record: dict[str, Any]) -> CreateScoreRequest:
@@ -54,9 +55,13 @@ def test_verdicts_are_create_score_requests(tmp_path: Path) -> None:
     assert passed.metadata == {
         "judgekit_run_id": "shop/otel",
         "status": "scored",
+        "rubric_id": "goal_completion",
         "rubric_version": "3f2a9c",
         "model": "openai/gpt-4o-mini",
+        "judgekit_version": __version__,
         "confidence": 0.9,
+        "promoted": False,
+        "not_promoted": NO_RUBRIC,
     }
     assert (failed.value, failed.data_type) == (0.0, ScoreDataType.BOOLEAN)
     # Neither pass nor fail: a TEXT score holding the status, and no trace to link.

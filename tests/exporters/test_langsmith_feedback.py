@@ -4,57 +4,18 @@ SDK's ``Client.create_feedback``, whose request a local server records and the S
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
-from langsmith import Client
 from langsmith.schemas import FeedbackCreate, FeedbackSourceBase
 
+from judgekit import __version__
 from judgekit.exporters.items import from_verdict
+from judgekit.exporters.judge_standing import NOT_CHECKED
 from judgekit.exporters.langsmith_feedback import feedback_record
 from judgekit.exporters.trace_links import TraceLink
-from tests.exporters.world import LS_RUN, LS_TRACE, VERDICTS, export_verdicts, json_lines
-
-
-class _Recorder(BaseHTTPRequestHandler):
-    bodies: ClassVar[list[dict[str, Any]]] = []
-
-    def do_GET(self) -> None:  # the SDK asks for /info first
-        self._answer({})
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", "0"))
-        _Recorder.bodies.append({"path": self.path, "body": json.loads(self.rfile.read(length))})
-        self._answer({"id": "x"})
-
-    def _answer(self, body: dict[str, str]) -> None:
-        payload = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def langsmith_server() -> Iterator[str]:
-    _Recorder.bodies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+from tests.exporters.langsmith_recorder import sent_feedback
+from tests.exporters.world import LS_RUN, LS_TRACE, NO_RUBRIC, VERDICTS, export_verdicts, json_lines
 
 
 @pytest.mark.filterwarnings("ignore:Creating feedback for a run without session_id")
@@ -62,11 +23,7 @@ def test_each_line_is_a_create_feedback_call(tmp_path: Path, langsmith_server: s
     result, out = export_verdicts(tmp_path, "langsmith", "feedback.jsonl")
     assert result.exit_code == 0, result.output
     records = json_lines(out)
-    client = Client(api_url=langsmith_server, api_key="test-key", auto_batch_tracing=False)
-    for record in records:
-        client.create_feedback(**record)
-    sent = [entry["body"] for entry in _Recorder.bodies if entry["path"].endswith("/feedback")]
-    feedback = [FeedbackCreate.model_validate(body) for body in sent]
+    feedback = sent_feedback(records, langsmith_server)
     passed, failed = feedback
     # The OpenTelemetry trace id is a UUID's 128 bits; its 16-digit span id is no run id,
     # so the feedback goes on the trace's root run.
@@ -77,9 +34,13 @@ def test_each_line_is_a_create_feedback_call(tmp_path: Path, langsmith_server: s
     assert passed.feedback_source.metadata == {
         "judgekit_run_id": "shop/otel",
         "status": "scored",
+        "rubric_id": "goal_completion",
         "rubric_version": "3f2a9c",
         "model": "openai/gpt-4o-mini",
+        "judgekit_version": __version__,
         "confidence": 0.9,
+        "promoted": False,
+        "not_promoted": NO_RUBRIC,
     }
     assert (str(failed.run_id), str(failed.trace_id)) == (LS_RUN, LS_TRACE)
     assert (failed.score, failed.value) == (0, "fail")
@@ -96,7 +57,10 @@ def test_each_line_is_a_create_feedback_call(tmp_path: Path, langsmith_server: s
 
 
 def test_unscored_and_abstained_feedback_has_no_score(tmp_path: Path) -> None:
-    records = [feedback_record(from_verdict(v, TraceLink(LS_TRACE, LS_RUN))) for v in VERDICTS[2:]]
+    records = [
+        feedback_record(from_verdict(v, TraceLink(LS_TRACE, LS_RUN), NOT_CHECKED))
+        for v in VERDICTS[2:]
+    ]
     unscored, abstained = (
         FeedbackCreate(
             id=r["feedback_id"],

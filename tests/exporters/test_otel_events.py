@@ -11,7 +11,8 @@ from typing import Any
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
-from tests.exporters.world import OTEL_SPAN, OTEL_TRACE, export_verdicts
+from judgekit import __version__
+from tests.exporters.world import NO_RUBRIC, OTEL_SPAN, OTEL_TRACE, export_verdicts
 
 
 def _attributes(record: Any) -> dict[str, object]:
@@ -59,9 +60,15 @@ def test_verdicts_read_back_as_otlp_log_records(tmp_path: Path) -> None:
         "judgekit.kind": "verdict",
         "judgekit.run_id": "shop/otel",
         "judgekit.status": "scored",
-        "judgekit.rubric_version": "3f2a9c",
-        "judgekit.model": "openai/gpt-4o-mini",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "judgekit.rubric.version": "3f2a9c",
+        "judgekit.judge.model": "openai/gpt-4o-mini",
+        "judgekit.version": __version__,
         "judgekit.confidence": 0.9,
+        # No rubric file here to check a promotion by: none is claimed.
+        "judgekit.promotion.promoted": False,
+        "judgekit.promotion.reason": NO_RUBRIC,
     }
     # A LangSmith run's UUIDs: the trace id is the same 128 bits; a UUID is no span id.
     assert failed.trace_id.hex() == "0b1e9c3a6d2f4a8b9c1d2e3f4a5b6c7d"
@@ -76,8 +83,13 @@ def test_verdicts_read_back_as_otlp_log_records(tmp_path: Path) -> None:
         "judgekit.kind": "verdict",
         "judgekit.run_id": "shop/bare",
         "judgekit.status": "unscored",
-        "judgekit.rubric_version": "3f2a9c",
-        "judgekit.model": "openai/gpt-4o-mini",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "judgekit.rubric.version": "3f2a9c",
+        "judgekit.judge.model": "openai/gpt-4o-mini",
+        "judgekit.version": __version__,
+        "judgekit.promotion.promoted": False,
+        "judgekit.promotion.reason": NO_RUBRIC,
     }
     assert unscored.trace_id == b""
     abstained_attributes = _attributes(abstained)

@@ -22,7 +22,7 @@ BASE = (
 PAIRWISE = BASE.replace("scale: binary", "scale: pairwise").replace(
     "{final_answer}", "{answer_a} {answer_b}"
 )
-RUN_NAMES = "{input}, {final_answer}, {transcript}, {tool_calls}, {reference}"
+RUN_NAMES = "{input}, {final_answer}, {transcript}, {tool_calls}, {conversation}, {reference}"
 PAIR_NAMES = "{input}, {answer_a}, {answer_b}, {reference}"
 
 
@@ -122,7 +122,7 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         (
             BASE.replace("{final_answer}", "(none)"),
             "{path}:3: prompt: the rubric applies to the final_answer but the prompt never shows "
-            "it; add {final_answer} or {transcript}",
+            "it; add {final_answer} or {transcript} or {conversation}",
         ),
         (
             BASE + "applies_to: tool_calls\n",
@@ -209,7 +209,7 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         (
             BASE + "promotion: {min_label: 5}\n",
             "{path}:7: promotion.min_label: unknown field; valid fields are min_labels, "
-            "min_per_class, min_kappa, confidence, max_flip_rate, test_share, selective",
+            "min_per_class, min_kappa, confidence, max_flip_rate, max_ece, test_share, selective",
         ),
         (
             BASE + "examples:\n  - input: hi\n    outptu: hello\n    label: pass\n",
@@ -235,8 +235,8 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         ),
         (
             BASE + "applies_to: answer\n",
-            "{path}:7: applies_to: Input should be 'final_answer', 'transcript' or "
-            "'tool_calls' (got 'answer')",
+            "{path}:7: applies_to: Input should be 'final_answer', 'transcript', "
+            "'tool_calls' or 'conversation' (got 'answer')",
         ),
         (
             BASE + "examples:\n  - input: hi\n    output: hello\n    label: maybe\n",

@@ -106,6 +106,7 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
             "Let me check the weather and the flight.",
             "Booked AA123 for Friday.\nBooking B7.",
         ],
+        "messages": [],
         "turns": 4,
         "usage": {"input_tokens": 2100, "output_tokens": 95, "cache_read_input_tokens": 400},
         "cost_usd": 0.0123,

@@ -642,3 +642,67 @@ def test_an_agent_that_traced_only_its_model_calls_has_the_calls_they_asked_for(
         ("forecast", {"city": "Paris"}, "rain tomorrow", None, "call_forecast"),
     ]
     assert (run.turns, run.final_answer) == (2, PARIS_ANSWER)
+
+
+def test_group_by_session_makes_the_sessions_traces_one_conversation(
+    langfuse_api_export: dict[str, Any], tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+    from judgekit.formats.run import load_runs
+
+    path = langfuse_api_export["page"]
+    traces = sorted(load_runs(_runs_of(path, tmp_path / "traces.jsonl")), key=_first_start(path))
+    grouped = tmp_path / "session.jsonl"
+    command = ["import", "langfuse", str(path), "-o", str(grouped), "--group-by", "session"]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"imported 1 runs with 3 tool calls (1 tool errors, 0 with invalid arguments) to {grouped}\n"
+    )
+    (run,) = load_runs(grouped)
+    paris, atlantis = traces
+    assert (paris.input, atlantis.input) == (PARIS, ATLANTIS)
+    assert run.run_id == "weather"
+    assert [(m.role, m.content, m.after_tool_calls) for m in run.messages] == [
+        ("user", PARIS, 0),
+        ("assistant", PARIS_ANSWER, 2),
+        ("user", ATLANTIS, 2),
+        ("assistant", "No such city.", 3),
+    ]
+    assert run.tool_calls == paris.tool_calls + atlantis.tool_calls
+    assert run.messages_to_user == [PARIS_ANSWER, "No such city."]
+    assert (run.input, run.final_answer) == (PARIS, "No such city.")
+    assert paris.usage is not None and atlantis.usage is not None and run.usage is not None
+    assert run.usage.model_dump() == {
+        key: paris.usage.model_dump()[key] + atlantis.usage.model_dump()[key]
+        for key in ("input_tokens", "output_tokens", "total_tokens")
+    }
+    assert run.turns == 4 == (paris.turns or 0) + (atlantis.turns or 0)
+    assert run.cost_usd == pytest.approx((paris.cost_usd or 0) + (atlantis.cost_usd or 0))
+    assert run.stop_reason == "error"
+    assert run.metadata == {
+        "name": "weather-question", "tags": ["prod"], "session_id": "weather",
+        "user_id": "ana", "trace_ids": [paris.run_id, atlantis.run_id],
+        "error": "gave up on Atlantis",
+    }  # fmt: skip
+
+
+def _runs_of(path: Path, out: Path) -> Path:
+    from click.testing import CliRunner
+
+    from judgekit.cli.main import main
+
+    result = CliRunner().invoke(main, ["import", "langfuse", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _first_start(path: Path) -> Any:
+    """A run's key: when its trace's first observation started, as the file says."""
+    starts: dict[str, datetime] = {}
+    for o in _file_observations(path):
+        start = datetime.fromisoformat(o["startTime"])
+        starts[o["traceId"]] = min(starts.get(o["traceId"], start), start)
+    return lambda run: starts[run.run_id]

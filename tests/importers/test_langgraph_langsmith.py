@@ -148,8 +148,9 @@ def test_each_langgraph_invocation_is_one_run_with_tool_message_contents(
     assert runs[2].input == agent.QUESTIONS[2]
 
 
-def test_group_by_thread_makes_one_run_of_each_threads_traces(
-    recorded: tuple[Path, list[Any]], tmp_path: Path
+@pytest.mark.parametrize("group_by", ["session", "thread"])  # thread: the older name
+def test_group_by_session_makes_one_run_of_each_threads_traces(
+    recorded: tuple[Path, list[Any]], tmp_path: Path, group_by: str
 ) -> None:
     path, states = recorded
     threads: dict[str, list[dict[str, Any]]] = {}
@@ -157,7 +158,7 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
         thread = trace[0]["extra"]["metadata"]["thread_id"]
         threads.setdefault(thread, []).extend(trace)
     assert list(threads) == ["thread-denver", "thread-atlantis"]
-    runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", "thread")
+    runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", group_by)
     assert output.startswith("imported 2 runs with 5 tool calls (2 tool errors, ")
     assert [run.run_id for run in runs] == list(threads)
     for run, thread_runs in zip(runs, threads.values(), strict=True):
@@ -179,3 +180,16 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
     assert denver.input == agent.QUESTIONS[0]
     assert denver.final_answer == states[2]["messages"][-1].content
     assert atlantis.final_answer == states[1]["messages"][-1].content == "Done after 2 tools: 5"
+    # Every turn's question and answer, each after the calls made before it.
+    answers = [state["messages"][-1].content for state in states]
+    assert [(m.role, m.content, m.after_tool_calls) for m in denver.messages] == [
+        ("user", agent.QUESTIONS[0], 0),
+        ("assistant", answers[0], 1),
+        ("user", agent.QUESTIONS[2], 1),
+        ("assistant", answers[2], 3),
+    ]
+    assert [(m.role, m.content, m.after_tool_calls) for m in atlantis.messages] == [
+        ("user", agent.QUESTIONS[1], 0),
+        ("assistant", answers[1], 2),
+    ]
+    assert denver.messages_to_user == [answers[0], answers[2]]

@@ -148,8 +148,9 @@ def test_each_langgraph_invocation_is_one_run_with_its_tool_calls(
     assert runs[1].final_answer == "Done after 2 tools: 5"
 
 
-def test_group_by_thread_makes_one_run_of_each_threads_traces(
-    recorded: tuple[Path, list[Any]], tmp_path: Path
+@pytest.mark.parametrize("group_by", ["session", "thread"])  # thread: the older name
+def test_group_by_session_makes_one_run_of_each_threads_traces(
+    recorded: tuple[Path, list[Any]], tmp_path: Path, group_by: str
 ) -> None:
     path, states = recorded
     spans = _spans(path)
@@ -157,7 +158,7 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
     for span in spans:
         threads.setdefault(span["attributes"]["session.id"], []).append(span)
     assert list(threads) == ["thread-denver", "thread-atlantis"]
-    runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", "thread")
+    runs, output = _import(path, tmp_path / "runs.jsonl", "--group-by", group_by)
     assert output.startswith("imported 2 runs with 5 tool calls (2 tool errors, ")
     assert [run.run_id for run in runs] == list(threads)
     denver, atlantis = runs
@@ -181,11 +182,24 @@ def test_group_by_thread_makes_one_run_of_each_threads_traces(
     assert denver.final_answer == states[2]["messages"][-1].content
     assert denver.final_answer == "Done after 2 tools: No seats left to Boston"
     assert atlantis.final_answer == states[1]["messages"][-1].content
+    # Every turn's question and answer, each after the calls made before it.
+    answers = [state["messages"][-1].content for state in states]
+    assert [(m.role, m.content, m.after_tool_calls) for m in denver.messages] == [
+        ("user", agent.QUESTIONS[0], 0),
+        ("assistant", answers[0], 1),
+        ("user", agent.QUESTIONS[2], 1),
+        ("assistant", answers[2], 3),
+    ]
+    assert [(m.role, m.content, m.after_tool_calls) for m in atlantis.messages] == [
+        ("user", agent.QUESTIONS[1], 0),
+        ("assistant", answers[1], 2),
+    ]
+    assert denver.messages_to_user == [answers[0], answers[2]]
 
 
 def test_group_by_is_offered_where_the_format_carries_threads() -> None:
     shown = CliRunner().invoke(main, ["import", "openinference", "--help"]).output
-    assert "--group-by [trace|thread]" in shown
+    assert "--group-by [trace|session]" in shown
     refused = CliRunner().invoke(main, ["import", "openai", "x.jsonl", "--group-by", "thread"])
     assert refused.exit_code == 2
     assert refused.output == (

@@ -77,7 +77,8 @@ def test_each_trace_is_a_run_with_its_tool_calls_answer_and_usage(tmp_path: Path
     ]
     sessions = ["session-denver", "session-atlantis", "session-denver"]
     assert [run.metadata for run in runs] == [
-        {"trace_id": trace["info"]["trace_id"], "session_id": session, "user_id": "ana",
+        {"trace_id": trace["info"]["trace_id"], "root_span_id": _root_span_id(trace),
+         "session_id": session, "user_id": "ana",
          "name": "agent", "agent_name": "agent", "model": "gpt-4o-mini"}
         for trace, session in zip(traces, sessions, strict=True)
     ]  # fmt: skip
@@ -113,9 +114,9 @@ def test_a_json_list_of_traces_gives_the_same_runs(tmp_path: Path) -> None:
     assert [run.model_dump() for run in from_list] == [run.model_dump() for run in from_lines]
 
 
-def test_group_by_thread_makes_one_run_of_each_sessions_traces(tmp_path: Path) -> None:
+def test_group_by_session_makes_one_run_of_each_sessions_traces(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    runs, output = _import(JSONL, out, "--group-by", "thread")
+    runs, output = _import(JSONL, out, "--group-by", "session")
     assert output == (
         f"imported 2 runs with 5 tool calls (2 tool errors, 0 with invalid arguments) to {out}\n"
     )
@@ -154,8 +155,14 @@ def test_error_pattern_off_keeps_an_error_text_a_result(tmp_path: Path) -> None:
 
 def test_the_help_offers_group_by_and_error_pattern() -> None:
     shown = CliRunner().invoke(main, ["import", "mlflow", "--help"]).output
-    assert "--group-by [trace|thread]" in shown
+    assert "--group-by [trace|session]" in shown
     assert "--error-pattern" in shown
+
+
+def _root_span_id(trace: dict[str, Any]) -> str:
+    """The trace's root span's id as the span importers record it (hex, no 0x)."""
+    (root,) = [span for span in trace["data"]["spans"] if not span.get("parent_span_id")]
+    return base64.b64decode(root["span_id"]).hex()
 
 
 def _hex(value: str) -> str:

@@ -94,6 +94,7 @@ def test_a_whole_conversation_becomes_one_run(tmp_path: Path) -> None:
         "reference": None,
         # The text beside a tool call counts: the user saw it.
         "messages_to_user": ["Refunding the full amount now.", "Refund of $40 issued for A100."],
+        "messages": [],
         "turns": 4,
         "usage": {"input_tokens": 420, "output_tokens": 52, "total_tokens": 150},
         "cost_usd": None,

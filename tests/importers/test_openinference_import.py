@@ -107,6 +107,7 @@ def _refund_agent(tracer: Any) -> None:
 def test_sdk_spans_become_one_run_per_trace(tmp_path: Path, writer: Any) -> None:
     spans = record_spans(_refund_agent)
     trace_id = format(spans[0].context.trace_id, "032x")
+    root_span_id = format(next(s for s in spans if s.parent is None).context.span_id, "016x")
     path = writer(spans, tmp_path / "phoenix.json")
     assert sniff(path) == "openinference"
     (run,) = import_openinference(path)
@@ -126,7 +127,11 @@ def test_sdk_spans_become_one_run_per_trace(tmp_path: Path, writer: Any) -> None
     assert run.usage is not None
     assert (run.usage.input_tokens, run.usage.output_tokens) == (730, 59)
     assert run.cost_usd == pytest.approx(0.0003, abs=1e-12)
-    assert run.metadata == {"trace_id": trace_id, "model": "gpt-4o-mini"}
+    assert run.metadata == {
+        "trace_id": trace_id,
+        "root_span_id": root_span_id,
+        "model": "gpt-4o-mini",
+    }
 
 
 def test_the_model_s_requested_calls_stand_in_without_tool_spans(tmp_path: Path) -> None:

@@ -98,7 +98,7 @@ EXPECTED_CALLS = [
 ]
 
 
-def _check_refund_run(run: Run, trace_id: str) -> None:
+def _check_refund_run(run: Run, trace_id: str, root_span_id: str) -> None:
     assert run.run_id == trace_id
     assert run.task_id == "refund_full"
     assert run.input == "Refund order A100 in full."
@@ -108,17 +108,23 @@ def _check_refund_run(run: Run, trace_id: str) -> None:
     assert run.usage is not None
     assert (run.usage.input_tokens, run.usage.output_tokens) == (730, 59)
     assert run.stop_reason is None
-    assert run.metadata == {"trace_id": trace_id, "agent_name": "shop", "model": "gpt-4o-mini"}
+    assert run.metadata == {
+        "trace_id": trace_id,
+        "root_span_id": root_span_id,
+        "agent_name": "shop",
+        "model": "gpt-4o-mini",
+    }
 
 
 @pytest.mark.parametrize("writer", [write_console, write_otlp_json])
 def test_sdk_spans_become_one_run_per_trace(tmp_path: Path, writer: Any) -> None:
     spans = record_spans(_refund_agent)
     trace_id = format(spans[0].context.trace_id, "032x")
+    root_span_id = format(next(s for s in spans if s.parent is None).context.span_id, "016x")
     path = writer(spans, tmp_path / "traces.json")
     assert sniff(path) == "otel"
     (run,) = import_otel(path, task_id="refund_full")
-    _check_refund_run(run, trace_id)
+    _check_refund_run(run, trace_id, root_span_id)
 
 
 def test_two_traces_in_otlp_lines_are_two_runs(tmp_path: Path) -> None:

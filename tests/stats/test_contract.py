@@ -20,8 +20,11 @@ from judgekit.stats import (
     JudgeErrorRates,
     StatisticsInputError,
     UndefinedStatisticWarning,
+    brier_score,
+    calibration_errors,
     cohen_kappa_score,
     confusion,
+    expected_calibration_error,
     gwet_ac1_score,
     holm_rejections,
     judge_error_rates,
@@ -38,6 +41,7 @@ from judgekit.stats import (
     percent_agreement,
     ppi_mean_interval,
     ppi_rate_interval,
+    reliability_curve,
     rogan_gladen,
     two_proportion_test,
     wilson_interval,
@@ -119,6 +123,19 @@ IMPOSSIBLE = [
     (
         Call(per_class_scores, (["a"], ["a"]), {"labels": []}),
         "labels must name at least one class",
+    ),
+    (
+        Call(expected_calibration_error, ([1], [math.nan])),
+        "y_prob must lie in [0, 1], got nan",
+    ),
+    (Call(brier_score, ([2], [0.5])), "y_true must hold 0/1 or booleans, got 2"),
+    (
+        Call(reliability_curve, ([1], [0.5]), {"n_bins": 0}),
+        "n_bins must be a whole number ≥ 1, got 0",
+    ),
+    (
+        Call(calibration_errors, ([1], [0.5]), {"confidence": 1.0}),
+        "confidence must be between 0 and 1, got 1.0",
     ),
 ]
 
