@@ -47,6 +47,7 @@ _TABLE = {
     "tau2bench": "judgekit.importers.tau2bench:IMPORTER",
     "promptfoo": "judgekit.importers.promptfoo:IMPORTER",
     "inspect": "judgekit.importers.inspect_log:IMPORTER",
+    "mlflow": "judgekit.importers.mlflow_traces:IMPORTER",
     "langsmith": "judgekit.importers.langsmith_runs:IMPORTER",
     "langfuse": "judgekit.importers.langfuse_traces:IMPORTER",
 }

@@ -49,6 +49,8 @@ class SpanRun:
     agent_usage: tuple[dict[str, Any], Location] | None = None
     agent_input: str | None = None
     agent_answer: str | None = None
+    # The answer as the top span returned it, which wins over the model's last message.
+    root_answer: str | None = None
     root: Span | None = None
 
 
@@ -182,6 +184,8 @@ def _finish(run: SpanRun, task_id: str) -> Run:
         draft.input = run.agent_input
     if draft.final_answer is None and run.agent_answer is not None:
         draft.add_assistant_message(run.agent_answer)
+    if run.root_answer is not None and run.root_answer != draft.final_answer:
+        draft.add_assistant_message(run.root_answer)
     if run.agent_usage is not None and not run.model_usage_seen:
         draft.add_usage(*run.agent_usage)  # the agent's total, when no model call has one
     draft.turns = run.model_turns

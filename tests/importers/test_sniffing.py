@@ -14,6 +14,7 @@ from tests.importers import test_otel_import as otel
 from tests.importers.otel_spans import record_spans, write_console, write_otlp_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "transcripts"
+TRACES = Path(__file__).resolve().parents[2] / "examples" / "traces"
 
 
 def _claimants(path: Path) -> list[str]:
@@ -36,6 +37,9 @@ def test_each_sample_is_claimed_by_its_importer_alone(tmp_path: Path) -> None:
         ),
         tmp_path / "r.jsonl": "openai-responses",
         tmp_path / "r.json": "openai-responses",
+        TRACES / "mlflow_traces.jsonl": "mlflow",
+        TRACES / "mlflow_traces.json": "mlflow",
+        TRACES / "mlflow_anthropic.json": "mlflow",
         EXAMPLES / "shop_openai.jsonl": "openai",
         EXAMPLES / "shop_anthropic.json": "anthropic",
     }
