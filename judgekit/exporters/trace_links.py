@@ -3,7 +3,8 @@ the ids in the spelling each tool takes.
 
 An importer records the source's ids in ``metadata.trace_id`` and ``metadata.span_id``
 (OpenTelemetry: 32 and 16 hex digits; LangSmith: the root run's and the run's UUIDs;
-Langfuse: the trace's and the observation's ids). An id a tool cannot take (a Langfuse id
+Langfuse: the trace's and the observation's ids; MLflow: ``tr-`` and the OpenTelemetry trace
+id its tracing made, which OpenTelemetry events take without the prefix). An id a tool cannot take (a Langfuse id
 for an OpenTelemetry event) is left out, and the item is counted as not linked.
 """
 
@@ -22,6 +23,7 @@ __all__ = ["TraceLink", "links_of_runs", "otel_ids", "trace_link", "uuid_or_none
 
 TRACE_ID_KEY = "trace_id"
 SPAN_ID_KEY = "span_id"
+MLFLOW_TRACE_PREFIX = "tr-"
 _HEX = re.compile(r"[0-9a-f]+")
 
 
@@ -61,10 +63,11 @@ def links_of_runs(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]:
 
 def _hex_id(value: str | None, digits: int) -> str | None:
     # OpenTelemetry ids are lowercase hex of a fixed length, never all zeros; a UUID's
-    # dashes are dropped (the same 128 bits).
+    # dashes are dropped (the same 128 bits), and so is MLflow's ``tr-`` (MLflow 3 names a
+    # trace "tr-" + the OpenTelemetry trace id of its spans).
     if value is None:
         return None
-    text = value.replace("-", "").lower()
+    text = value.lower().removeprefix(MLFLOW_TRACE_PREFIX).replace("-", "")
     if len(text) != digits or not _HEX.fullmatch(text) or not text.strip("0"):
         return None
     return text
@@ -75,6 +78,8 @@ def otel_ids(link: TraceLink | None) -> tuple[str | None, str | None]:
 
     >>> otel_ids(TraceLink("5B8EFFF7-9803-8103-D269-B633813FC60C", "eee19b7ec3c1b174"))
     ('5b8efff798038103d269b633813fc60c', 'eee19b7ec3c1b174')
+    >>> otel_ids(TraceLink("tr-402162db3533c7680553a1e7d78dba45"))
+    ('402162db3533c7680553a1e7d78dba45', None)
     >>> otel_ids(TraceLink("abc", "eee19b7ec3c1b174"))
     (None, None)
     """

@@ -5,6 +5,8 @@ platform's run importer, and the command line driven in-process."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from click.testing import CliRunner
 from judgekit.cli import main
 from judgekit.formats.label import item_hash, item_text
 from judgekit.formats.run import load_runs
+from tests.conftest import REPO
 from tests.labelling.platform_exports import EXPORTS, MAPS, RUN_IMPORTERS
 
 RUBRIC = """\
@@ -27,6 +30,15 @@ promotion: {min_labels: 12, min_per_class: 4, min_kappa: 0.6, confidence: 0.95, 
 """
 
 
+def traced_mlflow(path: Path, n: int) -> Path:
+    """``n`` traces made by MLflow's tracing SDK in a process of their own (it sets the global
+    tracer provider), each holding a person's and a judge's feedback."""
+    recorder = [sys.executable, "-m", "tests.labelling.mlflow_traced", str(path), str(n)]
+    done = subprocess.run(recorder, cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
 def invoke(*args: str | Path) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, [str(a) for a in args])
     if result.exception and not isinstance(result.exception, SystemExit):
@@ -37,17 +49,23 @@ def invoke(*args: str | Path) -> tuple[int, str, str]:
 class World:
     """``root`` with ``rubrics/correct.yaml``, the platform's exports of ``n`` traces and
     ``runs.jsonl`` (imported from the platform's trace export, or, for MLflow, made as its
-    run importer names them)."""
+    run importer names them). ``traced``: MLflow's traces are made by its tracing SDK
+    (:mod:`tests.labelling.mlflow_traced`), one file imported as both runs and labels."""
 
-    def __init__(self, root: Path, platform: str, n: int) -> None:
+    def __init__(self, root: Path, platform: str, n: int, *, traced: bool = False) -> None:
         self.root, self.platform = root, platform
         (root / "rubrics").mkdir(parents=True)
         self.rubric = root / "rubrics" / "correct.yaml"
         self.rubric.write_text(RUBRIC)
-        self.export, self.labels_export = EXPORTS[platform](root, n)
+        if traced:
+            assert platform == "mlflow"
+            self.export = self.labels_export = traced_mlflow(root / "traces.jsonl", n)
+        else:
+            self.export, self.labels_export = EXPORTS[platform](root, n)
         self.runs = root / "runs.jsonl"
-        if platform in RUN_IMPORTERS:
-            code, _, err = invoke("import", RUN_IMPORTERS[platform], self.export, "-o", self.runs)
+        if platform in RUN_IMPORTERS or traced:
+            importer = RUN_IMPORTERS.get(platform, platform)
+            code, _, err = invoke("import", importer, self.export, "-o", self.runs)
             assert code == 0, err
         else:
             assert self.export == self.runs
