@@ -1,9 +1,12 @@
-"""Exact binomial bounds against scipy and statsmodels; fixed-sequence threshold choice on
-hand-worked cases and its edges (no errors, all errors, one verdict, ties)."""
+"""Exact binomial tails against exact rational arithmetic and scipy, bounds against scipy and
+statsmodels; fixed-sequence threshold choice on hand-worked cases and its edges (no errors,
+all errors, one verdict, ties)."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from math import comb
 
 import pytest
 from hypothesis import given, settings
@@ -27,12 +30,31 @@ def counts(draw: st.DrawFn) -> tuple[int, int]:
     return draw(st.integers(min_value=0, max_value=n)), n
 
 
+def _exact_tail(low: int, high: int, n: int, p: float) -> float:
+    """P(low ≤ X ≤ high) for X ~ Binomial(n, p), in exact rational arithmetic."""
+    q = Fraction(p)
+    return float(sum(comb(n, i) * q**i * (1 - q) ** (n - i) for i in range(low, high + 1)))
+
+
 @settings(max_examples=150, deadline=None)
 @given(counts(), st.floats(min_value=0.001, max_value=0.999))
-def test_binomial_tails_match_scipy(kn: tuple[int, int], p: float) -> None:
+def test_binomial_tails_match_exact_arithmetic_and_scipy(kn: tuple[int, int], p: float) -> None:
     k, n = kn
-    assert binomial_cdf(k, n, p) == pytest.approx(binom.cdf(k, n, p), rel=1e-9, abs=1e-300)
-    assert binomial_sf(k, n, p) == pytest.approx(binom.sf(k - 1, n, p), rel=1e-9, abs=1e-300)
+    cdf, sf = binomial_cdf(k, n, p), binomial_sf(k, n, p)
+    assert cdf == pytest.approx(_exact_tail(0, k, n, p), rel=1e-11, abs=1e-300)
+    assert sf == pytest.approx(_exact_tail(k, n, n, p), rel=1e-11, abs=1e-300)
+    # scipy's tails lose relative precision far out (P(X ≥ 209) for Bin(224, 1/32) ≈ 1.4e-292
+    # is off in its 8th digit there), so they are a reference only above 1e-200.
+    if binom.cdf(k, n, p) > 1e-200:
+        assert cdf == pytest.approx(binom.cdf(k, n, p), rel=1e-9)
+    if binom.sf(k - 1, n, p) > 1e-200:
+        assert sf == pytest.approx(binom.sf(k - 1, n, p), rel=1e-9)
+
+
+def test_a_far_tail_is_exact_where_scipy_s_is_not() -> None:
+    exact = _exact_tail(209, 224, 224, 0.03125)
+    assert binomial_sf(209, 224, 0.03125) == pytest.approx(exact, rel=1e-12)
+    assert exact == pytest.approx(1.4026091661776092e-292, rel=1e-15)
 
 
 @settings(max_examples=150, deadline=None)
