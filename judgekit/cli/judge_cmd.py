@@ -17,6 +17,7 @@ from judgekit.cli.options import (
     rubric_option,
     suites_option,
 )
+from judgekit.cli.production_options import ProductionOptions, production_options
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import written_before_store
@@ -82,6 +83,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
     help="Print the first prompt, the token estimate and the projected cost; send nothing.",
 )
 @max_unscored_option
+@production_options
 @batch_options
 @json_instead_of("the summary")
 @store_options
@@ -105,6 +107,7 @@ def judge_command(
     as_json: bool,
     store: StoreChoice,
     batch: BatchOptions | None,
+    production: ProductionOptions,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
@@ -135,6 +138,7 @@ def judge_command(
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
     from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 
+    production.check(store_enabled=store.enabled)
     outputs = [out_dir / VERDICTS_FILE, out_dir / EARLIER_VERDICTS_FILE]
     refuse_output_over_input(outputs, [runs, tasks_path, prices])
     request = JudgeRequest(
@@ -151,6 +155,7 @@ def judge_command(
         max_attempts=max_attempts,
         samples=samples,
         limit=limit,
+        sample=production.sample,
         batch=batch,
         check_promotion=record_problem,
     )

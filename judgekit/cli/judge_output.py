@@ -90,6 +90,8 @@ def print_outcome(
     from judgekit.judging.judge_summary import (
         not_judged_lines,
         over_budget_line,
+        sample_json,
+        sample_line,
         set_apart_line,
         summary_json,
         summary_lines,
@@ -109,10 +111,15 @@ def print_outcome(
             earlier_file=earlier,
             store=store_json(recorded),
         )
+        report["sample"] = sample_json(
+            tally, prepared.sample, picked=len(prepared.run_ids), window=prepared.window
+        )
         report["max_unscored"] = max_unscored
         report["unscored_failed"] = failure is not None
         click.echo(json.dumps(report))
     else:
+        if prepared.sample is not None:
+            click.echo(sample_line(tally, prepared.sample, prepared.window))
         for line in summary_lines(tally, rubric, prepared.version):
             click.echo(line)
         apart = set_apart_line(tally, earlier)

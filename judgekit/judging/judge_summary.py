@@ -10,10 +10,13 @@ from judgekit._util.number_format import dollars, percent, setting, threshold
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.pricing import unknown_price_hint
+from judgekit.judging.run_sample import RunSample
 
 __all__ = [
     "not_judged_lines",
     "over_budget_line",
+    "sample_json",
+    "sample_line",
     "set_apart_line",
     "summary_json",
     "summary_lines",
@@ -41,6 +44,26 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
             f"{tally.kept} of the verdicts were already in the output folder: not asked again"
         )
     return lines
+
+
+def sample_line(tally: JudgeTally, sample: RunSample, window: int) -> str:
+    """``judged 3 of 40 runs (sample 10%)``: how many of the window's runs have a verdict."""
+    return f"judged {tally.verdicts} of {window} runs (sample {sample.describe()})"
+
+
+def sample_json(
+    tally: JudgeTally, sample: RunSample | None, *, picked: int, window: int
+) -> dict[str, Any] | None:
+    """The ``sample`` field of ``--json``: what --sample picked of the window; None without."""
+    if sample is None:
+        return None
+    return {
+        "sample": sample.describe(),
+        "seed": sample.seed,
+        "runs": window,
+        "picked": picked,
+        "judged": tally.verdicts,
+    }
 
 
 def over_budget_line(tally: JudgeTally, runs: int) -> str | None:

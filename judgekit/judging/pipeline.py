@@ -28,6 +28,7 @@ from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
 from judgekit.judging.pricing import PriceTable
+from judgekit.judging.run_sample import RunSample, sampled_ids
 from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.registry import make_provider, parse_model_name
@@ -67,6 +68,7 @@ class JudgeRequest:
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
     limit: int | None = None  # only the first N runs of the file (--limit)
+    sample: RunSample | None = None  # --sample: a seeded hash picks the runs judged
     batch: BatchOptions | None = None  # --batch: through the provider's batch API
     # How a selective promotion's record is checked before its threshold abstains (the
     # calibration layer's check); None: no record is trusted, nothing abstains.
@@ -79,15 +81,17 @@ class JudgingInputs:
 
     runs: Path
     rubric: Rubric
-    run_ids: Collection[str]  # in file order; the first --limit of them
+    run_ids: Collection[str]  # in file order; of the first --limit, those --sample picks
     prices: PriceTable
     tasks: TaskSet | None
     file_runs: Sequence[Run]  # every run of the file, in order: the file is read once
+    window: int = 0  # the runs --sample picked from: the file's, or its first --limit
+    sample: RunSample | None = None
 
     @property
     def judged_runs(self) -> Sequence[Run]:
-        """The runs to judge: the file's first ``len(run_ids)``."""
-        return self.file_runs[: len(self.run_ids)]
+        """The runs to judge, in file order."""
+        return _runs_of(self.file_runs, self.run_ids)
 
 
 def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
@@ -109,15 +113,25 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     # A folder stands for its runs.jsonl, named from here on (the store's batch is its file's).
     runs = runs_file_of(request.runs)
     file_runs = [run for _, run in iter_given_runs(runs)]
-    judged = file_runs if request.limit is None else file_runs[: request.limit]
+    window = file_runs if request.limit is None else file_runs[: request.limit]
+    picked = sampled_ids(request.sample, rubric.id, [(run.run_id, run.task_id) for run in window])
     return JudgingInputs(
         runs=runs,
         rubric=rubric,
-        run_ids=dict.fromkeys(run.run_id for run in judged),
+        run_ids=dict.fromkeys(picked),
         prices=prices,
         tasks=tasks,
         file_runs=file_runs,
+        window=len(window),
+        sample=request.sample,
     )
+
+
+def _runs_of(file_runs: Sequence[Run], run_ids: Collection[str]) -> Sequence[Run]:
+    """The runs of ``run_ids`` (a prefix of the file, or a sample of it), in file order."""
+    if len(run_ids) == len(file_runs):
+        return file_runs
+    return [run for run in file_runs if run.run_id in run_ids]
 
 
 @dataclass(frozen=True)
@@ -134,11 +148,13 @@ class PreparedJudging:
     use_cache: bool
     file_runs: Sequence[Run]  # every run of the file, in order, as read once
     batch: BatchOptions | None = None
+    window: int = 0  # the runs --sample picked from
+    sample: RunSample | None = None
 
     @property
     def judged_runs(self) -> Sequence[Run]:
-        """The runs to judge: the file's first ``len(run_ids)``."""
-        return self.file_runs[: len(self.run_ids)]
+        """The runs to judge, in file order."""
+        return _runs_of(self.file_runs, self.run_ids)
 
     @property
     def version(self) -> str:
@@ -179,6 +195,8 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         use_cache=request.use_cache,
         batch=request.batch,
         file_runs=inputs.file_runs,
+        window=inputs.window,
+        sample=inputs.sample,
     )
 
 
