@@ -150,6 +150,7 @@ def judge_command(
         tasks_path=tasks_path,
         prices_path=prices,
         max_cost=max_cost,
+        max_cost_per_day=production.max_cost_per_day,
         use_cache=not no_cache,
         concurrency=concurrency,
         max_attempts=max_attempts,

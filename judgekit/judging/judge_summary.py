@@ -71,6 +71,12 @@ def over_budget_line(tally: JudgeTally, runs: int) -> str | None:
     left none."""
     if not (tally.stopped_by_budget and tally.over_budget):
         return None
+    if tally.day_cap_stop is not None:
+        return (
+            f"stopped: {tally.day_cap_stop}; {tally.over_budget} of {runs} runs not judged, "
+            "since their next request could have passed it; rerun after it resets to finish "
+            "(it asks only for those)"
+        )
     return (
         f"stopped at the --max-cost budget: {tally.over_budget} of {runs} runs not judged, "
         "since their next request could have passed it; rerun with a higher --max-cost to "
@@ -180,6 +186,7 @@ def summary_json(
         "price_source": None if tally.unknown_cost else tally.price_source,
         "stopped_by_budget": tally.stopped_by_budget,
         "over_budget": tally.over_budget,
+        "day_cap_stop": tally.day_cap_stop,
         "verdicts_file": str(verdicts_file),
         "set_apart": dict(tally.set_apart),
         "earlier_verdicts_file": str(earlier_file) if tally.set_apart else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from judgekit.formats.runs_input import iter_given_runs, runs_file_of
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import RecordCheck, promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
-from judgekit.judging.budget import Budget
+from judgekit.judging.budget import Budget, check_priced
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
@@ -36,6 +36,7 @@ from judgekit.providers.registry import make_provider, parse_model_name
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.runs_file_batch import Recorded
     from judgekit.store.verdict_sink import VerdictSink
@@ -63,6 +64,7 @@ class JudgeRequest:
     tasks_path: Path | None = None
     prices_path: Path | None = None  # None: the price table in JUDGEKIT_HOME, else built in
     max_cost: float | None = None
+    max_cost_per_day: float | None = None  # shared through the store by every judge
     use_cache: bool = True
     concurrency: int = 8
     max_attempts: int = 6
@@ -150,6 +152,8 @@ class PreparedJudging:
     batch: BatchOptions | None = None
     window: int = 0  # the runs --sample picked from
     sample: RunSample | None = None
+    max_cost: float | None = None
+    max_cost_per_day: float | None = None  # bound to the store when the session opens it
 
     @property
     def judged_runs(self) -> Sequence[Run]:
@@ -177,6 +181,8 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     budget = None
     if request.max_cost is not None:
         budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+    if request.max_cost_per_day is not None:
+        check_priced(prices, rubric.judge.model, "--max-cost-per-day")
     settings = JudgeSettings(
         concurrency=request.concurrency,
         max_attempts=request.max_attempts,
@@ -197,13 +203,23 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         file_runs=inputs.file_runs,
         window=inputs.window,
         sample=inputs.sample,
+        max_cost=request.max_cost,
+        max_cost_per_day=request.max_cost_per_day,
     )
 
 
 class JudgingSession:
     """The output folder locked and, when recording, the runs recorded in the store."""
 
-    def __init__(self, prepared: PreparedJudging, folder: Path, sink: VerdictSink | None) -> None:
+    def __init__(
+        self,
+        prepared: PreparedJudging,
+        folder: Path,
+        sink: VerdictSink | None,
+        store: Store | None = None,
+    ) -> None:
+        if prepared.max_cost_per_day is not None:
+            prepared = _with_day_budget(prepared, store)
         self.prepared = prepared
         self.folder = folder
         self._sink = sink
@@ -268,6 +284,21 @@ class JudgingSession:
             self._sink.add(verdict)
 
 
+def _with_day_budget(prepared: PreparedJudging, store: Store | None) -> PreparedJudging:
+    """``prepared`` with its budget answering to the day's cap kept in ``store``."""
+    from judgekit.errors import ConfigError
+    from judgekit.judging.day_budget import DayBudget
+    from judgekit.store.day_spend import DaySpendLedger
+
+    if store is None or prepared.max_cost_per_day is None:
+        raise ConfigError("--max-cost-per-day needs the store: the day's spend is kept there")
+    day = DayBudget(prepared.max_cost_per_day, DaySpendLedger(store.engine))
+    budget = Budget(
+        prepared.max_cost, prices=prepared.prices, model=prepared.rubric.judge.model, shared=day
+    )
+    return replace(prepared, settings=replace(prepared.settings, budget=budget))
+
+
 @contextmanager
 def judging_session(
     prepared: PreparedJudging, folder: Path, *, provenance: Provenance | None
@@ -278,18 +309,21 @@ def judging_session(
     one nothing is recorded."""
     with ExitStack() as stack:
         stack.enter_context(output_folder_lock(folder))
-        sink = _open_sink(prepared, provenance, stack) if provenance is not None else None
-        yield JudgingSession(prepared, folder, sink)
+        if provenance is None:
+            yield JudgingSession(prepared, folder, None)
+            return
+        from judgekit.store import open_store
+
+        store = stack.enter_context(open_store())
+        yield JudgingSession(prepared, folder, _sink(prepared, provenance, store), store)
 
 
-def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitStack) -> VerdictSink:
-    """The store opened now, created or migrated (a store it cannot use stops the judging
-    before any request); the file's runs, as read, are recorded with the first verdict."""
-    from judgekit.store import open_store
+def _sink(prepared: PreparedJudging, provenance: Provenance, store: Store) -> VerdictSink:
+    """The store, opened (created or migrated: a store it cannot use stops the judging before
+    any request), takes the verdicts; the file's runs, as read, with the first verdict."""
     from judgekit.store.runs_file_batch import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
-    store = stack.enter_context(open_store())
     return VerdictSink(
         store,
         lambda: record_runs_file(
