@@ -17,13 +17,14 @@ from judgekit.cli.options import (
     rubric_option,
     suites_option,
 )
-from judgekit.cli.production_options import ProductionOptions, production_options
+from judgekit.cli.production_options import ProductionOptions, production_options, queue_review
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import written_before_store
 from judgekit.cli.unscored_option import max_unscored_option
 
 if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
+    from judgekit.formats.verdict import Verdict
     from judgekit.judging.batch.options import BatchOptions
 
 
@@ -166,14 +167,20 @@ def judge_command(
     with import_first_hint(runs):
         prepared = prepare_judging(request)
     provenance = store.provenance() if store.enabled else None
+    seen: list[Verdict] = []  # for --review
     with (
         judging_session(prepared, out_dir, provenance=provenance) as session,
         judging_progress(len(prepared.run_ids), show=not as_json) as bar,
     ):
         finished = f"the verdicts that finished are in {session.verdicts_file}"
+
+        def keep(verdict: Verdict) -> None:
+            bar.advance()
+            seen.append(verdict)
+
         try:
             with written_before_store(finished):
-                tally = session.judge(lambda _verdict: bar.advance(), print_batch_event)
+                tally = session.judge(keep, print_batch_event)
         except KeyboardInterrupt:
             click.echo(
                 f"interrupted: {finished}; rerun the same command to finish (it asks only "
@@ -181,4 +188,7 @@ def judge_command(
                 err=True,
             )
             raise SystemExit(130) from None
-    print_outcome(tally, prepared, session, as_json=as_json, max_unscored=max_unscored)
+    review = queue_review(production, prepared.rubric.id, seen)
+    print_outcome(
+        tally, prepared, session, as_json=as_json, max_unscored=max_unscored, review=review
+    )

@@ -16,7 +16,9 @@ from judgekit.cli.number_types import DOLLARS
 from judgekit.cli.options import labels_dir_option
 
 if TYPE_CHECKING:
+    from judgekit.formats.verdict import Verdict
     from judgekit.judging.run_sample import RunSample
+    from judgekit.labelling.review import ReviewQueued
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,6 +32,7 @@ class ProductionOptions:
     max_cost_per_day: float | None
     review: float | None
     labels_dir: Path
+    seed: str = ""
 
     def check(self, *, store_enabled: bool) -> None:
         """Refuse what cannot work together: a day's spend is kept in the store."""
@@ -38,6 +41,25 @@ class ProductionOptions:
                 "--max-cost-per-day needs the store: the day's spend is kept there, shared "
                 "by every judge recording into it; drop --no-store"
             )
+
+
+def queue_review(
+    production: ProductionOptions, rubric_id: str, verdicts: list[Verdict]
+) -> ReviewQueued | None:
+    """With --review, the runs it picks of ``verdicts`` entered in the rubric's queue."""
+    if production.review is None:
+        return None
+    from judgekit.judging.day_budget import utc_now
+    from judgekit.labelling.review import queue_for_review
+
+    return queue_for_review(
+        rubric_id,
+        production.labels_dir,
+        verdicts,
+        share=production.review,
+        seed=production.seed,
+        clock=utc_now,
+    )
 
 
 _options = [
@@ -91,6 +113,7 @@ def production_options(func: F) -> F:
             max_cost_per_day=max_cost_per_day,
             review=None if review_text is None else parse_share(review_text, "--review"),
             labels_dir=labels_dir,
+            seed=sample_seed,
         )
         return func(*args, production=production, **kwargs)
 

@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from judgekit._util.number_format import percent
 from judgekit.errors import ConfigError
 
-__all__ = ["RunSample", "parse_sample", "parse_share", "sample_number", "sampled_ids"]
+__all__ = [
+    "RunSample",
+    "parse_sample",
+    "parse_share",
+    "sample_number",
+    "sampled_ids",
+    "share_text",
+]
 
 _PER_TASK = re.compile(r"^(?P<n>[^/]*)/task$")
 _VALID = "a share such as 10% or 0.1 (above 0, at most 100%), or N/task such as 20/task"
@@ -58,8 +65,7 @@ class RunSample:
         if self.per_task is not None:
             return f"{self.per_task}/task"
         assert self.share is not None
-        whole = abs(self.share * 100 - round(self.share * 100)) < 1e-9
-        return percent(self.share, decimals=0 if whole else 2)
+        return share_text(self.share)
 
     def select(self, rubric_id: str, runs: Iterable[tuple[str, str | None]]) -> list[str]:
         """The ids of ``runs`` (``(run_id, task_id)`` pairs) to judge, in their order.
@@ -83,6 +89,16 @@ class RunSample:
             for run_id in sorted(members, key=lambda run: (number[run], run))[: self.per_task]
         }
         return [run_id for run_id, _ in pairs if run_id in chosen]
+
+
+def share_text(share: float) -> str:
+    """A share as the options spell it: ``10%``, ``2.50%``.
+
+    >>> share_text(0.1), share_text(0.025), share_text(0.0)
+    ('10%', '2.50%', '0%')
+    """
+    whole = abs(share * 100 - round(share * 100)) < 1e-9
+    return percent(share, decimals=0 if whole else 2)
 
 
 def parse_sample(text: str, seed: str = "") -> RunSample:
