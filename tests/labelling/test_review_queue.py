@@ -4,11 +4,8 @@ rubric's labelling queue once each, and `judgekit label --queue` hands out exact
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from threading import Lock
 from typing import Any
 
 import pytest
@@ -20,10 +17,9 @@ from judgekit.formats.rubric_file import load_rubric
 from judgekit.labelling.queue import enqueue_runs, open_queue
 from judgekit.labelling.review import runs_for_review
 from judgekit.testing import FakeLLMServer
-from judgekit.testing.fake_llm_server import FakeRequest
 from tests.conftest import REPO
 from tests.judging.conftest import refund_runs
-from tests.promoted import promote_for_real
+from tests.promoted import hesitant_judge, selective_rubric
 
 NOW = datetime(2026, 12, 3, 2, 0, tzinfo=UTC)
 
@@ -31,42 +27,6 @@ NOW = datetime(2026, 12, 3, 2, 0, tzinfo=UTC)
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-def selective_rubric(tmp_path: Path) -> Path:
-    """goal_completion asking five samples, promoted selectively on 200 test labels: its
-    threshold keeps only verdicts whose five samples all agree (see tests/monitoring)."""
-    folder = tmp_path / "rubrics"
-    folder.mkdir()
-    path = folder / "goal_completion.yaml"
-    text = (REPO / "rubrics" / "goal_completion.yaml").read_text()
-    text = text.replace("temperature: 0, samples: 1", "temperature: 1, samples: 5")
-    path.write_text(
-        text.replace("promotion: {", "promotion: {selective: {alpha: 0.1, delta: 0.1}, ")
-    )
-    human = {f"shop/l/{i}": "pass" if i % 2 else "fail" for i in range(200)}
-    flipped = {"pass": "fail", "fail": "pass"}
-    judged = {r: flipped[h] if i < 20 else h for i, (r, h) in enumerate(human.items())}
-    sure = {r: 0.6 if i < 20 else 1.0 for i, r in enumerate(human)}
-    promote_for_real(path, human, judged, confidences=sure)
-    return path
-
-
-def hesitant_judge() -> Any:
-    """Passes every answer; on those that say "unsure" its five samples split 3 to 2."""
-    asked: Counter[str] = Counter()
-    lock = Lock()
-
-    def reply(request: FakeRequest) -> str:
-        answer = re.search(r"ticket (\d+)", request.text)
-        assert answer is not None
-        with lock:
-            asked[answer.group(1)] += 1
-            nth = asked[answer.group(1)]
-        score = "fail" if "unsure" in request.text and nth % 5 in (1, 3) else "pass"
-        return json.dumps({"reason": "checked", "score": score})
-
-    return reply
 
 
 def answers(n: int) -> list[str]:
