@@ -128,6 +128,8 @@ def judge_command(
     recorded in the store, in the batch of the runs file (--no-store: not). A rubric
     promoted selectively abstains on verdicts less confident than its promoted threshold.
     --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
+    On a schedule: --sample judges a hash-picked share, --max-cost-per-day caps a UTC day's
+    spend across every judge on the store, --review queues runs for people to label.
     --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
 
     \b

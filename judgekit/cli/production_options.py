@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from judgekit.cli.number_types import DOLLARS
-from judgekit.cli.options import labels_dir_option
 
 if TYPE_CHECKING:
     from judgekit.formats.verdict import Verdict
@@ -89,7 +88,14 @@ _options = [
         help="Queue this share of the judged runs (a seeded hash, never the score) and "
         "every abstained one in the rubric's labelling queue (judgekit label --queue).",
     ),
-    labels_dir_option,
+    click.option(
+        "--labels-dir",
+        default="labels",
+        show_default=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="With --review: the folder of label files, where the queue is "
+        "<rubric_id>.queue.jsonl.",
+    ),
 ]
 
 
