@@ -190,7 +190,7 @@ def judge_command(
                 err=True,
             )
             raise SystemExit(130) from None
-    review = queue_review(production, prepared.rubric.id, seen)
+    review = queue_review(production, prepared.rubric.id, seen, prepared.run_ids)
     print_outcome(
         tally, prepared, session, as_json=as_json, max_unscored=max_unscored, review=review
     )

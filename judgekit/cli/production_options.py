@@ -5,7 +5,7 @@ people (``--review``), handed to the command as one ``production: ProductionOpti
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -43,11 +43,17 @@ class ProductionOptions:
 
 
 def queue_review(
-    production: ProductionOptions, rubric_id: str, verdicts: list[Verdict]
+    production: ProductionOptions,
+    rubric_id: str,
+    verdicts: list[Verdict],
+    order: Collection[str],
 ) -> ReviewQueued | None:
-    """With --review, the runs it picks of ``verdicts`` entered in the rubric's queue."""
+    """With --review, the runs it picks of ``verdicts`` (as they finished) entered in the
+    rubric's queue in ``order`` (the file's), the same on every rerun."""
     if production.review is None:
         return None
+    position = {run_id: i for i, run_id in enumerate(order)}
+    verdicts = sorted(verdicts, key=lambda verdict: position.get(verdict.run_id, len(position)))
     from judgekit.judging.day_budget import utc_now
     from judgekit.labelling.review import queue_for_review
 

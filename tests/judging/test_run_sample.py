@@ -139,3 +139,17 @@ def test_what_is_judged_does_not_depend_on_what_the_judge_says(tmp_path: Path) -
     )
     assert (passing["scores"], failing["scores"]) == ({"pass": 2}, {"fail": 2})
     assert text.splitlines()[0] == "judged 2 of 20 runs (sample 25%)"
+
+
+def test_a_dry_run_of_a_sample_that_picks_nothing_says_so(tmp_path: Path) -> None:
+    runs = refund_runs(tmp_path / "runs.jsonl", ticket_answers(1))
+    args = judge_args(runs, "http://127.0.0.1:9/v1", tmp_path / "out", "--sample", "1%")
+    result = CliRunner().invoke(main, [*args, "--dry-run"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "judgekit: error: --sample 1% picks none of the 1 runs: nothing would be sent\n"
+    )
+    judged = CliRunner().invoke(main, args)  # judging nothing is no failure
+    assert judged.exit_code == 0, judged.output
+    report = json.loads(judged.stdout)
+    assert (report["verdicts"], report["api_calls"], report["sample"]["picked"]) == (0, 0, 0)

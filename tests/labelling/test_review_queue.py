@@ -200,3 +200,20 @@ def test_review_picks_never_look_at_the_score() -> None:
     failing = runs_for_review("goal_completion", verdicts("fail"), share=0.2, seed="s")
     assert passing == failing
     assert len(passing) == 11
+
+
+def test_a_malformed_entry_names_the_file_the_line_and_the_field(tmp_path: Path) -> None:
+    from judgekit.errors import DataError
+
+    labels = tmp_path / "goal_completion.jsonl"
+    queue = labels.with_name("goal_completion.queue.jsonl")
+    queue.write_text(
+        '{"queue": 1, "at": "2026-12-03T02:00:00Z"}\n'
+        '{"run_id": "r1", "queued": "maybe", "at": "2026-12-03T02:00:00Z"}\n'
+    )
+    with pytest.raises(DataError) as caught:
+        enqueue_runs(labels, {"r2": "review"}, clock=lambda: NOW)
+    assert str(caught.value) == (
+        f"{queue}:2: queued: Input should be 'review' or 'abstained' (got 'maybe')"
+    )
+    assert queue.read_text().count("\n") == 2  # nothing appended
