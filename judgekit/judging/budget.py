@@ -51,7 +51,8 @@ TOKENS_PER_MESSAGE = 8
 
 
 class OverBudget(Exception):
-    """A request was not sent: what it could cost might take the spending past --max-cost."""
+    """A request was not sent: what it could cost might take the spending past --max-cost
+    (or the shared limit, --max-cost-per-day)."""
 
 
 def check_priced(prices: PriceTable, model: str, limit: str) -> None:
@@ -95,6 +96,8 @@ class Budget:
         model: str,
         shared: SharedLimit | None = None,
     ) -> None:
+        if max_usd is None and shared is None:
+            raise ConfigError("a budget needs --max-cost, a shared limit, or both")
         # nan would compare as no budget
         if max_usd is not None and not (math.isfinite(max_usd) and max_usd > 0):
             raise ConfigError(f"--max-cost must be a positive number of dollars, not {max_usd}")

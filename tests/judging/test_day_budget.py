@@ -133,3 +133,33 @@ def test_a_model_without_a_price_cannot_have_a_day_cap(tmp_path: Path) -> None:
 
 def _unused(process: subprocess.Popen[str]) -> None:  # pragma: no cover
     process.kill()
+
+
+def test_a_request_goes_only_when_the_run_s_and_the_day_s_budgets_both_have_room() -> None:
+    from datetime import UTC, datetime
+
+    from judgekit.judging.budget import Budget
+    from judgekit.judging.day_budget import DayBudget
+    from judgekit.judging.pricing import Price, PriceTable
+    from judgekit.providers.chat import ChatMessage, ChatRequest
+
+    prices = PriceTable({"openai/m": Price(input=0.0, output=1000.0)})
+    request = ChatRequest(
+        model="m", max_tokens=100, messages=(ChatMessage(role="user", content="x"),)
+    )  # at most $0.10
+    with open_store("sqlite://") as store:
+        day = DayBudget(
+            0.24, DaySpendLedger(store.engine), clock=lambda: datetime(2026, 12, 3, tzinfo=UTC)
+        )
+        budget = Budget(0.15, prices=prices, model="openai/m", shared=day)
+        first = budget.reserve(request)
+        assert first is not None and first.shared == ("2026-12-03", 0.1)
+        assert budget.reserve(request) is None and budget.refused_by == "--max-cost"
+        budget.settle(first, 0, 50)  # cost $0.05: the day has $0.05 spent
+        other = Budget(None, prices=prices, model="openai/m", shared=day)  # another judge
+        held = [other.reserve(request), other.reserve(request)]
+        assert held[0] is not None and held[1] is None
+        assert other.refused_by == "--max-cost-per-day"
+        assert other.stop_message() == day.stop_message()
+        assert budget.stop_message() is None  # its own refusal was --max-cost's
+        assert DaySpendLedger(store.engine).spend("2026-12-03").spent_usd == 0.05
