@@ -4,15 +4,20 @@ test side, the judge's verdicts, and ``judgekit promote`` writing a record that 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from threading import Lock
 from typing import Any
 
 from click.testing import CliRunner
 
 from judgekit.cli import main
 from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.testing.fake_llm_server import FakeRequest
+from tests.conftest import REPO
 
 AT = datetime(2026, 11, 1, tzinfo=UTC).isoformat()
 Score = str | int
@@ -75,3 +80,39 @@ def promote_for_real(
         (rubric_path.parent / f"{rubric.id}.promotion.json").read_text()
     )
     return record
+
+
+def selective_rubric(tmp_path: Path) -> Path:
+    """goal_completion asking five samples, promoted selectively on 200 test labels: its
+    threshold keeps only verdicts whose five samples all agree (coverage 0.9)."""
+    folder = tmp_path / "rubrics"
+    folder.mkdir()
+    path = folder / "goal_completion.yaml"
+    text = (REPO / "rubrics" / "goal_completion.yaml").read_text()
+    text = text.replace("temperature: 0, samples: 1", "temperature: 1, samples: 5")
+    path.write_text(
+        text.replace("promotion: {", "promotion: {selective: {alpha: 0.1, delta: 0.1}, ")
+    )
+    human = {f"shop/l/{i}": "pass" if i % 2 else "fail" for i in range(200)}
+    flipped = {"pass": "fail", "fail": "pass"}
+    judged = {r: flipped[h] if i < 20 else h for i, (r, h) in enumerate(human.items())}
+    sure = {r: 0.6 if i < 20 else 1.0 for i, r in enumerate(human)}
+    promote_for_real(path, human, judged, confidences=sure)
+    return path
+
+
+def hesitant_judge() -> Any:
+    """Passes every answer; on those that say "unsure" its five samples split 3 to 2."""
+    asked: Counter[str] = Counter()
+    lock = Lock()
+
+    def reply(request: FakeRequest) -> str:
+        answer = re.search(r"ticket (\d+)", request.text)
+        assert answer is not None
+        with lock:
+            asked[answer.group(1)] += 1
+            nth = asked[answer.group(1)]
+        score = "fail" if "unsure" in request.text and nth % 5 in (1, 3) else "pass"
+        return json.dumps({"reason": "checked", "score": score})
+
+    return reply

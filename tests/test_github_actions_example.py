@@ -34,6 +34,11 @@ EXPRESSIONS = {
     "github.event_name": "pull_request",
     "github.event.pull_request.number": "42",
     "secrets.JUDGEKIT_DB": "postgresql+psycopg://judgekit:secret@db.example.com/judgekit",
+    # The nightly example's (examples/nightly/, tests/test_nightly_workflow_example.py).
+    "secrets.OPENAI_API_KEY": "sk-placeholder",
+    "secrets.LANGFUSE_PUBLIC_KEY": "pk-lf-placeholder",
+    "secrets.LANGFUSE_SECRET_KEY": "sk-lf-placeholder",
+    "secrets.LANGFUSE_HOST": "https://cloud.langfuse.com",
 }
 # Variables GitHub sets in every job.
 RUNNER_ENV = {

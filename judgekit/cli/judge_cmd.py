@@ -17,12 +17,14 @@ from judgekit.cli.options import (
     rubric_option,
     suites_option,
 )
+from judgekit.cli.production_options import ProductionOptions, production_options, queue_review
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import written_before_store
 from judgekit.cli.unscored_option import max_unscored_option
 
 if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
+    from judgekit.formats.verdict import Verdict
     from judgekit.judging.batch.options import BatchOptions
 
 
@@ -82,6 +84,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
     help="Print the first prompt, the token estimate and the projected cost; send nothing.",
 )
 @max_unscored_option
+@production_options
 @batch_options
 @json_instead_of("the summary")
 @store_options
@@ -105,6 +108,7 @@ def judge_command(
     as_json: bool,
     store: StoreChoice,
     batch: BatchOptions | None,
+    production: ProductionOptions,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
@@ -124,6 +128,8 @@ def judge_command(
     recorded in the store, in the batch of the runs file (--no-store: not). A rubric
     promoted selectively abstains on verdicts less confident than its promoted threshold.
     --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
+    On a schedule: --sample judges a hash-picked share, --max-cost-per-day caps a UTC day's
+    spend across every judge on the store, --review queues runs for people to label.
     --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
 
     \b
@@ -135,6 +141,7 @@ def judge_command(
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
     from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 
+    production.check(store_enabled=store.enabled)
     outputs = [out_dir / VERDICTS_FILE, out_dir / EARLIER_VERDICTS_FILE]
     refuse_output_over_input(outputs, [runs, tasks_path, prices])
     request = JudgeRequest(
@@ -146,11 +153,13 @@ def judge_command(
         tasks_path=tasks_path,
         prices_path=prices,
         max_cost=max_cost,
+        max_cost_per_day=production.max_cost_per_day,
         use_cache=not no_cache,
         concurrency=concurrency,
         max_attempts=max_attempts,
         samples=samples,
         limit=limit,
+        sample=production.sample,
         batch=batch,
         check_promotion=record_problem,
     )
@@ -160,14 +169,20 @@ def judge_command(
     with import_first_hint(runs):
         prepared = prepare_judging(request)
     provenance = store.provenance() if store.enabled else None
+    seen: list[Verdict] = []  # for --review
     with (
         judging_session(prepared, out_dir, provenance=provenance) as session,
         judging_progress(len(prepared.run_ids), show=not as_json) as bar,
     ):
         finished = f"the verdicts that finished are in {session.verdicts_file}"
+
+        def keep(verdict: Verdict) -> None:
+            bar.advance()
+            seen.append(verdict)
+
         try:
             with written_before_store(finished):
-                tally = session.judge(lambda _verdict: bar.advance(), print_batch_event)
+                tally = session.judge(keep, print_batch_event)
         except KeyboardInterrupt:
             click.echo(
                 f"interrupted: {finished}; rerun the same command to finish (it asks only "
@@ -175,4 +190,7 @@ def judge_command(
                 err=True,
             )
             raise SystemExit(130) from None
-    print_outcome(tally, prepared, session, as_json=as_json, max_unscored=max_unscored)
+    review = queue_review(production, prepared.rubric.id, seen, prepared.run_ids)
+    print_outcome(
+        tally, prepared, session, as_json=as_json, max_unscored=max_unscored, review=review
+    )

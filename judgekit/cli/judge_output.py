@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from judgekit.judging.judge import JudgeTally
     from judgekit.judging.pipeline import JudgingSession, PreparedJudging
+    from judgekit.labelling.review import ReviewQueued
 
 __all__ = ["EXIT_JUDGING_FAILED", "judging_progress", "print_dry_run", "print_outcome"]
 
@@ -83,13 +84,16 @@ def print_outcome(
     *,
     as_json: bool,
     max_unscored: float,
+    review: ReviewQueued | None = None,
 ) -> None:
-    """The summary (or the --json object), then the runs not judged and the unscored
-    verdicts past --max-unscored on stderr, exit 1 if either."""
+    """The summary (or the --json object) with what --review queued, then the runs not
+    judged and the unscored verdicts past --max-unscored on stderr, exit 1 if either."""
     from judgekit._util.terminal_text import visible
     from judgekit.judging.judge_summary import (
         not_judged_lines,
         over_budget_line,
+        sample_json,
+        sample_line,
         set_apart_line,
         summary_json,
         summary_lines,
@@ -109,10 +113,16 @@ def print_outcome(
             earlier_file=earlier,
             store=store_json(recorded),
         )
+        report["sample"] = sample_json(
+            tally, prepared.sample, picked=len(prepared.run_ids), window=prepared.window
+        )
+        report["review"] = review.as_json() if review is not None else None
         report["max_unscored"] = max_unscored
         report["unscored_failed"] = failure is not None
         click.echo(json.dumps(report))
     else:
+        if prepared.sample is not None:
+            click.echo(sample_line(tally, prepared.sample, prepared.window))
         for line in summary_lines(tally, rubric, prepared.version):
             click.echo(line)
         apart = set_apart_line(tally, earlier)
@@ -122,6 +132,8 @@ def print_outcome(
             click.echo(f"wrote {out}")
         if recorded is not None:
             click.echo(recorded_line(recorded.verdicts, "verdicts", recorded))
+        if review is not None:
+            click.echo(review.line())
     if tally.not_judged:
         # A reason may quote what the server said: shown, never interpreted by the terminal.
         for line in not_judged_lines(tally, rubric.judge.model, endpoint):

@@ -5,10 +5,13 @@ which run now, so that several people labelling one rubric at once never get the
     {"queue": 1, "strategy": "random", "seed": 0, "double_code": 0.2, "hold_minutes": 30, "at": "..."}
     {"run_id": "r1", "labeler": "ana", "at": "...", "until": "..."}
     {"run_id": "r1", "labeler": "ana", "released": "skipped", "at": "..."}
+    {"run_id": "r7", "queued": "review", "at": "..."}
 
 The first line sets the queue (its order and its share of runs labelled twice) for every
 labeller; a claim holds a run for its labeller until ``until`` (or until they label it); a
-release gives it back. It lives beside the labels, so it can be committed with them. Its
+release gives it back. An entry puts a run in the queue (``judgekit judge --review``: sampled
+for review, or abstained by a selective judge); once a queue holds entries it hands out only
+the runs entered, and a queue without any hands out every run it is given. It lives beside the labels, so it can be committed with them. Its
 last line is read as every append-only file's (:func:`judgekit._util.jsonl.append_only_lines`);
 any other bad line is a :class:`judgekit.errors.DataError` naming the file, the line and the
 field. The rules that hand out runs are in :mod:`judgekit.labelling.queue`.
@@ -34,11 +37,13 @@ from judgekit.errors import DataError
 
 __all__ = [
     "QueueClaim",
+    "QueueEntry",
     "QueueLine",
     "QueueLog",
     "QueueRelease",
     "QueueSettings",
     "queue_path",
+    "read_queue_log",
     "read_queue_settings",
     "update_queue_file",
 ]
@@ -82,7 +87,17 @@ class QueueRelease(BaseModel):
     at: datetime
 
 
-QueueLine = QueueSettings | QueueClaim | QueueRelease
+class QueueEntry(BaseModel):
+    """A run put in the queue, and why: ``review`` (sampled for review) or ``abstained``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(min_length=1)
+    queued: Literal["review", "abstained"]
+    at: datetime
+
+
+QueueLine = QueueSettings | QueueClaim | QueueRelease | QueueEntry
 
 
 @dataclass
@@ -92,12 +107,16 @@ class QueueLog:
     path: Path
     settings: QueueSettings | None = None
     latest: dict[tuple[str, str], QueueClaim | QueueRelease] = field(default_factory=dict)
+    # The runs entered, each by its first entry; none: every run given is in the queue.
+    entered: dict[str, QueueEntry] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
     def add(self, line: QueueLine) -> None:
         if isinstance(line, QueueSettings):
             if self.settings is None:  # the first settings line sets the queue for good
                 self.settings = line
+        elif isinstance(line, QueueEntry):
+            self.entered.setdefault(line.run_id, line)
         else:
             self.latest[(line.run_id, line.labeler)] = line
 
@@ -131,15 +150,20 @@ def queue_path(labels_file: str | Path) -> Path:
 
 def read_queue_settings(labels_file: str | Path) -> QueueSettings | None:
     """The settings of the queue beside ``labels_file``, None when it has none yet."""
+    return read_queue_log(labels_file).settings
+
+
+def read_queue_log(labels_file: str | Path) -> QueueLog:
+    """The queue beside ``labels_file`` as it is now (empty when it has no file yet)."""
     path = queue_path(labels_file)
     try:
         with open_regular(path) as fh, locked(fh.fileno(), exclusive=False):
             data = fh.read()  # never half of a line a labeller is appending
     except FileNotFoundError:
-        return None
+        return QueueLog(path=path)
     except OSError as exc:
         raise read_error(exc, path) from None
-    return _parse(path, data).settings
+    return _parse(path, data)
 
 
 def update_queue_file(path: Path, decide: Callable[[QueueLog], Sequence[QueueLine]]) -> QueueLog:
@@ -174,7 +198,8 @@ def _parse_line(raw: bytes, path: Path, number: int) -> QueueLine:
     if not isinstance(value, dict):
         raise DataError(
             "expected a JSON object: the queue's settings, a claim (run_id, labeler, at, "
-            "until) or a release (run_id, labeler, released, at)",
+            "until), a release (run_id, labeler, released, at) or an entry (run_id, queued, "
+            "at)",
             path=path,
             line=number,
         )
@@ -183,6 +208,8 @@ def _parse_line(raw: bytes, path: Path, number: int) -> QueueLine:
         model = QueueSettings
     elif "released" in value:
         model = QueueRelease
+    elif "queued" in value:
+        model = QueueEntry
     else:
         model = QueueClaim
     try:

@@ -19,6 +19,7 @@ from typing import Any
 from judgekit._util.close_names import suggesting
 from judgekit._util.number_format import dollars
 from judgekit._util.terminal_text import visible
+from judgekit.errors import ConfigError
 from judgekit.formats.run import Run
 
 # The judge's own reading of a pairwise run's two answers, so both agree on what is asked.
@@ -134,6 +135,11 @@ def dry_run(
     """Render every prompt of ``inputs`` (its first ``len(run_ids)`` runs) and project what
     judging them would cost; nothing is sent."""
     rubric, model = inputs.rubric, inputs.rubric.judge.model
+    if not inputs.run_ids and inputs.sample is not None:
+        raise ConfigError(
+            f"--sample {inputs.sample.describe()} picks none of the {inputs.window} runs: "
+            "nothing would be sent"
+        )
     counter = counter or token_counter(model)
     samples = samples or rubric.judge.samples
     first: tuple[str, tuple[ChatMessage, ...]] | None = None

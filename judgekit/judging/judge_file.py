@@ -130,6 +130,8 @@ def judge_runs_file(
         if tally.stopped_by_budget:
             # Started or not, every run left without a verdict was left for the budget.
             tally.over_budget = len(run_ids) - tally.verdicts - tally.not_judged
+            if settings.budget is not None:
+                tally.day_cap_stop = settings.budget.stop_message()
         return tally
 
 

@@ -10,10 +10,13 @@ from judgekit._util.number_format import dollars, percent, setting, threshold
 from judgekit.formats.rubric import Rubric
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.pricing import unknown_price_hint
+from judgekit.judging.run_sample import RunSample
 
 __all__ = [
     "not_judged_lines",
     "over_budget_line",
+    "sample_json",
+    "sample_line",
     "set_apart_line",
     "summary_json",
     "summary_lines",
@@ -43,11 +46,37 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
     return lines
 
 
+def sample_line(tally: JudgeTally, sample: RunSample, window: int) -> str:
+    """``judged 3 of 40 runs (sample 10%)``: how many of the window's runs have a verdict."""
+    return f"judged {tally.verdicts} of {window} runs (sample {sample.describe()})"
+
+
+def sample_json(
+    tally: JudgeTally, sample: RunSample | None, *, picked: int, window: int
+) -> dict[str, Any] | None:
+    """The ``sample`` field of ``--json``: what --sample picked of the window; None without."""
+    if sample is None:
+        return None
+    return {
+        "sample": sample.describe(),
+        "seed": sample.seed,
+        "runs": window,
+        "picked": picked,
+        "judged": tally.verdicts,
+    }
+
+
 def over_budget_line(tally: JudgeTally, runs: int) -> str | None:
     """How many runs the --max-cost budget left unjudged and how to finish; None when it
     left none."""
     if not (tally.stopped_by_budget and tally.over_budget):
         return None
+    if tally.day_cap_stop is not None:
+        return (
+            f"stopped: {tally.day_cap_stop}; {tally.over_budget} of {runs} runs not judged, "
+            "since their next request could have passed it; rerun after it resets to finish "
+            "(it asks only for those)"
+        )
     return (
         f"stopped at the --max-cost budget: {tally.over_budget} of {runs} runs not judged, "
         "since their next request could have passed it; rerun with a higher --max-cost to "
@@ -157,6 +186,7 @@ def summary_json(
         "price_source": None if tally.unknown_cost else tally.price_source,
         "stopped_by_budget": tally.stopped_by_budget,
         "over_budget": tally.over_budget,
+        "day_cap_stop": tally.day_cap_stop,
         "verdicts_file": str(verdicts_file),
         "set_apart": dict(tally.set_apart),
         "earlier_verdicts_file": str(earlier_file) if tally.set_apart else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,11 +23,12 @@ from judgekit.formats.runs_input import iter_given_runs, runs_file_of
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import RecordCheck, promoted_threshold
 from judgekit.judging.api_key import api_key_from_env
-from judgekit.judging.budget import Budget
+from judgekit.judging.budget import Budget, check_priced
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import JudgeTally
 from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
 from judgekit.judging.pricing import PriceTable
+from judgekit.judging.run_sample import RunSample, sampled_ids
 from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.registry import make_provider, parse_model_name
@@ -35,6 +36,7 @@ from judgekit.providers.registry import make_provider, parse_model_name
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.runs_file_batch import Recorded
     from judgekit.store.verdict_sink import VerdictSink
@@ -62,11 +64,13 @@ class JudgeRequest:
     tasks_path: Path | None = None
     prices_path: Path | None = None  # None: the price table in JUDGEKIT_HOME, else built in
     max_cost: float | None = None
+    max_cost_per_day: float | None = None  # shared through the store by every judge
     use_cache: bool = True
     concurrency: int = 8
     max_attempts: int = 6
     samples: int | None = None  # None: the rubric's judge.samples
     limit: int | None = None  # only the first N runs of the file (--limit)
+    sample: RunSample | None = None  # --sample: a seeded hash picks the runs judged
     batch: BatchOptions | None = None  # --batch: through the provider's batch API
     # How a selective promotion's record is checked before its threshold abstains (the
     # calibration layer's check); None: no record is trusted, nothing abstains.
@@ -79,15 +83,17 @@ class JudgingInputs:
 
     runs: Path
     rubric: Rubric
-    run_ids: Collection[str]  # in file order; the first --limit of them
+    run_ids: Collection[str]  # in file order; of the first --limit, those --sample picks
     prices: PriceTable
     tasks: TaskSet | None
     file_runs: Sequence[Run]  # every run of the file, in order: the file is read once
+    window: int = 0  # the runs --sample picked from: the file's, or its first --limit
+    sample: RunSample | None = None
 
     @property
     def judged_runs(self) -> Sequence[Run]:
-        """The runs to judge: the file's first ``len(run_ids)``."""
-        return self.file_runs[: len(self.run_ids)]
+        """The runs to judge, in file order."""
+        return _runs_of(self.file_runs, self.run_ids)
 
 
 def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
@@ -109,15 +115,25 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     # A folder stands for its runs.jsonl, named from here on (the store's batch is its file's).
     runs = runs_file_of(request.runs)
     file_runs = [run for _, run in iter_given_runs(runs)]
-    judged = file_runs if request.limit is None else file_runs[: request.limit]
+    window = file_runs if request.limit is None else file_runs[: request.limit]
+    picked = sampled_ids(request.sample, rubric.id, [(run.run_id, run.task_id) for run in window])
     return JudgingInputs(
         runs=runs,
         rubric=rubric,
-        run_ids=dict.fromkeys(run.run_id for run in judged),
+        run_ids=dict.fromkeys(picked),
         prices=prices,
         tasks=tasks,
         file_runs=file_runs,
+        window=len(window),
+        sample=request.sample,
     )
+
+
+def _runs_of(file_runs: Sequence[Run], run_ids: Collection[str]) -> Sequence[Run]:
+    """The runs of ``run_ids`` (a prefix of the file, or a sample of it), in file order."""
+    if len(run_ids) == len(file_runs):
+        return file_runs
+    return [run for run in file_runs if run.run_id in run_ids]
 
 
 @dataclass(frozen=True)
@@ -134,11 +150,15 @@ class PreparedJudging:
     use_cache: bool
     file_runs: Sequence[Run]  # every run of the file, in order, as read once
     batch: BatchOptions | None = None
+    window: int = 0  # the runs --sample picked from
+    sample: RunSample | None = None
+    max_cost: float | None = None
+    max_cost_per_day: float | None = None  # bound to the store when the session opens it
 
     @property
     def judged_runs(self) -> Sequence[Run]:
-        """The runs to judge: the file's first ``len(run_ids)``."""
-        return self.file_runs[: len(self.run_ids)]
+        """The runs to judge, in file order."""
+        return _runs_of(self.file_runs, self.run_ids)
 
     @property
     def version(self) -> str:
@@ -161,6 +181,8 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     budget = None
     if request.max_cost is not None:
         budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+    if request.max_cost_per_day is not None:
+        check_priced(prices, rubric.judge.model, "--max-cost-per-day")
     settings = JudgeSettings(
         concurrency=request.concurrency,
         max_attempts=request.max_attempts,
@@ -179,13 +201,25 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         use_cache=request.use_cache,
         batch=request.batch,
         file_runs=inputs.file_runs,
+        window=inputs.window,
+        sample=inputs.sample,
+        max_cost=request.max_cost,
+        max_cost_per_day=request.max_cost_per_day,
     )
 
 
 class JudgingSession:
     """The output folder locked and, when recording, the runs recorded in the store."""
 
-    def __init__(self, prepared: PreparedJudging, folder: Path, sink: VerdictSink | None) -> None:
+    def __init__(
+        self,
+        prepared: PreparedJudging,
+        folder: Path,
+        sink: VerdictSink | None,
+        store: Store | None = None,
+    ) -> None:
+        if prepared.max_cost_per_day is not None:
+            prepared = _with_day_budget(prepared, store)
         self.prepared = prepared
         self.folder = folder
         self._sink = sink
@@ -250,6 +284,21 @@ class JudgingSession:
             self._sink.add(verdict)
 
 
+def _with_day_budget(prepared: PreparedJudging, store: Store | None) -> PreparedJudging:
+    """``prepared`` with its budget answering to the day's cap kept in ``store``."""
+    from judgekit.errors import ConfigError
+    from judgekit.judging.day_budget import DayBudget
+    from judgekit.store.day_spend import DaySpendLedger
+
+    if store is None or prepared.max_cost_per_day is None:
+        raise ConfigError("--max-cost-per-day needs the store: the day's spend is kept there")
+    day = DayBudget(prepared.max_cost_per_day, DaySpendLedger(store.engine))
+    budget = Budget(
+        prepared.max_cost, prices=prepared.prices, model=prepared.rubric.judge.model, shared=day
+    )
+    return replace(prepared, settings=replace(prepared.settings, budget=budget))
+
+
 @contextmanager
 def judging_session(
     prepared: PreparedJudging, folder: Path, *, provenance: Provenance | None
@@ -260,18 +309,21 @@ def judging_session(
     one nothing is recorded."""
     with ExitStack() as stack:
         stack.enter_context(output_folder_lock(folder))
-        sink = _open_sink(prepared, provenance, stack) if provenance is not None else None
-        yield JudgingSession(prepared, folder, sink)
+        if provenance is None:
+            yield JudgingSession(prepared, folder, None)
+            return
+        from judgekit.store import open_store
+
+        store = stack.enter_context(open_store())
+        yield JudgingSession(prepared, folder, _sink(prepared, provenance, store), store)
 
 
-def _open_sink(prepared: PreparedJudging, provenance: Provenance, stack: ExitStack) -> VerdictSink:
-    """The store opened now, created or migrated (a store it cannot use stops the judging
-    before any request); the file's runs, as read, are recorded with the first verdict."""
-    from judgekit.store import open_store
+def _sink(prepared: PreparedJudging, provenance: Provenance, store: Store) -> VerdictSink:
+    """The store, opened (created or migrated: a store it cannot use stops the judging before
+    any request), takes the verdicts; the file's runs, as read, with the first verdict."""
     from judgekit.store.runs_file_batch import record_runs_file
     from judgekit.store.verdict_sink import VerdictSink
 
-    store = stack.enter_context(open_store())
     return VerdictSink(
         store,
         lambda: record_runs_file(

@@ -38,6 +38,9 @@ class JudgeTally:
     unknown_cost: bool = False
     price_source: str | None = None  # where the price came from: a price file or genai-prices
     stopped_by_budget: bool = False
+    # With --max-cost-per-day, once its cap stopped the judging: the cap, the day's spend
+    # and when it resets.
+    day_cap_stop: str | None = None
     scores: Counter[str] = field(default_factory=Counter)
     # Earlier lines of verdicts.jsonl moved to the earlier-verdicts file, not reused, by why.
     set_apart: Counter[str] = field(default_factory=Counter)

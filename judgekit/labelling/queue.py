@@ -22,11 +22,13 @@ from pathlib import Path
 from judgekit.formats.label import read_labels
 from judgekit.formats.queue_file import (
     QueueClaim,
+    QueueEntry,
     QueueLine,
     QueueLog,
     QueueRelease,
     QueueSettings,
     queue_path,
+    read_queue_log,
     update_queue_file,
 )
 from judgekit.formats.rubric import Rubric
@@ -34,7 +36,7 @@ from judgekit.formats.verdict import Verdict
 from judgekit.labelling.sampling import Strategy, order_for_labelling
 from judgekit.labelling.screen import Item
 
-__all__ = ["QueueFeed", "TeamQueue", "double_coded", "join_queue", "open_queue"]
+__all__ = ["QueueFeed", "TeamQueue", "double_coded", "enqueue_runs", "join_queue", "open_queue"]
 
 
 def double_coded(rubric_id: str, run_id: str, share: float) -> bool:
@@ -81,6 +83,8 @@ class TeamQueue:
             for run in order:
                 if run in skipped or labeler in labelled.get(run, ()):
                     continue
+                if log.entered and run not in log.entered:
+                    continue  # a queue with entries hands out only the runs entered
                 taken = labelled.get(run, set()) | log.holders(run, now)
                 if len(taken) < self.needs(run):
                     found.append(run)
@@ -104,7 +108,9 @@ class TeamQueue:
     def left(self, order: Sequence[str]) -> int:
         """Labels the queue still needs over ``order``'s runs (held runs included)."""
         labelled = self._labelled_by()
-        return sum(max(0, self.needs(run) - len(labelled.get(run, ()))) for run in order)
+        entered = read_queue_log(self.labels_file).entered
+        in_queue = [run for run in order if run in entered] if entered else order
+        return sum(max(0, self.needs(run) - len(labelled.get(run, ()))) for run in in_queue)
 
     def _labelled_by(self) -> dict[str, set[str]]:
         labelled: dict[str, set[str]] = {}
@@ -112,6 +118,35 @@ class TeamQueue:
             if not label.settles:  # a settling label is no labeller's own label of the run
                 labelled.setdefault(run, set()).add(label.labeler)
         return labelled
+
+
+def _default_settings(at: datetime) -> QueueSettings:
+    """A new queue's settings when runs enter it before any labeller set it."""
+    return QueueSettings.model_validate({"queue": 1, "at": at})
+
+
+def enqueue_runs(
+    labels_file: Path, runs: Mapping[str, str], *, clock: Callable[[], datetime]
+) -> list[str]:
+    """Enter ``runs`` (run id → why: ``review`` or ``abstained``) in the queue beside
+    ``labels_file``, under its lock; a run already entered is not entered again. Returns the
+    ids entered now. A queue without a file starts with the default settings."""
+
+    entered: list[str] = []  # by the last decision, the one made under the lock
+
+    def decide(log: QueueLog) -> list[QueueLine]:
+        now = clock()
+        entered[:] = [run_id for run_id in runs if run_id not in log.entered]
+        if not entered:
+            return []
+        entries = [
+            QueueEntry.model_validate({"run_id": run_id, "queued": runs[run_id], "at": now})
+            for run_id in entered
+        ]
+        return [*([] if log.settings is not None else [_default_settings(now)]), *entries]
+
+    update_queue_file(queue_path(labels_file), decide)
+    return list(entered)
 
 
 def open_queue(

@@ -92,8 +92,14 @@ def _configure_sqlite_connection(dbapi_connection: Any, connection_record: Any) 
     configure_sqlite_connection(dbapi_connection)
 
 
+SQLITE_BEGIN: Final = "judgekit_sqlite_begin"
+"""The execution option naming how a SQLite transaction begins: ``IMMEDIATE`` takes the
+write lock first, so what the transaction reads no other writer changes before it writes."""
+
+
 def _begin_sqlite_transaction(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN")
+    immediate = connection.get_execution_options().get(SQLITE_BEGIN) == "IMMEDIATE"
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def store_errors(url: URL) -> AbstractContextManager[None]:
@@ -110,8 +116,12 @@ def reading(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def writing(engine: Engine) -> Iterator[Connection]:
+def writing(engine: Engine, *, immediate: bool = False) -> Iterator[Connection]:
     """A connection in one transaction, committed on success and rolled back on failure,
-    its failures reported by :func:`store_errors`."""
-    with store_errors(engine.url), engine.begin() as connection:
-        yield connection
+    its failures reported by :func:`store_errors`; ``immediate``: on SQLite, holding the
+    write lock from its start (``BEGIN IMMEDIATE``)."""
+    with store_errors(engine.url), engine.connect() as connection:
+        if immediate:
+            connection.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+        with connection.begin():
+            yield connection

@@ -177,6 +177,16 @@ verdict_day_totals_mark = Table(
     "verdict_day_totals_mark", metadata, Column("verdict_id", Integer, nullable=False)
 )
 
+# What judges spent per UTC day (migration 0006), for --max-cost-per-day: the settled cost
+# and what requests in flight may still cost, read and written under a lock.
+judge_spend_days = Table(
+    "judge_spend_days",
+    metadata,
+    Column("day", String(10), primary_key=True),
+    Column("spent_usd", Float, nullable=False),
+    Column("reserved_usd", Float, nullable=False),
+)
+
 runs = Table(
     "runs",
     metadata,

@@ -706,3 +706,42 @@ def _first_start(path: Path) -> Any:
         start = datetime.fromisoformat(o["startTime"])
         starts[o["traceId"]] = min(starts.get(o["traceId"], start), start)
     return lambda run: starts[run.run_id]
+
+
+def test_the_nightly_example_s_export_imports_as_the_api_pages_do(
+    langfuse_sdk: tuple[Any, Any], langfuse_api_export: dict[str, Any], tmp_path: Path
+) -> None:
+    """examples/nightly/export_langfuse.py, run as the nightly workflow runs it, against the
+    stand-in: its pages import to the same runs as the API's own page."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    stand_in, _ = langfuse_sdk
+    exported = tmp_path / "traces.jsonl"
+    env = {
+        **os.environ,
+        "LANGFUSE_HOST": stand_in.host,
+        "LANGFUSE_PUBLIC_KEY": "pk-lf-placeholder",
+        "LANGFUSE_SECRET_KEY": "sk-lf-placeholder",
+    }
+    script = REPO / "examples" / "nightly" / "export_langfuse.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--hours", "24", "-o", str(exported)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("wrote 1 pages of observations since ")
+    from judgekit.formats.run import load_runs
+
+    ours = {run.run_id: run for run in load_runs(_runs_of(exported, tmp_path / "ours.jsonl"))}
+    api = list(load_runs(_runs_of(langfuse_api_export["page"], tmp_path / "api.jsonl")))
+    # The export holds every trace the stand-in has (other tests' too), the page one session.
+    assert len(api) == 2
+    assert [_as_expected(ours[run.run_id]) for run in api] == [_as_expected(run) for run in api]
