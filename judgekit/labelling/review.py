@@ -67,8 +67,9 @@ class ReviewQueued:
     def line(self) -> str:
         """``queued 3 runs for review in labels/x.queue.jsonl (...)``."""
         already = len(self.picked) - len(self.entered)
+        runs = "run" if len(self.entered) == 1 else "runs"
         return (
-            f"queued {len(self.entered)} runs for review in {self.queue_file} "
+            f"queued {len(self.entered)} {runs} for review in {self.queue_file} "
             f"({len(self.picked) - self.abstained} sampled at {share_text(self.share)}, "
             f"{self.abstained} abstained; {already} already queued)"
         )
