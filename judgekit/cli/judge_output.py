@@ -97,7 +97,7 @@ def print_outcome(
     )
 
     rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
-    endpoint, earlier = prepared.provider.endpoint, session.earlier_verdicts_file
+    endpoint, earlier = prepared.endpoint, session.earlier_verdicts_file
     failure = unscored_failure(tally, max_unscored)
     if as_json:
         report = summary_json(

@@ -22,10 +22,10 @@ from pydantic import BaseModel, ValidationError
 from judgekit._util.input_paths import is_dir, is_file, read_text, reading
 from judgekit._util.yamlfile import LineMap, Location, load_yaml
 from judgekit.errors import ConfigError, DataError
+from judgekit.formats.jury import Juror
 from judgekit.formats.rubric import (
     ChoicesScale,
     JudgeSettings,
-    Juror,
     LikertScale,
     PromotionPolicy,
     Rubric,

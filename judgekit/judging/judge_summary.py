@@ -94,7 +94,7 @@ def _unscored_reasons(tally: JudgeTally) -> str:
 def _cost(tally: JudgeTally, model: str) -> str:
     """``$0.0068 (prices: genai-prices)``: the cost and where its price came from."""
     if tally.unknown_cost:
-        return f"unknown ({unknown_price_hint(model)})"
+        return f"unknown ({unknown_price_hint(tally.unpriced_model or model)})"
     source = f" (prices: {tally.price_source})" if tally.price_source else ""
     return dollars(tally.cost_usd) + source
 

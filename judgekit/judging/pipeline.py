@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.folder_lock import output_folder_lock
+from judgekit.errors import ConfigError
+from judgekit.formats.jury import Juror
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.formats.run import Run
@@ -44,6 +46,7 @@ __all__ = [
     "JudgingInputs",
     "JudgingSession",
     "PreparedJudging",
+    "judge_models",
     "judging_session",
     "prepare_judging",
     "read_judging_inputs",
@@ -94,7 +97,8 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     """Read and check the rubric, suites, price table and runs file, in the order their
     errors are reported."""
     rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
-    parse_model_name(rubric.judge.model)  # a malformed model name is reported before the files
+    for model in judge_models(rubric):
+        parse_model_name(model)  # a malformed model name is reported before the files
     # Judging reads a suite for its references: as data, importing nothing.
     tasks = None
     if request.tasks_path:
@@ -134,11 +138,18 @@ class PreparedJudging:
     use_cache: bool
     file_runs: Sequence[Run]  # every run of the file, in order, as read once
     batch: BatchOptions | None = None
+    # A jury's jurors, each with its own provider (``provider`` is then the first's).
+    jurors: tuple[tuple[Juror, ChatProvider], ...] = ()
 
     @property
     def judged_runs(self) -> Sequence[Run]:
         """The runs to judge: the file's first ``len(run_ids)``."""
         return self.file_runs[: len(self.run_ids)]
+
+    @property
+    def endpoint(self) -> str:
+        """Where the judge is asked; "" for a jury (each juror has its own)."""
+        return "" if self.jurors else self.provider.endpoint
 
     @property
     def version(self) -> str:
@@ -150,17 +161,26 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     """Read and check every input, in the order their errors are reported."""
     inputs = read_judging_inputs(request)
     rubric, prices = inputs.rubric, inputs.prices
-    provider_name, _ = parse_model_name(rubric.judge.model)
-    provider = make_provider(
-        provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
-    )
+    jurors = _juror_providers(rubric, request)
+    if jurors:
+        provider = jurors[0][1]
+    else:
+        provider_name, _ = parse_model_name(rubric.judge.model)
+        provider = make_provider(
+            provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
+        )
     if request.batch is not None:
         from judgekit.judging.batch.setup import check_batch_api
 
+        if jurors:
+            raise ConfigError(
+                f"--batch: the rubric {rubric.id} names a jury; judge a jury without --batch "
+                "(each juror's batch would finish on its own)"
+            )
         check_batch_api(provider)
     budget = None
     if request.max_cost is not None:
-        budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+        budget = Budget(request.max_cost, prices=prices, model=judge_models(rubric))
     settings = JudgeSettings(
         concurrency=request.concurrency,
         max_attempts=request.max_attempts,
@@ -179,7 +199,38 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         use_cache=request.use_cache,
         batch=request.batch,
         file_runs=inputs.file_runs,
+        jurors=tuple(jurors),
     )
+
+
+def judge_models(rubric: Rubric) -> list[str]:
+    """The models a rubric's judge asks: its model, or each juror's."""
+    if rubric.judge.jury is None:
+        return [rubric.judge.model]
+    return [juror.model for juror in rubric.judge.jury]
+
+
+def _juror_providers(rubric: Rubric, request: JudgeRequest) -> list[tuple[Juror, ChatProvider]]:
+    """Each juror's provider, reached where the juror says; none for one judge."""
+    if rubric.judge.jury is None:
+        return []
+    given = [name for name, value in _ENDPOINT_OPTIONS.items() if getattr(request, value)]
+    if given:
+        raise ConfigError(
+            f"{' and '.join(given)}: the rubric {rubric.id} names a jury; give each juror its "
+            "own base_url or api_key_env in the rubric"
+        )
+    providers = []
+    for juror in rubric.judge.jury:
+        provider_name, _ = parse_model_name(juror.model)
+        key = api_key_from_env(juror.api_key_env)
+        providers.append(
+            (juror, make_provider(provider_name, base_url=juror.base_url, api_key=key))
+        )
+    return providers
+
+
+_ENDPOINT_OPTIONS = {"--base-url": "base_url", "--api-key-env": "api_key_env"}
 
 
 class JudgingSession:
@@ -234,6 +285,7 @@ class JudgingSession:
                 tasks=prepared.tasks,
                 on_verdict=lambda verdict: self._keep(verdict, on_verdict),
                 client=client,
+                jurors=prepared.jurors,
             )
         finally:
             if self._sink is not None:

@@ -37,6 +37,7 @@ class JudgeTally:
     cost_usd: float = 0.0
     unknown_cost: bool = False
     price_source: str | None = None  # where the price came from: a price file or genai-prices
+    unpriced_model: str | None = None  # a model the price table lacks (a jury's juror)
     stopped_by_budget: bool = False
     scores: Counter[str] = field(default_factory=Counter)
     # Earlier lines of verdicts.jsonl moved to the earlier-verdicts file, not reused, by why.
