@@ -104,7 +104,9 @@ def judge_runs_file(
             )
             for p in providers
         ]
-        judge = _jury(sessions, rubric, settings) if jurors else _judge(sessions[0], rubric, settings)
+        judge = (
+            _jury(sessions, rubric, settings) if jurors else _judge(sessions[0], rubric, settings)
+        )
         for verdict in list(output.kept.values()):
             # Abstention is decided by each judging session from the stored confidence: a
             # promotion since the verdict was written may have set or moved the threshold.

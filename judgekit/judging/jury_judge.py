@@ -46,7 +46,9 @@ class JurorFailed(ProviderError):
 
     def __init__(self, juror: Judge, error: ProviderError) -> None:
         super().__init__(
-            f"juror {juror.model}: {error}", retryable=error.retryable, unreachable=error.unreachable
+            f"juror {juror.model}: {error}",
+            retryable=error.retryable,
+            unreachable=error.unreachable,
         )
         self.juror = juror
         self.error = error
