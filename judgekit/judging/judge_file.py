@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.endpoint_url import normalise_endpoint
-from judgekit.formats.rubric import Rubric
 from judgekit.formats.jury import Juror
+from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import juror_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
