@@ -24,6 +24,7 @@ PRICES = (
     "openai/a: {input: 1.0, output: 2.0}\n"
     "anthropic/b: {input: 3.0, output: 15.0}\n"
     "openai/c: {input: 0.5, output: 1.5}\n"
+    "openai/d: {input: 0.25, output: 1.0}\n"
 )
 AT = "2026-11-01T00:00:00Z"
 
