@@ -46,8 +46,8 @@ from judgekit.errors import StoreError
 from judgekit.store import schema
 from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.migration_confidence import add_verdicts_confidence
-from judgekit.store.migration_jurors import add_verdicts_jurors
 from judgekit.store.migration_day_totals import add_verdict_day_totals
+from judgekit.store.migration_jurors import add_verdicts_jurors
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
