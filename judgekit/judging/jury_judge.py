@@ -119,7 +119,7 @@ class JuryJudge(JudgingLoop):
     def _stop_for(self, error: ProviderError) -> JudgingStopped | None:
         if isinstance(error, JurorFailed):
             stop = error.juror._stop_for(error.error)
-            return None if stop is None else JudgingStopped(f"juror {stop}")
+            return None if stop is None else JudgingStopped(f"juror {error.juror.model}: {stop}")
         return None
 
     def _verdict(self, run: Run, verdicts: list[Verdict]) -> Verdict:

@@ -17,7 +17,7 @@ from judgekit.cli import main
 from judgekit.formats.run import Run
 from judgekit.judging.fake_judge import FakeJudge
 from judgekit.judging.prompt_runs import PromptRuns
-from judgekit.testing import FakeLLMServer
+from judgekit.testing import FakeLLMServer, FakeRequest
 
 RATES = {"openai/a": 0.10, "anthropic/b": 0.15, "openai/c": 0.20}
 PRICES = (
@@ -30,7 +30,11 @@ AT = "2026-11-01T00:00:00Z"
 
 
 def jury_rubric(jurors: list[str], combine: str = "majority") -> str:
-    listed = "".join(f"    - {{model: {model}}}\n" for model in jurors)
+    """A jury rubric; a juror is its model, or its YAML mapping when it starts with ``{``."""
+    listed = "".join(
+        f"    - {juror}\n" if juror.startswith("{") else f"    - {{model: {juror}}}\n"
+        for juror in jurors
+    )
     return (
         "id: jury\n"
         "scale: binary\n"
@@ -81,9 +85,9 @@ class JuryWorld:
         self.labels.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
     @contextmanager
-    def serving(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
-        """The fake server, with both SDKs pointed at it."""
-        with FakeLLMServer(reply=self.judge.reply) as server:
+    def serving(self, monkeypatch: pytest.MonkeyPatch, **options: Any) -> Iterator[FakeLLMServer]:
+        """The fake server (``options`` for it), with both SDKs pointed at it."""
+        with FakeLLMServer(reply=lambda request: self.judge.reply(request), **options) as server:
             monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
             monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
             yield server
@@ -103,10 +107,10 @@ class JuryWorld:
         return CliRunner().invoke(main, args)
 
 
-def asked(server: FakeLLMServer) -> Mapping[str, int]:
-    """Requests the server answered, by provider/model."""
+def asked(server: FakeLLMServer, requests: list[FakeRequest] | None = None) -> Mapping[str, int]:
+    """Requests the server received (or ``requests`` of them), by provider/model."""
     counts: dict[str, int] = {}
-    for request in server.requests:
+    for request in server.requests if requests is None else requests:
         name = f"{request.api}/{request.model}"
         counts[name] = counts.get(name, 0) + 1
     return counts
