@@ -35,7 +35,14 @@ from judgekit.formats.rubric import (
     scale_values,
 )
 
-__all__ = ["find_rubric", "juror_rubric", "load_rubric", "load_rubrics", "rubric_version"]
+__all__ = [
+    "find_rubric",
+    "juror_rubric",
+    "load_rubric",
+    "load_rubrics",
+    "one_judge",
+    "rubric_version",
+]
 
 _SUFFIXES = (".yaml", ".yml")
 
@@ -280,3 +287,15 @@ def juror_rubric(rubric: Rubric, juror: Juror) -> Rubric:
     settings = rubric.judge.model_dump(exclude={"jury", "combine", "model"})
     judge = JudgeSettings(model=juror.model, **settings)
     return rubric.model_copy(update={"judge": judge})
+
+
+def one_judge(rubric: Rubric, command: str) -> Rubric:
+    """``rubric``, when it names one judge model; a :class:`ConfigError` saying that
+    ``command`` asks one model when it names a jury (``judge`` and ``calibrate`` take juries)."""
+    if rubric.judge.jury is not None:
+        raise ConfigError(
+            f"{command} asks one judge model, and the rubric {rubric.id} names a jury "
+            f"({rubric.judge.model}); judge and calibrate the jury, or give {command} a rubric "
+            "of one of its jurors"
+        )
+    return rubric

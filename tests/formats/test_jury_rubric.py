@@ -181,3 +181,18 @@ def test_a_combine_rule_must_fit_the_scale(
 def test_combine_without_a_jury_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, JURY.split("judge:")[0] + "judge: {model: openai/a, combine: mean}\n")
     assert error_of(path) == f"{path}:4: judge.combine: combine is for a jury; one model needs none"
+
+
+def test_commands_that_ask_one_model_refuse_a_jury(tmp_path: Path) -> None:
+    from judgekit.formats.rubric_file import one_judge
+
+    rubric = load_rubric(write(tmp_path, JURY))
+    with pytest.raises(ConfigError) as caught:
+        one_judge(rubric, "probe")
+    assert str(caught.value) == (
+        "probe asks one judge model, and the rubric x names a jury "
+        "(jury:majority(anthropic/b,openai/a,openai/c)); judge and calibrate the jury, or give "
+        "probe a rubric of one of its jurors"
+    )
+    single = load_rubric(write(tmp_path, JURY.split("judge:")[0] + "judge: {model: openai/a}\n"))
+    assert one_judge(single, "probe") is single
