@@ -91,18 +91,9 @@ def judge_runs_file(
         if output.candidates:
             # A verdict answers for its run only while the run's judged content is the same.
             output.resume(_digests(runs, rubric, tasks, output.candidates))
-        providers = [p for _, p in jurors] or [provider]
         sessions = [
-            JudgeSession(
-                p,
-                concurrency=settings.concurrency,
-                max_attempts=settings.max_attempts,
-                cache=cache,
-                prices=prices,
-                tasks=tasks,
-                client=client,
-            )
-            for p in providers
+            _session(p, settings, cache, prices, tasks, client)
+            for p in [p for _, p in jurors] or [provider]
         ]
         judge = (
             _jury(sessions, rubric, settings) if jurors else _judge(sessions[0], rubric, settings)
@@ -151,6 +142,25 @@ def _judge(session: JudgeSession, rubric: Rubric, settings: JudgeSettings) -> Ju
         samples=settings.samples,
         budget=settings.budget,
         abstain_below=settings.abstain_below,
+    )
+
+
+def _session(
+    provider: ChatProvider,
+    settings: JudgeSettings,
+    cache: JudgeCache | None,
+    prices: PriceTable,
+    tasks: TaskSet | None,
+    client: ChatClient | None,
+) -> JudgeSession:
+    return JudgeSession(
+        provider,
+        concurrency=settings.concurrency,
+        max_attempts=settings.max_attempts,
+        cache=cache,
+        prices=prices,
+        tasks=tasks,
+        client=client,
     )
 
 

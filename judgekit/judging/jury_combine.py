@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judgekit._util.number_format import threshold
 from judgekit.formats.jury import Combine
 from judgekit.formats.scale import Score
 
@@ -82,7 +83,7 @@ def _mean(scored: Sequence[Score], jurors: int) -> Combined:
     rounded = math.ceil(mean - 0.5)  # the nearest whole score, a half down
     return Combined(
         rounded,
-        f"mean: {mean:.4g} of {len(values)} scored jurors ({jurors} on the jury), "
+        f"mean: {threshold(mean)} of {len(values)} scored jurors ({jurors} on the jury), "
         f"rounded to {rounded}",
         None,
     )
