@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judgekit.judging.dry_run import TokenCounter
-from judgekit.testing import FakeRequest
+from judgekit.testing import FakeLLMServer, FakeRequest
 from tests.judging.conftest import SECRET
 from tests.judging.jury_world import JuryWorld, asked
 
@@ -217,3 +217,27 @@ def test_an_unscored_juror_leaves_the_others_to_decide(
         ("openai/d", "unscored"),
         ("openai/e", "scored"),
     ]
+
+
+def test_a_jury_verdict_is_reused_only_while_each_juror_is_asked_where_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = JuryWorld(tmp_path, N)
+    with world.serving(monkeypatch) as server, FakeLLMServer(reply=world.judge.reply) as elsewhere:
+        first = world.judge_runs()
+        assert first.exit_code == 0, first.output
+        # The same jury, one juror now reached at another server: the rubric version is the
+        # same, but no jury verdict answers for it, and that juror alone is asked again.
+        moved = f"{{model: openai/a, base_url: '{elsewhere.openai_base_url}'}}"
+        world.set_jurors([moved, "anthropic/b", "openai/c"])
+        rerun = world.judge_runs()
+        assert rerun.exit_code == 0, rerun.output
+        assert f"{N} earlier verdicts kept apart" in rerun.output
+        assert "from another endpoint" in rerun.output
+        assert asked(server) == {"openai/a": N, "anthropic/b": N, "openai/c": N}
+        assert asked(elsewhere) == {"openai/a": N}
+        again = world.judge_runs()
+        assert again.exit_code == 0 and elsewhere.calls == N and server.calls == 3 * N
+        urls = (elsewhere.openai_base_url, server.anthropic_base_url, server.openai_base_url)
+    endpoints = [tuple(juror["endpoint"] for juror in v["jurors"]) for v in world.verdicts()]
+    assert endpoints == [urls] * N
