@@ -94,6 +94,7 @@ class JuryJudge(JudgingLoop):
         self.tasks = tasks
         self.budget = budget
         self.tally = JudgeTally(abstain_below=abstain_below)
+        self.tally.jurors = [(juror.model, juror.tally) for juror in self.jurors]
 
     async def judge(self, run: Run) -> Verdict:
         """The jury's verdict on one run; :class:`JurorFailed` when a juror got no answer."""

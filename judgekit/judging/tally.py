@@ -42,6 +42,8 @@ class JudgeTally:
     scores: Counter[str] = field(default_factory=Counter)
     # Earlier lines of verdicts.jsonl moved to the earlier-verdicts file, not reused, by why.
     set_apart: Counter[str] = field(default_factory=Counter)
+    # A jury's: each juror's own tally (its verdicts, calls and money), in the rubric's order.
+    jurors: list[tuple[str, JudgeTally]] = field(default_factory=list)
 
     @property
     def scored(self) -> int:

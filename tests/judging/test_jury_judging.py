@@ -26,6 +26,13 @@ def test_a_rerun_asks_nothing_and_a_changed_juror_alone_is_asked(
         assert first.exit_code == 0, first.output
         assert asked(server) == {"openai/a": N, "anthropic/b": N, "openai/c": N}
         assert first.output.splitlines()[1].startswith(f"{3 * N} API calls, 0 cache hits")
+        assert first.output.splitlines()[2:5] == [
+            # 2,364 input tokens each, at $1, $3 and $0.50 a million, and their outputs.
+            f"  juror openai/a: {N} scored, 0 unscored; {N} API calls, 0 cache hits, cost $0.0027",
+            f"  juror anthropic/b: {N} scored, 0 unscored; {N} API calls, 0 cache hits, cost "
+            "$0.0094",
+            f"  juror openai/c: {N} scored, 0 unscored; {N} API calls, 0 cache hits, cost $0.0014",
+        ]
         written = (world.out / "verdicts.jsonl").read_bytes()
 
         again = world.judge_runs()
@@ -40,6 +47,12 @@ def test_a_rerun_asks_nothing_and_a_changed_juror_alone_is_asked(
         # A new jury, so no jury verdict is reused; the jurors it kept answer from the cache.
         assert asked(server) == {"openai/a": N, "anthropic/b": N, "openai/c": N, "openai/d": N}
         assert changed.output.splitlines()[1].startswith(f"{N} API calls, {2 * N} cache hits")
+        assert changed.output.splitlines()[4].startswith(
+            f"  juror openai/d: {N} scored, 0 unscored; {N} API calls, 0 cache hits"
+        )
+        assert changed.output.splitlines()[2].startswith(
+            f"  juror openai/a: {N} scored, 0 unscored; 0 API calls, {N} cache hits"
+        )
     verdicts = world.verdicts()
     assert {v["model"] for v in verdicts} == {"jury:majority(anthropic/b,openai/a,openai/d)"}
     cached = [[juror["cached"] for juror in v["jurors"]] for v in verdicts]
@@ -165,25 +178,49 @@ def test_a_juror_without_an_answer_leaves_its_runs_unjudged_and_a_rerun_asks_it_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world = JuryWorld(tmp_path, N)
-    world.set_jurors(["openai/a", "{model: anthropic/b, api_key_env: B_KEY}", "openai/c"])
-    monkeypatch.setenv("B_KEY", "sk-wrong-key-for-b")
-    with world.serving(monkeypatch, expect_api_key=SECRET) as server:
-        stopped = world.judge_runs()
-        assert stopped.exit_code == 2
-        assert stopped.output.startswith(
-            "judgekit: error: juror anthropic/b: Anthropic rejected the API key (HTTP 401"
+    down = {"b"}  # the server fails (HTTP 500) every request for these models
+    answer = world.judge.reply
+
+    def reply(request: FakeRequest) -> str:
+        if request.model in down:
+            raise RuntimeError("overloaded")
+        return answer(request)
+
+    world.judge.reply = reply  # type: ignore[method-assign]
+    with world.serving(monkeypatch) as server:
+        failed = world.judge_runs("--max-attempts", "1")
+        assert failed.exit_code == 1
+        assert failed.stderr.splitlines()[0] == (
+            f"{N} runs not judged: {JURY} gave no answer after retries; rerun to finish (it "
+            "asks only for those)"
         )
-        assert stopped.output.strip().endswith(
-            "judging stopped with 12 of 12 runs not judged (nothing recorded for them)"
-        )
-        assert not (world.out / "verdicts.jsonl").exists()
-        monkeypatch.setenv("B_KEY", SECRET)
+        assert failed.stderr.splitlines()[1].startswith(f"  {N} × juror anthropic/b: ")
+        assert not (world.out / "verdicts.jsonl").exists()  # no jury verdict without b
+        down.clear()
         finished = world.judge_runs()
         assert finished.exit_code == 0, finished.output
         answered = asked(server, server.replied)
     # The other jurors' answers were cached: over both sessions each is asked once a run.
     assert answered == {"openai/a": N, "anthropic/b": N, "openai/c": N}
     assert len(world.verdicts()) == N
+
+
+def test_a_juror_whose_key_is_refused_stops_the_jury(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = JuryWorld(tmp_path, N)
+    world.set_jurors(["openai/a", "{model: anthropic/b, api_key_env: B_KEY}", "openai/c"])
+    monkeypatch.setenv("B_KEY", "sk-wrong-key-for-b")
+    with world.serving(monkeypatch, expect_api_key=SECRET):
+        stopped = world.judge_runs()
+    assert stopped.exit_code == 2
+    assert stopped.output.startswith(
+        "judgekit: error: juror anthropic/b: Anthropic rejected the API key (HTTP 401"
+    )
+    assert stopped.output.strip().endswith(
+        "judging stopped with 12 of 12 runs not judged (nothing recorded for them)"
+    )
+    assert not (world.out / "verdicts.jsonl").exists()
 
 
 def test_an_unscored_juror_leaves_the_others_to_decide(
