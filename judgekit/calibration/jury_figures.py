@@ -11,7 +11,8 @@ rubric's order on a tie; agreement decides when no kappa is defined). The jury i
 compared with it on the runs both scored, as ``calibrate --against-model`` compares two
 judges (:func:`judgekit.calibration.compare.compare_codes`): the kappa difference, jury
 minus best juror, with its paired-bootstrap interval, and McNemar's exact test on which
-runs each got right. Choosing the best juror on the runs it is compared on favours the
+runs each got right. In its ``--json`` object judge A is the best juror and judge B
+(``against``) the jury, so ``kappa_difference`` is the jury's kappa minus the juror's. Choosing the best juror on the runs it is compared on favours the
 juror: a jury shown better than its best juror is better than each of them.
 """
 
