@@ -150,7 +150,7 @@ class CalibrationReport:
             "rubric_id": self.rubric_id,
             "rubric_version": self.rubric_version,
             "model": self.model,
-            "judge": self.judge.model_dump(),
+            "judge": self.judge.model_dump(exclude_none=True),  # a jury only when one
             "scale": self.scale,
             **self.counts.as_dict(),
             "class_balance": self.class_balance.as_dict(),
