@@ -258,15 +258,15 @@ def _rubric_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError
     )
 
 
-def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
-    """The rubric as it will be judged: ``--model`` replaces the rubric's judge model, and so
-    changes the rubric version (the model is part of what a verdict depends on). A jury's
-    rubric takes no ``--model``: its jurors are named in the rubric."""
+def effective_rubric(rubric: Rubric, model: str | None, *, option: str = "--model") -> Rubric:
+    """The rubric as it will be judged: ``--model`` (``option``) replaces the rubric's judge
+    model, and so changes the rubric version (the model is part of what a verdict depends
+    on). A jury's rubric takes no model: its jurors are named in the rubric."""
     if model is None or model == rubric.judge.model:
         return rubric
     if rubric.judge.jury is not None:
         raise ConfigError(
-            f"--model {model}: the rubric {rubric.id} names a jury ({rubric.judge.model}); "
+            f"{option} {model}: the rubric {rubric.id} names a jury ({rubric.judge.model}); "
             "change its jurors in the rubric, or judge with one model in a rubric of its own"
         )
     return rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})
