@@ -278,3 +278,23 @@ def test_a_jury_verdict_is_reused_only_while_each_juror_is_asked_where_it_was(
         urls = (elsewhere.openai_base_url, server.anthropic_base_url, server.openai_base_url)
     endpoints = [tuple(juror["endpoint"] for juror in v["jurors"]) for v in world.verdicts()]
     assert endpoints == [urls] * N
+
+
+def test_a_mean_jury_on_a_likert_scale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    world = JuryWorld(tmp_path, 2)
+    text = world.rubric.read_text().replace("scale: binary", "scale: likert")
+    world.rubric.write_text(text.replace("combine: majority", "combine: mean"))
+    scores = {"a": 4, "b": 5, "c": "5.0"}  # a whole number written as text reads as one
+
+    def reply(request: FakeRequest) -> str:
+        return json.dumps({"reason": "r", "score": scores[request.model]})
+
+    world.judge.reply = reply  # type: ignore[method-assign]
+    with world.serving(monkeypatch):
+        judged = world.judge_runs()
+    assert judged.exit_code == 0, judged.output
+    verdict = world.verdicts()[0]
+    assert verdict["model"] == "jury:mean(anthropic/b,openai/a,openai/c)"
+    assert (verdict["score"], verdict["confidence"]) == (5, None)
+    assert verdict["reason"] == "mean: 4.667 of 3 scored jurors (3 on the jury), rounded to 5"
+    assert [juror["score"] for juror in verdict["jurors"]] == [4, 5, 5]
