@@ -161,6 +161,11 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     """Read and check every input, in the order their errors are reported."""
     inputs = read_judging_inputs(request)
     rubric, prices = inputs.rubric, inputs.prices
+    if request.batch is not None and rubric.judge.jury is not None:
+        raise ConfigError(
+            f"--batch: the rubric {rubric.id} names a jury; judge a jury without --batch "
+            "(each juror's batch would finish on its own)"
+        )
     jurors = _juror_providers(rubric, request)
     if jurors:
         provider = jurors[0][1]
@@ -172,11 +177,6 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     if request.batch is not None:
         from judgekit.judging.batch.setup import check_batch_api
 
-        if jurors:
-            raise ConfigError(
-                f"--batch: the rubric {rubric.id} names a jury; judge a jury without --batch "
-                "(each juror's batch would finish on its own)"
-            )
         check_batch_api(provider)
     budget = None
     if request.max_cost is not None:
