@@ -14,7 +14,7 @@ from judgekit.calibration.split import Split, load_split
 from judgekit.errors import CalibrationError, DataError
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.formats.rubric_file import load_rubric, one_judge, rubric_version
 from judgekit.formats.run import iter_unique_runs
 from judgekit.formats.suite import TaskSet
 from judgekit.formats.task_files import load_task_files
@@ -65,7 +65,7 @@ class PreparedAlignment:
 
 def prepare_alignment(request: AlignRequest) -> PreparedAlignment:
     """Read and check the rubric, labels, split, runs, suites and verdicts, in that order."""
-    rubric = load_rubric(request.rubric_ref)
+    rubric = one_judge(load_rubric(request.rubric_ref), "align")
     if rubric.source is not None:
         refuse_shared_values(rubric.source)
     if request.optimizer_model is not None:

@@ -36,10 +36,11 @@ from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.verdict import Verdict
 from judgekit.stats import cohen_kappa_score, mcnemar_test, paired_kappa_differences
 
-__all__ = ["JudgeComparison", "JudgeRef", "build_comparison"]
+__all__ = ["Codes", "JudgeComparison", "JudgeRef", "build_comparison", "compare_codes"]
 
 N_RESAMPLES = 2000
 SEED = 0
+Codes = npt.NDArray[np.int64]  # class codes, one per run
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,27 @@ def build_comparison(
     if judge_a == judge_b:
         raise CalibrationError("--against names the judge being calibrated; name another one")
     human, a, b = _coded_runs(rubric_a, rubric_b, list(verdicts), labels, classes)
+    return compare_codes(
+        human, a, b, len(classes), against=judge_b, confidence=confidence,
+        n_resamples=n_resamples, seed=seed,
+    )  # fmt: skip
+
+
+def compare_codes(
+    human: Codes,
+    a: Codes,
+    b: Codes,
+    n_classes: int,
+    *,
+    against: JudgeRef,
+    confidence: float,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> JudgeComparison:
+    """Judge A's class codes ``a`` against judge B's (``against``) ``b``, both against the
+    humans' ``human``, one entry per run that both scored."""
     # Undefined kappas are reported as null.
-    labels_k = list(range(len(classes)))
+    labels_k = list(range(n_classes))
     kappa_a = cohen_kappa_score(
         human.tolist(), a.tolist(), labels=labels_k, replace_undefined_by=math.nan
     )
@@ -149,7 +169,7 @@ def build_comparison(
     a_correct, b_correct = (a == human).tolist(), (b == human).tolist()
     n = len(a_correct)
     return JudgeComparison(
-        against=judge_b,
+        against=against,
         n=n,
         accuracy_a=sum(a_correct) / n,
         accuracy_b=sum(b_correct) / n,
@@ -165,9 +185,6 @@ def build_comparison(
         seed=seed,
         mcnemar_p=mcnemar_test(a_correct, b_correct, exact=True),
     )
-
-
-Codes = npt.NDArray[np.int64]
 
 
 def _coded_runs(

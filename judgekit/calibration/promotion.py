@@ -83,7 +83,7 @@ def promotion_record(
         rubric_version=report.rubric_version,
         promotable=True,
         model=report.model,
-        judge=report.judge.model_dump(),
+        judge=report.judge.model_dump(exclude_none=True),  # a jury only when one
         n=report.n,
         n_unscored=report.counts.n_unscored,
         n_tied=report.counts.n_tied,

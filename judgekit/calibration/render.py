@@ -22,6 +22,7 @@ from judgekit._util.terminal_text import visible
 from judgekit.calibration.class_scores_render import class_score_lines
 from judgekit.calibration.confidence_render import confidence_lines
 from judgekit.calibration.criteria import Criterion
+from judgekit.calibration.jury_render import jury_lines
 from judgekit.calibration.report import CalibrationReport
 from judgekit.calibration.scale_errors import LikertFigures
 from judgekit.calibration.selective_render import selective_lines
@@ -353,6 +354,7 @@ def render_text(
     lines[2:2] = assignment_lines(report.split)
     lines += _figure_lines(report) + class_score_lines(report) + _confusion_lines(report)
     lines += comparison_lines(report)
+    lines += jury_lines(report)
     lines += selective_lines(report)
     lines += confidence_lines(report)
     lines.append(_stale_line(report))

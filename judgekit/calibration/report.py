@@ -53,6 +53,7 @@ from judgekit.calibration.criteria import (
     labels_needed,
 )
 from judgekit.calibration.join import AssignedLabel, Counts, Pairs, join_labels
+from judgekit.calibration.jury_figures import JuryFigures, jury_figures
 from judgekit.calibration.labellers import (
     Disagreement,
     LabelerFigures,
@@ -117,6 +118,7 @@ class CalibrationReport:
     pairs: Pairs | None = None  # the compared runs, their labels and verdicts
     # the judge's confidence against whether it agreed (absent, with why, without confidences)
     confidence_calibration: ConfidenceCalibration | None = None
+    jury: JuryFigures | None = None  # a jury rubric: each juror's figures, the best juror's
 
     @property
     def n(self) -> int:
@@ -148,7 +150,7 @@ class CalibrationReport:
             "rubric_id": self.rubric_id,
             "rubric_version": self.rubric_version,
             "model": self.model,
-            "judge": self.judge.model_dump(),
+            "judge": self.judge.model_dump(exclude_none=True),  # a jury only when one
             "scale": self.scale,
             **self.counts.as_dict(),
             "class_balance": self.class_balance.as_dict(),
@@ -172,6 +174,7 @@ class CalibrationReport:
             "scale_errors": _as_dict(self.scale_errors),
             "selective": _as_dict(self.selective),
             "confidence_calibration": _as_dict(self.confidence_calibration),
+            "jury": _as_dict(self.jury),
         }
 
 
@@ -245,6 +248,7 @@ def build_report(
         selective=selective,
         pairs=pairs,
         confidence_calibration=calibrated,
+        jury=jury_figures(rubric, pairs, classes, interval_method=interval_method),
     )
 
 

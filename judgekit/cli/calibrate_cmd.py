@@ -106,7 +106,9 @@ def calibrate_command(
     other: Rubric | None = None
     if against_ref is not None or against_model is not None:
         other = effective_rubric(
-            load_rubric(against_ref) if against_ref is not None else base, against_model
+            load_rubric(against_ref) if against_ref is not None else base,
+            against_model,
+            option="--against-model",
         )
     from judgekit.calibration import load_calibration, render_markdown, render_text  # numpy: now
     from judgekit.calibration.load import spend_measured_test_labels

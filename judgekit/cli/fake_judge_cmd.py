@@ -11,7 +11,7 @@ import click
 
 from judgekit._util.number_format import rate
 from judgekit._util.terminal_text import visible
-from judgekit.cli.number_types import FiniteFloatRange
+from judgekit.cli.number_types import FiniteFloatRange, ModelRate
 from judgekit.judging.fake_judge import FakeJudge, serve_fake_judge
 
 if TYPE_CHECKING:
@@ -32,6 +32,15 @@ if TYPE_CHECKING:
     show_default=True,
     help="How often a verdict is the opposite of the run's grade.",
 )
+@click.option(
+    "--error-rate-for",
+    "model_rates",
+    type=ModelRate(),
+    multiple=True,
+    metavar="PROVIDER/MODEL=RATE",
+    help="This model's own error rate, drawn independently of every other model's "
+    "(repeatable: one server for a jury of simulated judges).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds which runs it errs on.")
 @click.option(
     "--port",
@@ -46,7 +55,12 @@ if TYPE_CHECKING:
     help="Write the OpenAI base URL here once serving (removed on exit), for scripts.",
 )
 def fake_judge_command(
-    results: Path, error_rate: float, seed: int, port: int, url_file: Path | None
+    results: Path,
+    error_rate: float,
+    model_rates: tuple[tuple[str, float], ...],
+    seed: int,
+    port: int,
+    url_file: Path | None,
 ) -> None:
     """Serve a simulated judge (not a model) that answers from the runs' grades.
 
@@ -54,7 +68,8 @@ def fake_judge_command(
     promote offline, and for testing a project's CI. It is NOT a model and judges nothing:
     for each prompt it finds the run the prompt quotes in --results and answers that run's
     deterministic grade (passed in results.jsonl) as a pass/fail verdict, the opposite at
-    --error-rate, seeded by --seed and the run id (the same run, the same verdict). Any model
+    --error-rate, seeded by --seed and the run id (the same run, the same verdict). A model
+    given --error-rate-for errs at its own rate, independently of the others. Any model
     name and any key are accepted. It runs until Ctrl-C or SIGTERM.
 
     \b
@@ -63,7 +78,9 @@ def fake_judge_command(
       OPENAI_BASE_URL=$(cat fake-judge.url) OPENAI_API_KEY=fake \\
         judgekit judge results/runs.jsonl --rubric goal_completion --tasks tasks
     """
-    judge = FakeJudge.from_results(results, error_rate=error_rate, seed=seed)
+    judge = FakeJudge.from_results(
+        results, error_rate=error_rate, seed=seed, model_error_rates=dict(model_rates)
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     where = visible(str(results), one_line=True)
@@ -71,6 +88,8 @@ def fake_judge_command(
         f"fake judge: SIMULATED, not a model: verdicts follow the grades of {len(judge.finder)} "
         f"runs in {where}, the opposite at error rate {rate(error_rate)} (seed {seed})"
     )
+    for model, model_rate in judge.model_error_rates.items():
+        click.echo(f"  {visible(model, one_line=True)}: error rate {rate(model_rate)}, drawn apart")
 
     def ready(server: FakeLLMServer) -> None:
         click.echo(f"serving the OpenAI and Anthropic APIs on 127.0.0.1:{server.port}; use")

@@ -67,13 +67,20 @@ def judging_progress(total: int, *, show: bool) -> Iterator[_Bar]:
 def print_dry_run(request: JudgeRequest, *, as_json: bool) -> None:
     """--dry-run: read every input, render the prompts, print; no provider, no key needed."""
     from judgekit.judging.dry_run import dry_run, dry_run_json, dry_run_lines
+    from judgekit.judging.jury_dry_run import jury_dry_run, jury_dry_run_json, jury_dry_run_lines
 
     with import_first_hint(request.runs):
-        plan = dry_run(read_judging_inputs(request), samples=request.samples)
+        inputs = read_judging_inputs(request)
+        if inputs.rubric.judge.jury is not None:
+            jury = jury_dry_run(inputs, samples=request.samples)
+            report, lines = jury_dry_run_json(jury), jury_dry_run_lines(jury)
+        else:
+            plan = dry_run(inputs, samples=request.samples)
+            report, lines = dry_run_json(plan), dry_run_lines(plan)
     if as_json:
-        click.echo(json.dumps(dry_run_json(plan), ensure_ascii=False))
+        click.echo(json.dumps(report, ensure_ascii=False))
         return
-    for line in dry_run_lines(plan):
+    for line in lines:
         click.echo(line)
 
 
@@ -101,7 +108,7 @@ def print_outcome(
     )
 
     rubric, out, recorded = prepared.rubric, session.verdicts_file, session.recorded()
-    endpoint, earlier = prepared.provider.endpoint, session.earlier_verdicts_file
+    endpoint, earlier = prepared.endpoint, session.earlier_verdicts_file
     failure = unscored_failure(tally, max_unscored)
     if as_json:
         report = summary_json(

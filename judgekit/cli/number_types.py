@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import click
 
-__all__ = ["DOLLARS", "MAX_SECONDS", "FiniteFloatRange", "Seconds"]
+__all__ = ["DOLLARS", "MAX_SECONDS", "FiniteFloatRange", "ModelRate", "Seconds"]
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -46,3 +46,19 @@ class Seconds(FiniteFloatRange):
             return super().convert(value, param, ctx)
         except click.BadParameter:
             self.fail(f"{value!r} is not a number of seconds {self.span}", param, ctx)
+
+
+class ModelRate(click.ParamType[tuple[str, float]]):
+    """``provider/model=rate``: a model's own rate, from 0 to 1."""
+
+    name = "provider/model=rate"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        model, equals, text = str(value).rpartition("=")
+        provider, slash, name = model.partition("/")
+        if not (equals and provider and slash and name):
+            self.fail(f"{value!r} is not provider/model=rate, e.g. openai/b=0.15", param, ctx)
+        rate = FiniteFloatRange(0, 1).convert(text, param, ctx)
+        return (model, rate)

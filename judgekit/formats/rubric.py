@@ -22,6 +22,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from judgekit._util.yamlfile import LineMap, Location
+from judgekit.formats.jury import (
+    Combine,
+    Juror,
+    check_combine,
+    check_jurors,
+    check_provider_model,
+    jury_name,
+)
 from judgekit.formats.scale import (
     ChoicesScale,
     LikertScale,
@@ -83,12 +91,25 @@ class RubricExample(BaseModel):
 
 
 class JudgeSettings(BaseModel):
-    """The judge to ask: ``provider/model``, its temperature, how many samples to take, and
-    how to measure its confidence in a verdict."""
+    """The judge to ask: ``provider/model`` or a ``jury`` of several (:mod:`.jury`), its
+    temperature, how many samples to take, and how to measure its confidence in a verdict.
+
+    For a jury, ``model`` is the jury's name (:func:`~judgekit.formats.jury.jury_name`),
+    filled in on loading: everything keyed on a judge model keys on the jury as one judge.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(description="provider/model, e.g. openai/gpt-4o-mini")
+    model: str = Field(
+        default="",
+        description="provider/model, e.g. openai/gpt-4o-mini; not with jury",
+    )
+    jury: list[Juror] | None = Field(
+        default=None, description="Several judge models asked alike (not with model)."
+    )
+    combine: Combine | None = Field(
+        default=None, description="How a jury's verdicts combine: majority, mean or unanimous."
+    )
     temperature: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     samples: int = Field(default=1, ge=1)
     confidence: Literal["samples", "logprobs"] = Field(
@@ -103,12 +124,41 @@ class JudgeSettings(BaseModel):
     @field_validator("model")
     @classmethod
     def _provider_slash_model(cls, value: str) -> str:
-        provider, slash, name = value.partition("/")
-        if not (provider and slash and name):
+        return check_provider_model(value)
+
+    @model_validator(mode="after")
+    def _model_or_jury(self) -> JudgeSettings:
+        if self.jury is None:
+            if "model" not in self.model_fields_set:
+                raise RubricSpecError(
+                    "a judge names a model (one judge) or a jury (several); required field "
+                    "is missing",
+                    ("model",),
+                )
+            if self.combine is not None:
+                raise RubricSpecError("combine is for a jury; one model needs none", ("combine",))
+            return self
+        check_jurors(self.jury)
+        if self.combine is None:
             raise RubricSpecError(
-                f"a judge model is provider/model, e.g. openai/gpt-4o-mini (got {value!r})"
+                "a jury says how to combine its verdicts: combine: majority, mean or unanimous",
+                ("combine",),
             )
-        return value
+        name = jury_name(self.combine, [juror.model for juror in self.jury])
+        # A dumped jury (its name beside its jurors) reads back; any other model is a clash.
+        if "model" in self.model_fields_set and self.model != name:
+            raise RubricSpecError(
+                "a judge names a model (one judge) or a jury (several), not both", ("model",)
+            )
+        if self.confidence == "logprobs":
+            raise RubricSpecError(
+                "a jury's confidence is its jurors' agreement; confidence: logprobs is for "
+                "one judge",
+                ("confidence",),
+            )
+        # Not through setattr: the name is derived, not given, so a dump read back is valid.
+        self.__dict__["model"] = name
+        return self
 
 
 class SelectivePolicy(BaseModel):
@@ -210,6 +260,11 @@ class Rubric(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> Rubric:
         self._check_placeholders()
+        if self.judge.jury is not None and self.judge.combine is not None:
+            try:
+                check_combine(self.judge.combine, self.kind, len(self.judge.jury))
+            except RubricSpecError as exc:
+                raise RubricSpecError(exc.message, ("judge", *exc.where)) from None
         for index, example in enumerate(self.examples):
             self._check_example(index, example)
         return self

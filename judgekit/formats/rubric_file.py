@@ -21,7 +21,8 @@ from pydantic import BaseModel, ValidationError
 
 from judgekit._util.input_paths import is_dir, is_file, read_text, reading
 from judgekit._util.yamlfile import LineMap, Location, load_yaml
-from judgekit.errors import DataError
+from judgekit.errors import ConfigError, DataError
+from judgekit.formats.jury import Juror
 from judgekit.formats.rubric import (
     ChoicesScale,
     JudgeSettings,
@@ -34,7 +35,14 @@ from judgekit.formats.rubric import (
     scale_values,
 )
 
-__all__ = ["find_rubric", "load_rubric", "load_rubrics", "rubric_version"]
+__all__ = [
+    "find_rubric",
+    "juror_rubric",
+    "load_rubric",
+    "load_rubrics",
+    "one_judge",
+    "rubric_version",
+]
 
 _SUFFIXES = (".yaml", ".yml")
 
@@ -92,7 +100,7 @@ def rubric_version(rubric: Rubric) -> str:
     """The first 12 hex digits of the sha256 of everything that changes a verdict.
 
     That is the prompt, the scale, what the rubric applies to, the few-shot examples, the
-    judge's model, temperature, samples and confidence measure (when not ``samples``), and
+    judge's model (a jury's name: its rule and jurors' models; not where they are reached), temperature, samples and confidence measure (when not ``samples``), and
     ``max_chars`` when set, as canonical JSON.
     The description, the id and the promotion policy are left out: editing them does not
     change what a judge says, so it must not orphan the verdicts and promotion record of the
@@ -183,6 +191,8 @@ def _load_file(path: Path) -> Rubric:
 def _model_at(parent: Location, scale_tag: str | int | None) -> type[BaseModel]:
     """The model whose fields an unknown key at ``parent`` should have been one of."""
     head = parent[0] if parent else None
+    if parent[:2] == ("judge", "jury") and len(parent) == 3:
+        return Juror
     if head == "scale":
         return ChoicesScale if scale_tag == "choices" else LikertScale
     nested: dict[str | int | None, type[BaseModel]] = {
@@ -248,9 +258,44 @@ def _rubric_error(exc: ValidationError, path: Path, lines: LineMap) -> DataError
     )
 
 
-def effective_rubric(rubric: Rubric, model: str | None) -> Rubric:
-    """The rubric as it will be judged: ``--model`` replaces the rubric's judge model, and so
-    changes the rubric version (the model is part of what a verdict depends on)."""
+def effective_rubric(rubric: Rubric, model: str | None, *, option: str = "--model") -> Rubric:
+    """The rubric as it will be judged: ``--model`` (``option``) replaces the rubric's judge
+    model, and so changes the rubric version (the model is part of what a verdict depends
+    on). A jury's rubric takes no model: its jurors are named in the rubric."""
     if model is None or model == rubric.judge.model:
         return rubric
+    if rubric.judge.jury is not None:
+        raise ConfigError(
+            f"{option} {model}: the rubric {rubric.id} names a jury ({rubric.judge.model}); "
+            "change its jurors in the rubric, or judge with one model in a rubric of its own"
+        )
     return rubric.model_copy(update={"judge": rubric.judge.model_copy(update={"model": model})})
+
+
+def juror_rubric(rubric: Rubric, juror: Juror) -> Rubric:
+    """The rubric as one juror of its jury judges it: a single judge, ``juror``'s model with
+    the jury's temperature, samples and confidence. Its version depends on that juror alone,
+    so a juror's cached answers outlive a change to the other jurors.
+
+    >>> jury = Rubric(id="ok", scale="binary", prompt="Polite? {final_answer}",
+    ...               judge={"jury": [{"model": "openai/a"}, {"model": "openai/b"},
+    ...                               {"model": "openai/c"}], "combine": "majority"})
+    >>> juror = juror_rubric(jury, jury.judge.jury[0])
+    >>> juror.judge.model, juror.judge.jury
+    ('openai/a', None)
+    """
+    settings = rubric.judge.model_dump(exclude={"jury", "combine", "model"})
+    judge = JudgeSettings(model=juror.model, **settings)
+    return rubric.model_copy(update={"judge": judge})
+
+
+def one_judge(rubric: Rubric, command: str) -> Rubric:
+    """``rubric``, when it names one judge model; a :class:`ConfigError` saying that
+    ``command`` asks one model when it names a jury (``judge`` and ``calibrate`` take juries)."""
+    if rubric.judge.jury is not None:
+        raise ConfigError(
+            f"{command} asks one judge model, and the rubric {rubric.id} names a jury "
+            f"({rubric.judge.model}); judge and calibrate the jury, or give {command} a rubric "
+            "of one of its jurors"
+        )
+    return rubric

@@ -20,7 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgekit._util.jsonl import iter_appended_models, warn_on_stderr
 from judgekit.formats.numbers import Count, NonNegativeFloat, Share
 
-__all__ = ["Verdict", "VerdictCheck", "VerdictSample", "iter_verdict_lines", "load_verdicts"]
+__all__ = [
+    "JurorVerdict",
+    "Verdict",
+    "VerdictCheck",
+    "VerdictSample",
+    "iter_verdict_lines",
+    "load_verdicts",
+]
 
 
 class VerdictSample(BaseModel):
@@ -31,6 +38,24 @@ class VerdictSample(BaseModel):
     score: Any = None
     reason: str | None = None
     status: Literal["scored", "unscored"] = "scored"
+
+
+class JurorVerdict(BaseModel):
+    """What one juror of a jury said about the run, kept inside the jury's verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    status: Literal["scored", "unscored"]
+    score: Any = None
+    reason: str | None = None
+    unscored_reason: str | None = None
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cost_usd: NonNegativeFloat | None = None
+    latency_s: NonNegativeFloat | None = None
+    cached: bool = False
+    endpoint: str | None = None
 
 
 class Verdict(BaseModel):
@@ -71,6 +96,13 @@ class Verdict(BaseModel):
     latency_s: NonNegativeFloat | None = None
     cached: bool = False
     at: datetime
+    jurors: list[JurorVerdict] | None = Field(
+        default=None,
+        description=(
+            "A jury's verdict: each juror's, in the rubric's order; the tokens and cost above "
+            "are their sums. None for one judge."
+        ),
+    )
     endpoint: str | None = Field(
         default=None,
         description=(

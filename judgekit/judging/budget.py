@@ -5,7 +5,8 @@ one input token per byte of its messages (a byte-level tokenizer's token covers 
 byte) plus a few per message, and the full ``max_tokens`` of output. What requests in flight
 may still cost is reserved, so concurrent requests cannot pass the budget together; once a
 request has answered, its real cost replaces its reservation (and a request that found no
-room while others were in flight may find it then).
+room while others were in flight may find it then). A jury's judges share one budget, each
+request priced for the model it goes to.
 
 A budget may also answer to a :class:`SharedLimit` (``--max-cost-per-day``: a day's spend kept
 in the store, shared by every judge recording into it): a request is sent only when both have
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -85,15 +86,16 @@ class Reservation:
 
 
 class Budget:
-    """At most ``max_usd`` (None: no limit of its own) spent by one judge on ``model``,
-    priced by ``prices``, and within the ``shared`` limit when there is one."""
+    """At most ``max_usd`` (None: no limit of its own) spent by the judges of ``model`` (a
+    jury's: several models), priced by ``prices``, and within the ``shared`` limit when there
+    is one; a request is priced for its ``model``, by default the first."""
 
     def __init__(
         self,
         max_usd: float | None,
         *,
         prices: PriceTable,
-        model: str,
+        model: str | Sequence[str],
         shared: SharedLimit | None = None,
     ) -> None:
         if max_usd is None and shared is None:
@@ -104,31 +106,33 @@ class Budget:
         limits = ([] if max_usd is None else ["--max-cost"]) + (
             [] if shared is None else [shared.option]
         )
-        check_priced(prices, model, " and ".join(limits))
+        models = [model] if isinstance(model, str) else list(model)
+        for name in models:
+            check_priced(prices, name, " and ".join(limits))
         self.max_usd = max_usd
         self.spent_usd = 0.0
         self.refused = False  # set by the caller once a request is given up for lack of budget
         self.refused_by: str | None = None  # the option whose limit refused it
         self._shared = shared
         self._prices = prices
-        self._model = model
+        self._model = models[0]
         self._reserved = 0.0
         self._settled: asyncio.Condition | None = None  # made inside the event loop
 
-    def projected_cost(self, request: ChatRequest) -> float:
-        """The most ``request`` can cost."""
+    def projected_cost(self, request: ChatRequest, model: str | None = None) -> float:
+        """The most ``request`` to ``model`` can cost."""
         input_bound = sum(
             len(message.content.encode("utf-8")) + TOKENS_PER_MESSAGE
             for message in request.messages
         )
-        cost = self._prices.cost(self._model, input_bound, request.max_tokens)
+        cost = self._prices.cost(model or self._model, input_bound, request.max_tokens)
         assert cost is not None  # checked in __init__
         return cost
 
-    def reserve(self, request: ChatRequest) -> Reservation | None:
+    def reserve(self, request: ChatRequest, model: str | None = None) -> Reservation | None:
         """Reserve the most ``request`` can cost; None (and nothing reserved) when that
         could take the spending past the budget or the shared limit."""
-        projected = self.projected_cost(request)
+        projected = self.projected_cost(request, model)
         if self.max_usd is not None and self.spent_usd + self._reserved + projected > self.max_usd:
             self.refused_by = "--max-cost"
             return None
@@ -152,16 +156,26 @@ class Budget:
         """Whether requests hold reservations (their settling may make room)."""
         return self._reserved > 1e-15
 
-    def settle(self, reserved: Reservation, input_tokens: int, output_tokens: int) -> None:
+    def settle(
+        self,
+        reserved: Reservation,
+        input_tokens: int,
+        output_tokens: int,
+        model: str | None = None,
+    ) -> None:
         """A request answered (or failed): its reservation gives way to what it cost."""
         self._reserved -= reserved.usd
-        cost = self._prices.cost(self._model, input_tokens, output_tokens) or 0.0
+        cost = self._prices.cost(model or self._model, input_tokens, output_tokens) or 0.0
         self.spent_usd += cost
         if self._shared is not None:
             self._shared.settle(reserved.shared, cost)
 
     async def call(
-        self, request: ChatRequest, send: Callable[[ChatRequest], Awaitable[ChatResponse]]
+        self,
+        request: ChatRequest,
+        send: Callable[[ChatRequest], Awaitable[ChatResponse]],
+        *,
+        model: str | None = None,
     ) -> ChatResponse:
         """``send(request)`` once its most possible cost fits, waiting for requests in flight
         to settle while they hold the room; :class:`OverBudget` when none are left to."""
@@ -169,17 +183,17 @@ class Budget:
             self._settled = asyncio.Condition()
         settled = self._settled
         async with settled:
-            while (reserved := self.reserve(request)) is None:
+            while (reserved := self.reserve(request, model)) is None:
                 if not self.in_flight:
                     self.refused = True
-                    raise OverBudget(self.projected_cost(request))
+                    raise OverBudget(self.projected_cost(request, model))
                 await settled.wait()
         input_tokens = output_tokens = 0  # no answer, nothing billed
         try:
             response = await send(request)
             input_tokens, output_tokens = response.input_tokens, response.output_tokens
         finally:
-            self.settle(reserved, input_tokens, output_tokens)
+            self.settle(reserved, input_tokens, output_tokens, model)
             async with settled:
                 settled.notify_all()
         return response

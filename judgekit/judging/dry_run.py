@@ -34,6 +34,7 @@ __all__ = [
     "dry_run",
     "dry_run_json",
     "dry_run_lines",
+    "prompt_lines",
     "token_counter",
 ]
 
@@ -62,10 +63,11 @@ def _by_characters(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def token_counter(model: str) -> TokenCounter:
+def token_counter(model: str, loaded: dict[str, Any] | None = None) -> TokenCounter:
     """tiktoken's encoding for ``model`` (``o200k_base`` for a model it does not know, an
     approximation for other providers' tokenizers) when it is installed and loads, else
-    characters / 4."""
+    characters / 4. ``loaded`` keeps the encodings tried (a jury's jurors share one), so
+    none is waited for twice."""
     try:
         import tiktoken
     except ImportError:
@@ -75,7 +77,11 @@ def token_counter(model: str) -> TokenCounter:
         encoding_name = tiktoken.encoding_name_for_model(name)
     except KeyError:
         encoding_name = "o200k_base"  # the encoding of OpenAI's current models
-    encoding = _load_encoding(tiktoken, encoding_name)
+    if loaded is None:
+        loaded = {}
+    if encoding_name not in loaded:
+        loaded[encoding_name] = _load_encoding(tiktoken, encoding_name)
+    encoding = loaded[encoding_name]
     if encoding is None:
         return TokenCounter(
             "characters / 4 (tiktoken could not load its encoding: offline?)", _by_characters
@@ -188,14 +194,20 @@ def _prompts(inputs: JudgingInputs, run: Run) -> list[tuple[ChatMessage, ...]]:
     ]
 
 
-def dry_run_lines(plan: DryRun) -> list[str]:
-    """The first prompt (its text shown, never obeyed by the terminal), then the requests,
-    tokens and projected cost."""
+def prompt_lines(plan: DryRun) -> list[str]:
+    """The first prompt, its text shown, never obeyed by the terminal."""
     run_id = visible(plan.first_run_id, one_line=True)
     lines = [f"dry run: nothing is sent. The first prompt (run {run_id}):"]
     for message in plan.first_prompt:
         lines += [f"── {message.role} ──", visible(message.content)]
     lines.append("──")
+    return lines
+
+
+def dry_run_lines(plan: DryRun) -> list[str]:
+    """The first prompt (its text shown, never obeyed by the terminal), then the requests,
+    tokens and projected cost."""
+    lines = prompt_lines(plan)
     orders = " × 2 orders (pairwise)" if plan.orders == 2 else ""
     lines.append(
         f"{plan.runs:,} runs × {plan.samples} {'sample' if plan.samples == 1 else 'samples'}"

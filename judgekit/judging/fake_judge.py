@@ -6,7 +6,14 @@ It answers on :class:`judgekit.testing.FakeLLMServer` (OpenAI- and Anthropic-com
 it finds the run the prompt quotes (:class:`~judgekit.judging.prompt_runs.PromptRuns`),
 takes that run's grade (``passed`` in ``results.jsonl``) as the truth, and answers a binary
 verdict: the truth, or its opposite with the set probability, drawn from a generator seeded
-by the seed and the run id, so the same run gets the same verdict in every session::
+by the seed and the run id, so the same run gets the same verdict in every session.
+
+A model given its own error rate (``model_error_rates``, ``--error-rate-for openai/b=0.15``)
+errs at that rate, drawn from a generator seeded by the seed, the model's name and the run
+id: several simulated judges on one server err independently of each other, as a jury's
+jurors would. A request names its model without the provider (the API says which), so
+``openai/b`` matches model ``b`` asked through the OpenAI API, and ``local/b`` (an
+OpenAI-compatible server) matches model ``b`` through either API when no exact name does::
 
     judge = FakeJudge.from_results("results", error_rate=0.05, seed=0)
     with FakeLLMServer(reply=judge.reply) as server:
@@ -81,16 +88,28 @@ class FakeJudge:
     finder: PromptRuns
     error_rate: float = 0.0
     seed: int = 0
+    model_error_rates: dict[str, float] = field(default_factory=dict)  # provider/model → rate
     answered: Counter[str] = field(default_factory=Counter)  # pass, fail, wrong, unknown
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.error_rate <= 1.0:
             raise ConfigError(f"the error rate must be between 0 and 1, got {self.error_rate}")
+        for model, rate in self.model_error_rates.items():
+            provider, slash, name = model.partition("/")
+            if not (provider and slash and name):
+                raise ConfigError(f"an error rate is for a provider/model, got {model!r}")
+            if not 0.0 <= rate <= 1.0:
+                raise ConfigError(f"the error rate of {model} must be between 0 and 1, got {rate}")
 
     @classmethod
     def from_results(
-        cls, results: str | Path, *, error_rate: float = 0.0, seed: int = 0
+        cls,
+        results: str | Path,
+        *,
+        error_rate: float = 0.0,
+        seed: int = 0,
+        model_error_rates: dict[str, float] | None = None,
     ) -> FakeJudge:
         """The judge of the runs in ``results``: a folder as ``judgekit run --out`` writes it
         (``runs.jsonl`` and ``results.jsonl``), or its ``results.jsonl``. A missing or
@@ -117,13 +136,33 @@ class FakeJudge:
         runs = [run for _, run in iter_unique_runs(runs_file) if run.run_id in truth]
         if not runs:
             raise DataError(f"no run of {RUNS_FILE} has a grade in {RESULTS_FILE}", path=folder)
-        return cls(truth, PromptRuns(runs), error_rate=error_rate, seed=seed)
+        return cls(
+            truth,
+            PromptRuns(runs),
+            error_rate=error_rate,
+            seed=seed,
+            model_error_rates=dict(model_error_rates or {}),
+        )
 
-    def score(self, run_id: str) -> Score:
-        """The verdict on one run: its grade, flipped at the error rate."""
-        right = 1.0 - self.error_rate
+    def model_of(self, api: str, model: str) -> str | None:
+        """The name of ``model_error_rates`` a request for ``model`` through ``api`` is
+        for: ``api/model`` exactly, else the one name whose model part is ``model``."""
+        exact = f"{api}/{model}"
+        if exact in self.model_error_rates:
+            return exact
+        named = [name for name in self.model_error_rates if name.partition("/")[2] == model]
+        return named[0] if len(named) == 1 else None
+
+    def score(self, run_id: str, model: str | None = None) -> Score:
+        """The verdict on one run: its grade, flipped at the error rate (``model``'s own,
+        drawn for that model alone, when it has one)."""
+        if model is not None and model in self.model_error_rates:
+            right = 1.0 - self.model_error_rates[model]
+            key = f"fake-judge:{self.seed}:{model}"
+        else:
+            right, key = 1.0 - self.error_rate, f"fake-judge:{self.seed}"
         return erring_score(
-            f"fake-judge:{self.seed}",
+            key,
             run_id,
             self.truth[run_id],
             true_pass_rate=right,
@@ -141,7 +180,7 @@ class FakeJudge:
         grades = Counter(self.truth[run_id] for run_id in found)
         passed = grades[True] > grades[False]
         run_id = next(run_id for run_id in found if self.truth[run_id] == passed)
-        score = self.score(run_id)
+        score = self.score(run_id, self.model_of(request.api, request.model))
         wrong = (score == "pass") != passed
         self._count(score, *(("wrong",) if wrong else ()))
         graded = "passed" if passed else "failed"

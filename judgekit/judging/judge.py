@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,19 +30,15 @@ from judgekit.formats.rubric_file import rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict, VerdictSample
 from judgekit.judging.abstention import decide_abstention
-from judgekit.judging.budget import Budget, OverBudget
+from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.confidence import logprob_confidence, samples_confidence, score_tokens
+from judgekit.judging.judge_loop import JudgingLoop, JudgingStopped
 from judgekit.judging.judged_input import input_digest, pairwise_answers
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.prompts import render_judge_prompt, system_message
 from judgekit.judging.tally import Answer, JudgeTally
-from judgekit.judging.verdict_parsing import (
-    after_repair,
-    parse_verdict,
-    repair_messages,
-    unscored_kind,
-)
+from judgekit.judging.verdict_parsing import after_repair, parse_verdict, repair_messages
 from judgekit.providers.chat import ChatMessage, ChatRequest, ChatResponse
 from judgekit.providers.client import ChatClient
 
@@ -59,12 +54,7 @@ _NO_LOGPROBS = (
 )
 
 
-class JudgingStopped(ProviderError):
-    """The provider failed in a way that every later request would too (wrong key, unknown
-    model, an endpoint never reached): judging stopped; the verdicts that finished stand."""
-
-
-class Judge:
+class Judge(JudgingLoop):
     """Judges runs with one rubric and one model through a :class:`ChatClient`."""
 
     def __init__(
@@ -97,75 +87,8 @@ class Judge:
         self._in_flight: dict[str, asyncio.Future[ChatResponse]] = {}
         self._reached = False  # a request has been answered in this session
 
-    async def judge_many(
-        self,
-        runs: Iterable[Run],
-        *,
-        concurrency: int,
-        on_verdict: Callable[[Verdict], None] | None = None,
-    ) -> JudgeTally:
-        """Judge every run, ``concurrency`` at once; with a budget, stop starting new runs
-        once a request was refused for lack of it (that run is counted in
-        ``tally.over_budget``, not judged).
-
-        Verdicts are handed to ``on_verdict`` as they finish (in completion order), so a
-        caller can append them to a file and lose nothing that finished. A run whose
-        provider call failed after its retries is counted in ``tally.not_judged``; a failure
-        that would fail every run raises :class:`JudgingStopped` once the runs in flight have
-        been cancelled.
-        """
-        pending: set[asyncio.Task[Verdict]] = set()
-        try:
-            await self._judge_all(runs, pending, concurrency, on_verdict)
-        finally:
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-        return self.tally
-
-    async def _judge_all(
-        self,
-        runs: Iterable[Run],
-        pending: set[asyncio.Task[Verdict]],
-        concurrency: int,
-        on_verdict: Callable[[Verdict], None] | None,
-    ) -> None:
-        iterator = iter(runs)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < concurrency * 2:
-                if self.budget is not None and self.budget.refused:
-                    self.tally.stopped_by_budget = True
-                    exhausted = True
-                    break
-                run = next(iterator, None)
-                if run is None:
-                    exhausted = True
-                    break
-                pending.add(asyncio.create_task(self.judge(run)))
-            if not pending:
-                return
-            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            pending -= done
-            stop: BaseException | None = None
-            for finished in done:  # every one, so no task's outcome goes unread
-                error = finished.exception()
-                if isinstance(error, ProviderError):
-                    stop = stop or self._not_judged(error)
-                elif isinstance(error, OverBudget):
-                    self.tally.over_budget += 1
-                    self.tally.stopped_by_budget = True
-                elif error is not None:
-                    stop = stop or error  # bad data (a missing reference) or a bug
-                elif on_verdict is not None:
-                    on_verdict(finished.result())
-            if stop is not None:
-                raise stop
-
-    def _not_judged(self, error: ProviderError) -> JudgingStopped | None:
-        """Count a run that got no answer; say how to stop when no run can get one."""
-        self.tally.not_judged += 1
-        self.tally.not_judged_reasons[str(error)] += 1
+    def _stop_for(self, error: ProviderError) -> JudgingStopped | None:
+        """Say how to stop when no run can get an answer from this judge's endpoint."""
         where = f" at {self.endpoint}" if self.endpoint else ""
         if not error.retryable:
             return JudgingStopped(f"{error} ({self.model}{where})")
@@ -287,7 +210,7 @@ class Judge:
         if self.budget is None:
             response = await self.client.complete(request)
         else:
-            response = await self.budget.call(request, self.client.complete)
+            response = await self.budget.call(request, self.client.complete, model=self.model)
         self._reached = True
         self.tally.api_calls += 1
         answer.cached = False
@@ -330,11 +253,6 @@ class Judge:
         _add_costs(verdict, answers)
         verdict.cached = all(a.cached for a in answers)  # no API call behind this verdict
         return verdict
-
-    def count_kept(self, verdict: Verdict) -> None:
-        """Count a verdict an earlier session wrote (resumed, so nothing is spent on it)."""
-        self.tally.kept += 1
-        self._count(verdict)
 
     def _confidence(self, orders: list[tuple[list[Answer], bool]], score: Any) -> float | None:
         """The verdict's confidence (see :mod:`judgekit.judging.confidence`) from its answers
@@ -380,17 +298,9 @@ class Judge:
         if quote is not None:
             tally.cost_usd += quote.usd
             tally.price_source = quote.source
+        elif not verdict.cached:
+            tally.unpriced_model = self.model
         tally.unknown_cost = tally.unknown_cost or (quote is None and not verdict.cached)
-
-    def _count(self, verdict: Verdict) -> None:
-        tally = self.tally
-        tally.verdicts += 1
-        if verdict.status == "unscored":
-            tally.unscored += 1
-            tally.unscored_reasons[unscored_kind(verdict.unscored_reason)] += 1
-        tally.abstained += verdict.status == "abstained"
-        if verdict.status == "scored":
-            tally.scores[str(verdict.score)] += 1
 
 
 def _add_costs(verdict: Verdict, answers: list[Answer]) -> None:

@@ -16,16 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.endpoint_url import normalise_endpoint
+from judgekit.formats.jury import Juror
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import rubric_version
+from judgekit.formats.rubric_file import juror_rubric, rubric_version
 from judgekit.formats.run import Run
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.abstention import decide_abstention
 from judgekit.judging.budget import Budget
 from judgekit.judging.cache import JudgeCache
 from judgekit.judging.judge import Judge, JudgeTally, JudgingStopped
-from judgekit.judging.judge_session import JudgeSession
+from judgekit.judging.judge_session import JudgeSession, run_in_sessions
 from judgekit.judging.judged_input import input_digest
+from judgekit.judging.jury_judge import JuryJudge
 from judgekit.judging.pricing import PriceTable
 from judgekit.judging.verdicts_file import VerdictsFile
 from judgekit.providers.chat import ChatProvider
@@ -63,6 +65,7 @@ def judge_runs_file(
     tasks: TaskSet | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
     client: ChatClient | None = None,
+    jurors: Sequence[tuple[Juror, ChatProvider]] = (),
 ) -> JudgeTally:
     """Judge ``runs`` (a runs file's first runs, whose ids are ``run_ids``) into
     ``folder/verdicts.jsonl``.
@@ -73,29 +76,28 @@ def judge_runs_file(
     the provider cannot answer at all, and :class:`~judgekit.errors.OutputError` when the
     file cannot be written (a full disk); the verdicts finished before either stay in the
     file. ``client`` replaces the usual :class:`ChatClient` (the
-    batch APIs' :class:`~judgekit.judging.batch.batch_client.BatchClient`).
+    batch APIs' :class:`~judgekit.judging.batch.batch_client.BatchClient`). A jury rubric
+    is judged by its ``jurors``, each over its own provider (``provider`` is then unused).
     """
     with VerdictsFile(
         folder,
         rubric_version=rubric_version(rubric),
         model=rubric.judge.model,
         run_ids=run_ids,
-        endpoint=normalise_endpoint(provider.endpoint) or None,
+        endpoint=None if jurors else normalise_endpoint(provider.endpoint) or None,
+        juror_endpoints={juror.model: _endpoint(p) for juror, p in jurors} if jurors else None,
         resume=cache is not None,
     ) as output:
         if output.candidates:
             # A verdict answers for its run only while the run's judged content is the same.
             output.resume(_digests(runs, rubric, tasks, output.candidates))
-        session = JudgeSession(
-            provider,
-            concurrency=settings.concurrency,
-            max_attempts=settings.max_attempts,
-            cache=cache,
-            prices=prices,
-            tasks=tasks,
-            client=client,
+        sessions = [
+            _session(p, settings, cache, prices, tasks, client)
+            for p in [p for _, p in jurors] or [provider]
+        ]
+        judge = (
+            _jury(sessions, rubric, settings) if jurors else _judge(sessions[0], rubric, settings)
         )
-        judge = _judge(session, rubric, settings)
         for verdict in list(output.kept.values()):
             # Abstention is decided by each judging session from the stored confidence: a
             # promotion since the verdict was written may have set or moved the threshold.
@@ -113,8 +115,9 @@ def judge_runs_file(
 
         todo = _not_yet_judged(runs, output.kept)
         try:
-            tally = session.run(
-                lambda: judge.judge_many(todo, concurrency=settings.concurrency, on_verdict=keep)
+            tally = run_in_sessions(
+                sessions,
+                lambda: judge.judge_many(todo, concurrency=settings.concurrency, on_verdict=keep),
             )
         except JudgingStopped as exc:
             output.finish(stopped=True)
@@ -142,6 +145,45 @@ def _judge(session: JudgeSession, rubric: Rubric, settings: JudgeSettings) -> Ju
         budget=settings.budget,
         abstain_below=settings.abstain_below,
     )
+
+
+def _session(
+    provider: ChatProvider,
+    settings: JudgeSettings,
+    cache: JudgeCache | None,
+    prices: PriceTable,
+    tasks: TaskSet | None,
+    client: ChatClient | None,
+) -> JudgeSession:
+    return JudgeSession(
+        provider,
+        concurrency=settings.concurrency,
+        max_attempts=settings.max_attempts,
+        cache=cache,
+        prices=prices,
+        tasks=tasks,
+        client=client,
+    )
+
+
+def _jury(sessions: Sequence[JudgeSession], rubric: Rubric, settings: JudgeSettings) -> JuryJudge:
+    """One judge per juror, over its own session, sharing the budget; the jury abstains."""
+    assert rubric.judge.jury is not None
+    jurors = [
+        session.judge(juror_rubric(rubric, juror), samples=settings.samples, budget=settings.budget)
+        for session, juror in zip(sessions, rubric.judge.jury, strict=True)
+    ]
+    return JuryJudge(
+        rubric,
+        jurors,
+        tasks=sessions[0].tasks,
+        budget=settings.budget,
+        abstain_below=settings.abstain_below,
+    )
+
+
+def _endpoint(provider: ChatProvider) -> str | None:
+    return normalise_endpoint(provider.endpoint) or None
 
 
 def _digests(

@@ -8,7 +8,8 @@ closed inside that loop (:meth:`JudgeSession.run`, or ``async with``), whatever 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from judgekit.judging.pricing import PriceTable
     from judgekit.providers.chat import ChatProvider
 
-__all__ = ["JudgeSession"]
+__all__ = ["JudgeSession", "run_in_sessions"]
 
 T = TypeVar("T")
 
@@ -96,3 +97,16 @@ class JudgeSession:
         traceback: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def run_in_sessions(sessions: Sequence[JudgeSession], work: Callable[[], Awaitable[T]]) -> T:
+    """``work()`` on a new event loop, every session's client closed in it when the work
+    ends (a jury's jurors each have their own)."""
+
+    async def closing() -> T:
+        async with AsyncExitStack() as stack:
+            for session in sessions:
+                await stack.enter_async_context(session)
+            return await work()
+
+    return asyncio.run(closing())

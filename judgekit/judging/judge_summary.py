@@ -37,6 +37,7 @@ def summary_lines(tally: JudgeTally, rubric: Rubric, version: str) -> list[str]:
         f"{tally.api_calls} API calls, {tally.cache_hits} cache hits, "
         f"{tally.input_tokens:,} input + {tally.output_tokens:,} output tokens, cost {cost}",
     ]
+    lines += [_juror_line(model, part) for model, part in tally.jurors]
     if tally.confidence_note:
         lines.append(tally.confidence_note)
     if tally.kept:
@@ -64,6 +65,16 @@ def sample_json(
         "picked": picked,
         "judged": tally.verdicts,
     }
+
+
+def _juror_line(model: str, part: JudgeTally) -> str:
+    """One juror's share of a jury's session (its unscored verdicts include those of runs
+    the jury then had no verdict on)."""
+    return (
+        f"  juror {model}: {part.scored} scored, {part.unscored} unscored; {part.api_calls} API "
+        f"calls, {part.cache_hits} cache hits, cost "
+        f"{'unknown' if part.unknown_cost else dollars(part.cost_usd)}"
+    )
 
 
 def over_budget_line(tally: JudgeTally, runs: int) -> str | None:
@@ -123,7 +134,7 @@ def _unscored_reasons(tally: JudgeTally) -> str:
 def _cost(tally: JudgeTally, model: str) -> str:
     """``$0.0068 (prices: genai-prices)``: the cost and where its price came from."""
     if tally.unknown_cost:
-        return f"unknown ({unknown_price_hint(model)})"
+        return f"unknown ({unknown_price_hint(tally.unpriced_model or model)})"
     source = f" (prices: {tally.price_source})" if tally.price_source else ""
     return dollars(tally.cost_usd) + source
 
@@ -191,4 +202,18 @@ def summary_json(
         "set_apart": dict(tally.set_apart),
         "earlier_verdicts_file": str(earlier_file) if tally.set_apart else None,
         "store": store,
+        "jurors": [_juror_json(model, part) for model, part in tally.jurors] or None,
+    }
+
+
+def _juror_json(model: str, part: JudgeTally) -> dict[str, Any]:
+    return {
+        "model": model,
+        "verdicts": part.verdicts,
+        "unscored": part.unscored,
+        "api_calls": part.api_calls,
+        "cache_hits": part.cache_hits,
+        "input_tokens": part.input_tokens,
+        "output_tokens": part.output_tokens,
+        "cost_usd": None if part.unknown_cost else part.cost_usd,
     }

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.folder_lock import output_folder_lock
+from judgekit.errors import ConfigError
+from judgekit.formats.jury import Juror
 from judgekit.formats.rubric import Rubric
 from judgekit.formats.rubric_file import effective_rubric, load_rubric, rubric_version
 from judgekit.formats.run import Run
@@ -46,6 +48,7 @@ __all__ = [
     "JudgingInputs",
     "JudgingSession",
     "PreparedJudging",
+    "judge_models",
     "judging_session",
     "prepare_judging",
     "read_judging_inputs",
@@ -100,7 +103,8 @@ def read_judging_inputs(request: JudgeRequest) -> JudgingInputs:
     """Read and check the rubric, suites, price table and runs file, in the order their
     errors are reported."""
     rubric = effective_rubric(load_rubric(request.rubric_ref), request.model)
-    parse_model_name(rubric.judge.model)  # a malformed model name is reported before the files
+    for model in judge_models(rubric):
+        parse_model_name(model)  # a malformed model name is reported before the files
     # Judging reads a suite for its references: as data, importing nothing.
     tasks = None
     if request.tasks_path:
@@ -154,11 +158,18 @@ class PreparedJudging:
     sample: RunSample | None = None
     max_cost: float | None = None
     max_cost_per_day: float | None = None  # bound to the store when the session opens it
+    # A jury's jurors, each with its own provider (``provider`` is then the first's).
+    jurors: tuple[tuple[Juror, ChatProvider], ...] = ()
 
     @property
     def judged_runs(self) -> Sequence[Run]:
         """The runs to judge, in file order."""
         return _runs_of(self.file_runs, self.run_ids)
+
+    @property
+    def endpoint(self) -> str:
+        """Where the judge is asked; "" for a jury (each juror has its own)."""
+        return "" if self.jurors else self.provider.endpoint
 
     @property
     def version(self) -> str:
@@ -170,19 +181,29 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
     """Read and check every input, in the order their errors are reported."""
     inputs = read_judging_inputs(request)
     rubric, prices = inputs.rubric, inputs.prices
-    provider_name, _ = parse_model_name(rubric.judge.model)
-    provider = make_provider(
-        provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
-    )
+    if request.batch is not None and rubric.judge.jury is not None:
+        raise ConfigError(
+            f"--batch: the rubric {rubric.id} names a jury; judge a jury without --batch "
+            "(each juror's batch would finish on its own)"
+        )
+    jurors = _juror_providers(rubric, request)
+    if jurors:
+        provider = jurors[0][1]
+    else:
+        provider_name, _ = parse_model_name(rubric.judge.model)
+        provider = make_provider(
+            provider_name, base_url=request.base_url, api_key=api_key_from_env(request.api_key_env)
+        )
     if request.batch is not None:
         from judgekit.judging.batch.setup import check_batch_api
 
         check_batch_api(provider)
     budget = None
     if request.max_cost is not None:
-        budget = Budget(request.max_cost, prices=prices, model=rubric.judge.model)
+        budget = Budget(request.max_cost, prices=prices, model=judge_models(rubric))
     if request.max_cost_per_day is not None:
-        check_priced(prices, rubric.judge.model, "--max-cost-per-day")
+        for model in judge_models(rubric):
+            check_priced(prices, model, "--max-cost-per-day")
     settings = JudgeSettings(
         concurrency=request.concurrency,
         max_attempts=request.max_attempts,
@@ -205,7 +226,38 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         sample=inputs.sample,
         max_cost=request.max_cost,
         max_cost_per_day=request.max_cost_per_day,
+        jurors=tuple(jurors),
     )
+
+
+def judge_models(rubric: Rubric) -> list[str]:
+    """The models a rubric's judge asks: its model, or each juror's."""
+    if rubric.judge.jury is None:
+        return [rubric.judge.model]
+    return [juror.model for juror in rubric.judge.jury]
+
+
+def _juror_providers(rubric: Rubric, request: JudgeRequest) -> list[tuple[Juror, ChatProvider]]:
+    """Each juror's provider, reached where the juror says; none for one judge."""
+    if rubric.judge.jury is None:
+        return []
+    given = [name for name, value in _ENDPOINT_OPTIONS.items() if getattr(request, value)]
+    if given:
+        raise ConfigError(
+            f"{' and '.join(given)}: the rubric {rubric.id} names a jury; give each juror its "
+            "own base_url or api_key_env in the rubric"
+        )
+    providers = []
+    for juror in rubric.judge.jury:
+        provider_name, _ = parse_model_name(juror.model)
+        key = api_key_from_env(juror.api_key_env)
+        providers.append(
+            (juror, make_provider(provider_name, base_url=juror.base_url, api_key=key))
+        )
+    return providers
+
+
+_ENDPOINT_OPTIONS = {"--base-url": "base_url", "--api-key-env": "api_key_env"}
 
 
 class JudgingSession:
@@ -268,6 +320,7 @@ class JudgingSession:
                 tasks=prepared.tasks,
                 on_verdict=lambda verdict: self._keep(verdict, on_verdict),
                 client=client,
+                jurors=prepared.jurors,
             )
         finally:
             if self._sink is not None:
@@ -293,9 +346,8 @@ def _with_day_budget(prepared: PreparedJudging, store: Store | None) -> Prepared
     if store is None or prepared.max_cost_per_day is None:
         raise ConfigError("--max-cost-per-day needs the store: the day's spend is kept there")
     day = DayBudget(prepared.max_cost_per_day, DaySpendLedger(store.engine))
-    budget = Budget(
-        prepared.max_cost, prices=prepared.prices, model=prepared.rubric.judge.model, shared=day
-    )
+    models = judge_models(prepared.rubric)
+    budget = Budget(prepared.max_cost, prices=prepared.prices, model=models, shared=day)
     return replace(prepared, settings=replace(prepared.settings, budget=budget))
 
 

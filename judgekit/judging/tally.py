@@ -37,6 +37,7 @@ class JudgeTally:
     cost_usd: float = 0.0
     unknown_cost: bool = False
     price_source: str | None = None  # where the price came from: a price file or genai-prices
+    unpriced_model: str | None = None  # a model the price table lacks (a jury's juror)
     stopped_by_budget: bool = False
     # With --max-cost-per-day, once its cap stopped the judging: the cap, the day's spend
     # and when it resets.
@@ -44,6 +45,8 @@ class JudgeTally:
     scores: Counter[str] = field(default_factory=Counter)
     # Earlier lines of verdicts.jsonl moved to the earlier-verdicts file, not reused, by why.
     set_apart: Counter[str] = field(default_factory=Counter)
+    # A jury's: each juror's own tally (its verdicts, calls and money), in the rubric's order.
+    jurors: list[tuple[str, JudgeTally]] = field(default_factory=list)
 
     @property
     def scored(self) -> int:

@@ -65,7 +65,8 @@ FSYNC_INTERVAL_S = 0.5  # what a power loss may lose; a killed process loses not
 
 
 class VerdictsFile:
-    """The verdicts of one judge (rubric version × model × endpoint) over one runs file.
+    """The verdicts of one judge (rubric version × model × endpoint) over one runs file;
+    a jury's (``juror_endpoints``: each juror's model and endpoint) has no endpoint of its own.
 
     ``run_ids`` are the runs being judged; ``resume=False`` (``--no-cache``) reuses nothing, so
     every run is asked again. The verdicts of the file that may be reused are
@@ -83,6 +84,7 @@ class VerdictsFile:
         model: str,
         run_ids: Collection[str],
         endpoint: str | None = None,
+        juror_endpoints: Mapping[str, str | None] | None = None,
         resume: bool = True,
         warn: Callable[[str], None] = warn_on_stderr,
     ) -> None:
@@ -100,6 +102,7 @@ class VerdictsFile:
         self._apart: list[tuple[bytes, str]] = []
         self._candidate_lines: dict[str, bytes] = {}
         self._judge = (rubric_version, model, endpoint)
+        self._juror_endpoints = None if juror_endpoints is None else dict(juror_endpoints)
         self._stale = False  # the file holds lines that the new file will not
         self._fh: IO[bytes] | None = None
         self._size = 0  # of the file opened for appending: what a failed write is cut back to
@@ -111,7 +114,7 @@ class VerdictsFile:
 
     def _sort(self, raw: bytes, verdict: Verdict, run_ids: Collection[str]) -> None:
         """A line of the file: a candidate for reuse, or kept apart saying why."""
-        why = _not_reusable(verdict, self._judge, run_ids)
+        why = _not_reusable(verdict, self._judge, run_ids) or self._juror_moved(verdict)
         if why is not None:
             self._keep_apart(raw, why)
             return
@@ -120,6 +123,13 @@ class VerdictsFile:
             self._keep_apart(earlier, SUPERSEDED)
         self.candidates[verdict.run_id] = verdict
         self._candidate_lines[verdict.run_id] = raw
+
+    def _juror_moved(self, verdict: Verdict) -> str | None:
+        """A jury's verdict answers only while each juror is asked where it was."""
+        if self._juror_endpoints is None:
+            return None
+        asked = {juror.model: juror.endpoint for juror in verdict.jurors or []}
+        return None if asked == self._juror_endpoints else ANOTHER_ENDPOINT
 
     def resume(self, digests: Mapping[str, str]) -> None:
         """Keep each candidate whose run's content digest is still its ``input_digest``; the

@@ -21,7 +21,7 @@ from judgekit.calibration.split import mark_spent
 from judgekit.errors import DataError, ProviderError
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import load_rubric, rubric_version
+from judgekit.formats.rubric_file import load_rubric, one_judge, rubric_version
 from judgekit.formats.run import Run, iter_unique_runs
 from judgekit.formats.split_file import split_path
 from judgekit.formats.task import TaskSet
@@ -82,7 +82,7 @@ def run_recheck(
     rechecked; anything else raises :class:`~judgekit.errors.DataError`. A labelled run the judge got no answer for raises
     :class:`~judgekit.errors.ProviderError`: a recheck on fewer runs compares another sample.
     """
-    rubric = load_rubric(rubric_ref)
+    rubric = one_judge(load_rubric(rubric_ref), "monitor --recheck")
     folder = rubric.source.parent if rubric.source is not None else Path("rubrics")
     record_path = promotion_record_path(rubric, folder)
     record = read_promotion(record_path)

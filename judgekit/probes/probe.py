@@ -16,7 +16,7 @@ from judgekit.calibration.promotion import default_labels_dir, record_problem
 from judgekit.formats.label import labels_path, read_labels
 from judgekit.formats.probe_file import Bias, ProbeResult, add_probe, probes_path
 from judgekit.formats.rubric import Rubric
-from judgekit.formats.rubric_file import rubric_version
+from judgekit.formats.rubric_file import load_rubric, one_judge, rubric_version
 from judgekit.formats.run import Run, load_runs, no_runs_error
 from judgekit.formats.verdict import Verdict
 from judgekit.judging.cache import JudgeCache
@@ -69,6 +69,7 @@ class ProbeOutcome:
 
 def run_probe(request: ProbeRequest, *, now: datetime | None = None) -> ProbeOutcome:
     """Probe, write the result, and return it."""
+    one_judge(load_rubric(request.rubric_ref), "probe")
     prepared = prepare_judging(
         JudgeRequest(
             runs=request.runs,

@@ -32,6 +32,8 @@ def verdict_row(verdict: Verdict, batch_id: int) -> dict[str, Any]:
         row["score"] = verdict.model_dump(mode="json", include={"score"})["score"]
     if verdict.samples is not None:
         row["samples"] = [sample.model_dump(mode="json") for sample in verdict.samples]
+    if verdict.jurors is not None:
+        row["jurors"] = [juror.model_dump(mode="json") for juror in verdict.jurors]
     row["day"] = utc_day(verdict.at)
     row["batch_id"] = batch_id
     row["score_value"] = score_value(verdict.score) if verdict.status == "scored" else None

@@ -142,6 +142,7 @@ verdicts = Table(
     metadata,
     *verdict_columns(),
     Column("confidence", Float),  # migration 0004
+    Column("jurors", json_column()),  # migration 0006: a jury's verdict's jurors
     # Run ids repeat from one evaluation to the next ("shop/refund_full/3"), so a verdict is
     # one per batch as well: history is kept, and re-recording a batch replaces, not adds.
     UniqueConstraint(*VERDICT_KEY, name="uq_verdicts_batch_run_rubric_model"),

@@ -259,7 +259,7 @@ def test_a_promotable_report_makes_its_record(rubric: Rubric) -> None:
         "rubric_version": rubric_version(rubric),
         "promotable": True,
         "model": "openai/gpt-4o-mini",
-        "judge": rubric.judge.model_dump(),
+        "judge": rubric.judge.model_dump(exclude_none=True),  # no jury: no jury fields
         "n": 60,
         "n_unscored": 0,
         "n_tied": 0,

@@ -86,6 +86,7 @@ REPORT_KEYS = {
     "scale_errors",
     "selective",
     "confidence_calibration",
+    "jury",  # each juror's figures, for a jury rubric; null for one judge
 }
 RECORD_KEYS = {
     "rubric_id",

@@ -293,3 +293,15 @@ def test_a_url_file_that_is_not_one_is_never_overwritten(project: Path, tmp_path
     finally:
         code, _ = server.stop()
     assert code == 0 and not stale.exists()
+
+
+def test_a_model_rate_is_provider_model_equals_a_rate(project: Path, tmp_path: Path) -> None:
+    for value, why in [
+        ("b=0.5", "'b=0.5' is not provider/model=rate, e.g. openai/b=0.15"),
+        ("openai/b=2", "2.0 is not in the range 0<=x<=1."),
+    ]:
+        refused = judgekit(
+            ["fake-judge", "--results", "results", "--error-rate-for", value], project, tmp_path
+        )
+        assert refused.returncode == 2
+        assert f"Invalid value for '--error-rate-for': {why}" in refused.stderr

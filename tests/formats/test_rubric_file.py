@@ -203,8 +203,8 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         ),
         (
             BASE.replace("{model: openai/gpt-4o-mini}", "{model: openai/gpt-4o-mini, temp: 0}"),
-            "{path}:6: judge.temp: unknown field; valid fields are model, temperature, samples, "
-            "confidence",
+            "{path}:6: judge.temp: unknown field; valid fields are model, jury, combine, "
+            "temperature, samples, confidence",
         ),
         (
             BASE + "promotion: {min_label: 5}\n",
@@ -222,7 +222,8 @@ def test_one_id_in_two_files_is_refused(tmp_path: Path) -> None:
         ),
         (
             BASE.replace("{model: openai/gpt-4o-mini}", "{temperature: 0}"),
-            "{path}:6: judge.model: required field is missing",
+            "{path}:6: judge.model: a judge names a model (one judge) or a jury (several); "
+            "required field is missing",
         ),
         (
             BASE.replace("openai/gpt-4o-mini", "gpt-4o-mini"),

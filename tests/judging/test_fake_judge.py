@@ -154,3 +154,56 @@ def test_a_results_folder_it_cannot_use_is_refused_by_name(
 ) -> None:
     with pytest.raises(DataError, match=message):
         FakeJudge.from_results(make(tmp_path))
+
+
+def many_runs(n: int) -> tuple[dict[str, bool], PromptRuns]:
+    runs = [
+        Run.model_validate(run_line(f"m/{i}", f"bo@example.com is now on the pro plan. ({i})"))
+        for i in range(n)
+    ]
+    return {run.run_id: i % 2 == 0 for i, run in enumerate(runs)}, PromptRuns(runs)
+
+
+def test_each_model_errs_at_its_own_rate_independently_of_the_others() -> None:
+    truth, finder = many_runs(4000)
+    judge = FakeJudge(
+        truth, finder, error_rate=0.0, model_error_rates={"openai/a": 0.5, "anthropic/b": 0.5}
+    )
+    wrong = {
+        model: {
+            run for run, passed in truth.items() if (judge.score(run, model) == "pass") != passed
+        }
+        for model in ("openai/a", "anthropic/b")
+    }
+    # Each errs on about half the runs; both on about a quarter (independent draws), where
+    # one shared draw would make them err on the same runs.
+    assert (len(wrong["openai/a"]), len(wrong["anthropic/b"])) == (1988, 2025)
+    assert len(wrong["openai/a"] & wrong["anthropic/b"]) == 1013
+    # A model without its own rate keeps --error-rate (and the draws it always had).
+    assert all(
+        judge.score(run, "openai/other") == ("pass" if p else "fail") for run, p in truth.items()
+    )
+    assert judge.score("m/1") == FakeJudge(truth, finder).score("m/1")
+
+
+def test_a_request_is_matched_to_its_model_s_rate() -> None:
+    truth, finder = many_runs(2)
+    judge = FakeJudge(truth, finder, model_error_rates={"openai/a": 0.1, "local/b": 0.2})
+    assert judge.model_of("openai", "a") == "openai/a"
+    assert judge.model_of("anthropic", "a") == "openai/a"  # no exact name: the model's part
+    assert judge.model_of("openai", "b") == "local/b"
+    assert judge.model_of("openai", "c") is None
+
+
+@pytest.mark.parametrize(
+    ("rates", "message"),
+    [
+        ({"a": 0.1}, "an error rate is for a provider/model, got 'a'"),
+        ({"openai/a": 1.5}, "the error rate of openai/a must be between 0 and 1, got 1.5"),
+    ],
+)
+def test_bad_model_rates_are_refused(rates: dict[str, float], message: str) -> None:
+    truth, finder = many_runs(2)
+    with pytest.raises(ConfigError) as caught:
+        FakeJudge(truth, finder, model_error_rates=rates)
+    assert str(caught.value) == message

@@ -249,7 +249,7 @@ def test_verdicts_stored_before_the_totals_are_counted_by_the_migration(store_ur
     rows = [verdict_row(judged(i), 1) for i in range(50)]
     with engine.begin() as connection:
         connection.execute(insert(schema.batches).values(created_at=START))
-        old = schema.verdicts.c
+        old = set(schema.verdicts.c.keys()) - {"jurors"}  # as they were before 0007
         connection.execute(
             insert(schema.verdicts), [{k: v for k, v in r.items() if k in old} for r in rows]
         )
