@@ -27,13 +27,9 @@ from collections.abc import Awaitable, Callable
 
 from judgekit.errors import ConfigError
 from judgekit.judging.pricing import PriceTable
-from judgekit.providers.chat import ChatRequest, ChatResponse
+from judgekit.providers.chat import TOKENS_PER_MESSAGE, ChatRequest, ChatResponse
 
 __all__ = ["TOKENS_PER_MESSAGE", "Budget", "OverBudget"]
-
-# A chat format's own tokens around each message (role markers, separators): a generous
-# bound for the OpenAI and Anthropic formats.
-TOKENS_PER_MESSAGE = 8
 
 
 class OverBudget(Exception):
@@ -60,11 +56,7 @@ class Budget:
 
     def projected_cost(self, request: ChatRequest) -> float:
         """The most ``request`` can cost."""
-        input_bound = sum(
-            len(message.content.encode("utf-8")) + TOKENS_PER_MESSAGE
-            for message in request.messages
-        )
-        cost = self._prices.cost(self._model, input_bound, request.max_tokens)
+        cost = self._prices.cost(self._model, request.input_token_bound, request.max_tokens)
         assert cost is not None  # checked in __init__
         return cost
 

@@ -12,7 +12,8 @@ an answer said was left, less the requests (and their tokens) started since. Whe
 left, new requests wait for the quota's reset instead of colliding with it; a ``Retry-After``
 holds them too. No wait is longer than :data:`~judgekit.providers.rate_headers.MAX_RESET_S`.
 
-The controller is pure: the caller says what time it is (any monotonic clock, in seconds).
+No hold is longer than ``max_hold_s`` (the client's longest wait between attempts). The
+controller is pure: the caller says what time it is (any monotonic clock, in seconds).
 
 >>> pace = PaceController(8)
 >>> ticket = pace.started(now=0.0, tokens=100)
@@ -53,9 +54,10 @@ class _Estimate:
 class PaceController:
     """The concurrency limit (1 to ``maximum``) and the holds, updated by each answer."""
 
-    def __init__(self, maximum: int) -> None:
+    def __init__(self, maximum: int, *, max_hold_s: float = MAX_RESET_S) -> None:
         if maximum < 1:
             raise ValueError(f"maximum must be at least 1, got {maximum}")
+        self.max_hold_s = min(max(max_hold_s, 0.0), MAX_RESET_S)
         self.maximum = maximum
         self.limit = maximum
         self.in_flight = 0
@@ -112,7 +114,7 @@ class PaceController:
         self.ended(ticket)
         self._decrease(ticket)
         if retry_after_s is not None and retry_after_s > 0:
-            self._hold_until = max(self._hold_until, now + min(retry_after_s, MAX_RESET_S))
+            self._hold_until = max(self._hold_until, now + min(retry_after_s, self.max_hold_s))
         if headers is not None:
             self._reckon(headers, now)
 
@@ -152,7 +154,7 @@ class PaceController:
         # What the server had left when it answered, less what the requests still in flight
         # may take from it (they may have arrived after this one).
         remaining = quota.remaining - in_flight
-        resets_at = now + quota.reset_s
+        resets_at = now + min(quota.reset_s, self.max_hold_s)
         if current is None or now >= current.resets_at or resets_at > current.resets_at + 1.0:
             return _Estimate(remaining, resets_at)  # a new window
         # The same window: answers arrive out of order, and the lowest count is the newest.
