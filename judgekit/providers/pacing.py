@@ -37,8 +37,10 @@ LOW_SHARE: Final = 0.1
 
 @dataclass(frozen=True)
 class Ticket:
-    """A request that started: when (in the controller's episodes) and the tokens it took."""
+    """A request that started: its number in start order, the episode it started in, and
+    the tokens it took."""
 
+    number: int
     generation: int
     tokens: int
 
@@ -60,14 +62,19 @@ class PaceController:
         self.max_hold_s = min(max(max_hold_s, 0.0), MAX_RESET_S)
         self.maximum = maximum
         self.limit = maximum
-        self.in_flight = 0
-        self.tokens_in_flight = 0
+        self._flying: dict[int, int] = {}  # the tickets in flight: number -> tokens
+        self._started = 0
         self.decreases = 0
         self._successes = 0
         self._generation = 0
         self._hold_until = 0.0
         self._requests: _Estimate | None = None
         self._tokens: _Estimate | None = None
+
+    @property
+    def in_flight(self) -> int:
+        """Requests started and not yet answered."""
+        return len(self._flying)
 
     def admission_wait(self, *, now: float, tokens: int) -> float:
         """Seconds before a request of ``tokens`` may start (0: now), the concurrency limit
@@ -85,12 +92,12 @@ class PaceController:
 
     def started(self, *, now: float, tokens: int) -> Ticket:
         """A request of ``tokens`` (estimated) starts now."""
-        self.in_flight += 1
-        self.tokens_in_flight += tokens
+        self._started += 1
+        self._flying[self._started] = tokens
         for estimate, need in ((self._requests, 1), (self._tokens, tokens)):
             if estimate is not None:
                 estimate.remaining -= need
-        return Ticket(self._generation, tokens)
+        return Ticket(self._started, self._generation, tokens)
 
     def succeeded(self, ticket: Ticket, headers: RateHeaders | None, *, now: float) -> None:
         """The request answered; ``headers`` are its rate-limit headers, if any."""
@@ -99,7 +106,7 @@ class PaceController:
         if self._successes >= self.limit:
             self.limit = min(self.maximum, self.limit + 1)
             self._successes = 0
-        if headers is not None and self._reckon(headers, now):
+        if headers is not None and self._reckon(headers, ticket, now):
             self._decrease(ticket)
 
     def rate_limited(
@@ -116,12 +123,11 @@ class PaceController:
         if retry_after_s is not None and retry_after_s > 0:
             self._hold_until = max(self._hold_until, now + min(retry_after_s, self.max_hold_s))
         if headers is not None:
-            self._reckon(headers, now)
+            self._reckon(headers, ticket, now)
 
     def ended(self, ticket: Ticket) -> None:
         """The request failed otherwise, or was given up: it says nothing about the pace."""
-        self.in_flight -= 1
-        self.tokens_in_flight -= ticket.tokens
+        self._flying.pop(ticket.number, None)
 
     def _decrease(self, ticket: Ticket) -> None:
         if ticket.generation < self._generation:
@@ -131,14 +137,17 @@ class PaceController:
         self._generation += 1
         self.decreases += 1
 
-    def _reckon(self, headers: RateHeaders, now: float) -> bool:
+    def _reckon(self, headers: RateHeaders, ticket: Ticket, now: float) -> bool:
         """Update the estimates from an answer's headers; True when a quota runs low."""
+        # The server counted the quota when the request arrived: the requests in flight
+        # that started after it may not be in its count yet (those before it are).
+        later = [tokens for number, tokens in self._flying.items() if number > ticket.number]
         low = False
         if headers.requests is not None:
-            self._requests = self._merged(self._requests, headers.requests, self.in_flight, now)
+            self._requests = self._merged(self._requests, headers.requests, len(later), now)
             low = _running_low(headers.requests)
         for quota in headers.tokens:  # the scarcest of the token quotas counts
-            estimate = self._merged(self._tokens, quota, self.tokens_in_flight, now)
+            estimate = self._merged(self._tokens, quota, sum(later), now)
             if estimate is not None and (
                 self._tokens is None or estimate.remaining <= self._tokens.remaining
             ):
@@ -151,8 +160,7 @@ class PaceController:
     ) -> _Estimate | None:
         if quota.remaining is None or quota.reset_s is None:
             return current
-        # What the server had left when it answered, less what the requests still in flight
-        # may take from it (they may have arrived after this one).
+        # What the server had left, less what the later requests in flight take from it.
         remaining = quota.remaining - in_flight
         resets_at = now + min(quota.reset_s, self.max_hold_s)
         if current is None or now >= current.resets_at or resets_at > current.resets_at + 1.0:

@@ -89,7 +89,7 @@ class RateGate:
         if self.pace is None:
             assert self._fixed is not None
             await self._fixed.acquire()
-            return Ticket(0, tokens)
+            return Ticket(0, 0, tokens)
         while True:
             now = time.monotonic()
             full = self.pace.in_flight >= self.pace.limit
