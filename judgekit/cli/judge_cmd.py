@@ -17,6 +17,7 @@ from judgekit.cli.options import (
     rubric_option,
     suites_option,
 )
+from judgekit.cli.rate_options import rate_limit_options
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import written_before_store
@@ -24,6 +25,7 @@ from judgekit.cli.unscored_option import max_unscored_option
 
 if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.providers.rate_limits import RateLimits
 
 
 @click.command("judge")
@@ -83,6 +85,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 )
 @max_unscored_option
 @batch_options
+@rate_limit_options
 @json_instead_of("the summary")
 @store_options
 def judge_command(
@@ -105,6 +108,7 @@ def judge_command(
     as_json: bool,
     store: StoreChoice,
     batch: BatchOptions | None,
+    rate_limits: RateLimits | None,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
@@ -125,6 +129,9 @@ def judge_command(
     promoted selectively abstains on verdicts less confident than its promoted threshold.
     --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
     --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
+    Concurrency adapts to the provider's rate limits (halved on a 429, grown back after
+    successes); --rpm and --tpm cap requests and tokens a minute (--share-rate-limits: across
+    the processes of this machine).
 
     \b
     Example:
@@ -152,6 +159,7 @@ def judge_command(
         samples=samples,
         limit=limit,
         batch=batch,
+        rate_limits=rate_limits,
         check_promotion=record_problem,
     )
     if dry_run:

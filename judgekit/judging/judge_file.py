@@ -33,6 +33,7 @@ from judgekit.providers.client import ChatClient
 
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
+    from judgekit.providers.rate_limits import RateLimits
 
 __all__ = ["JudgeSettings", "judge_runs_file"]
 
@@ -48,6 +49,7 @@ class JudgeSettings:
     # The promoted confidence threshold of a selective promotion: less confident verdicts
     # are abstained (see judging/abstention.py).
     abstain_below: float | None = None
+    rate_limits: RateLimits | None = None  # --rpm, --tpm
 
 
 def judge_runs_file(
@@ -94,6 +96,7 @@ def judge_runs_file(
             prices=prices,
             tasks=tasks,
             client=client,
+            rate_limits=settings.rate_limits,
         )
         judge = _judge(session, rubric, settings)
         for verdict in list(output.kept.values()):

@@ -51,8 +51,10 @@ RATE_HEADER_PREFIXES: Final = ("x-ratelimit-", "anthropic-ratelimit-", "retry-af
 """The names (lower-case prefixes) of the headers that speak of rate limits."""
 
 # Go's time.Duration text, as OpenAI writes it: "6m0s", "1.5s", "250ms", "1h2m3s".
-_DURATION: Final = re.compile(r"((?:\d+(?:\.\d+)?)(?:h|m|s|ms|us|µs|ns))+")
-_PART: Final = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+_DURATION: Final = re.compile(r"(?:[0-9]+(?:\.[0-9]+)?(?:h|m|s|ms|us|µs|ns))+")
+_PART: Final = re.compile(r"([0-9]+(?:\.[0-9]+)?)(h|ms|m|s|us|µs|ns)")
+# A plain number as the headers write one: ASCII digits, no sign, no exponent.
+_NUMBER: Final = re.compile(r"[0-9]{1,16}(?:\.[0-9]{1,16})?")
 _UNIT_S: Final = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
 # (which quota, OpenAI's name for it or None, Anthropic's name for it)
@@ -121,11 +123,10 @@ def _seconds_until(text: str, now: float) -> float | None:
 
 
 def _count_like(text: str, kind: type[float] | type[int]) -> float | None:
-    try:
-        number = float(text.strip())
-    except ValueError:
+    if not _NUMBER.fullmatch(text.strip()):
         return None
-    if not math.isfinite(number) or number < 0 or number > _MAX_COUNT:
+    number = float(text.strip())
+    if not math.isfinite(number) or number > _MAX_COUNT:
         return None
     if kind is int and not number.is_integer():
         return None
