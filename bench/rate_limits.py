@@ -24,26 +24,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 # Both SDKs imported before anything is timed: the first run must not pay for its import.
-import anthropic  # noqa: E402, F401
-import openai  # noqa: E402, F401
+import anthropic  # noqa: F401
+import openai  # noqa: F401
 
-from judgekit.formats.rubric_file import effective_rubric, load_rubric  # noqa: E402
-from judgekit.formats.run import Run  # noqa: E402
-from judgekit.judging.judge_file import JudgeSettings, judge_runs_file  # noqa: E402
-from judgekit.judging.pricing import PriceTable  # noqa: E402
-from judgekit.providers.anthropic_provider import AnthropicProvider  # noqa: E402
-from judgekit.providers.chat import ChatProvider  # noqa: E402
-from judgekit.providers.client import ChatClient  # noqa: E402
-from judgekit.providers.openai_provider import OpenAIProvider  # noqa: E402
-from judgekit.testing import FakeLLMServer, RateLimit  # noqa: E402
+from judgekit.formats.rubric_file import effective_rubric, load_rubric
+from judgekit.formats.run import Run
+from judgekit.judging.judge_file import JudgeSettings, judge_runs_file
+from judgekit.judging.pricing import PriceTable
+from judgekit.providers.anthropic_provider import AnthropicProvider
+from judgekit.providers.chat import ChatProvider
+from judgekit.providers.client import ChatClient
+from judgekit.providers.openai_provider import OpenAIProvider
+from judgekit.testing import FakeLLMServer, RateLimit
 
 RUBRIC = """\
 id: bench_rate
