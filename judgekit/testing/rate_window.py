@@ -33,9 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from judgekit._util.number_format import go_duration
 from judgekit.testing.fake_request import Api
 
-__all__ = ["Admission", "RateLimit", "RateWindow", "go_duration"]
+__all__ = ["Admission", "RateLimit", "RateWindow"]
 
 
 @dataclass(frozen=True)
@@ -76,19 +77,6 @@ class _Window:
     requests: int = 0
     tokens: int = 0
     admitted: list[int] = field(default_factory=lambda: [0])
-
-
-def go_duration(seconds: float) -> str:
-    """A duration as OpenAI writes it (Go's format, milliseconds under a second).
-
-    >>> go_duration(0.25), go_duration(1.5), go_duration(360)
-    ('250ms', '1.5s', '6m0s')
-    """
-    if seconds < 1:
-        return f"{max(round(seconds * 1000), 0)}ms"
-    minutes, rest = divmod(seconds, 60)
-    text = f"{rest:.3f}".rstrip("0").rstrip(".") + "s"
-    return f"{int(minutes)}m{text}" if minutes else text
 
 
 class RateWindow:
