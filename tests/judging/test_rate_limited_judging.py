@@ -47,7 +47,9 @@ def test_a_limited_server_gives_every_verdict_with_few_429s(tmp_path: Path, mode
     with FakeLLMServer(
         reply=lambda request: verdict_json("pass"), latency_s=0.01, rate_limit=limit
     ) as server:
-        base_url = server.openai_base_url if model.startswith("openai") else server.anthropic_base_url
+        base_url = (
+            server.openai_base_url if model.startswith("openai") else server.anthropic_base_url
+        )
         out = tmp_path / "out"
         report = judged(runs, base_url, out, "--concurrency", "32", "--model", model)
         counts = server.status_counts
@@ -89,12 +91,19 @@ def test_rpm_holds_judging_to_its_pace(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_bad_rate_options_exit_2_saying_why(
-    tmp_path: Path, extra: list[str], message: str
-) -> None:
+def test_bad_rate_options_exit_2_saying_why(tmp_path: Path, extra: list[str], message: str) -> None:
     runs = runs_file(tmp_path, 1)
     result = CliRunner().invoke(
-        main, ["judge", str(runs), "--rubric", str(RUBRIC), "--base-url", "http://127.0.0.1:9/v1", *extra]
+        main,
+        [
+            "judge",
+            str(runs),
+            "--rubric",
+            str(RUBRIC),
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            *extra,
+        ],
     )
     assert result.exit_code == 2
     assert message in result.output

@@ -57,7 +57,9 @@ def test_anthropic_answers_carry_the_window_in_rfc_3339() -> None:
             base_url=server.anthropic_base_url, api_key="test", max_retries=0
         ) as client,
     ):
-        ask = dict(model="claude-haiku-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+        ask = dict(
+            model="claude-haiku-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+        )
         first = client.messages.with_raw_response.create(**ask)  # type: ignore[call-overload]
         second = client.messages.with_raw_response.create(**ask)  # type: ignore[call-overload]
         with pytest.raises(anthropic.RateLimitError) as refused:
