@@ -32,6 +32,9 @@ from judgekit.providers.token_bucket import SharedTokenBucket, TokenBucket
 
 __all__ = ["RateGate", "RateLimits"]
 
+# The longest a request waits for a bucket before it looks again.
+_LOOK_AGAIN_S = 0.5
+
 # A bucket's take (the wait it imposes) or settle (None).
 _BucketChange = Callable[[float], float | None]
 
@@ -143,11 +146,13 @@ class RateGate:
         return self._changed
 
     async def _take_buckets(self, tokens: int) -> None:
-        waits = [await self._call(self._requests.take, 1) if self._requests else 0.0]
-        if self._tokens is not None:
-            waits.append(await self._call(self._tokens.take, tokens))
-        if max(waits) > 0:
-            await asyncio.sleep(max(waits))
+        for bucket, amount in ((self._requests, 1), (self._tokens, tokens)):
+            if bucket is None:
+                continue
+            # Asked again after each wait: a request settled meanwhile may have given back
+            # enough tokens for this one sooner.
+            while (wait := await self._call(bucket.take, amount)) > 0:
+                await asyncio.sleep(min(wait, _LOOK_AGAIN_S))
 
     async def _settle(self, tokens: int) -> None:
         if self._tokens is not None and tokens != 0:

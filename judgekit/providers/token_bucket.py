@@ -1,12 +1,12 @@
 """``--rpm`` and ``--tpm``: at most N requests, or N tokens, a minute, counted by judgekit.
 
 A bucket holds at most one second's worth (N / 60, at least 1) and refills at N / 60 a
-second. A request takes what it needs at once, the bucket going into debt when it lacks it,
-and starts when the debt is paid back: requests start in the order they asked, and over any
-stretch of t seconds at most ``N / 60 × (t + 1)`` start — N a minute, give or take one
-second's worth. A request larger than the bucket waits only for its own debt. A token
-request takes its estimate and gives back what it did not use once answered
-(:meth:`TokenBucket.settle`).
+second. A request takes what it needs once the bucket holds it (a request larger than the
+bucket, once the bucket is full, leaving it in debt), and otherwise looks again when it
+should: over any stretch of t seconds at most ``N / 60 × (t + 1)`` start — N a minute,
+give or take one second's worth — beside the one request larger than the bucket that
+may have taken it into debt. A token request takes its estimate and gives back what it
+did not use once answered (:meth:`TokenBucket.settle`), so the requests waiting find it.
 
 :class:`SharedTokenBucket` keeps the bucket in a file of ``JUDGEKIT_HOME``, changed under
 an exclusive file lock, so every judgekit process on the machine with the same home and the
@@ -54,17 +54,19 @@ class BucketState:
     at: float
 
     def take(self, amount: float, *, per_minute: float, now: float) -> tuple[BucketState, float]:
-        """The bucket after ``amount`` is taken at ``now``, and the seconds to wait before
-        the request may start."""
-        rate = per_minute / 60
-        refilled = self.level + max(now - self.at, 0.0) * rate
-        level = min(refilled, capacity_of(per_minute)) - amount
-        return BucketState(level, now), min(max(0.0, -level / rate), MAX_RESET_S)
+        """The bucket at ``now`` with ``amount`` taken and 0, when it holds that much (or is
+        full); else the bucket untouched and the seconds until it will."""
+        rate, capacity = per_minute / 60, capacity_of(per_minute)
+        level = min(self.level + max(now - self.at, 0.0) * rate, capacity)
+        needed = min(amount, capacity)
+        if level >= needed:
+            return BucketState(level - amount, now), 0.0
+        return BucketState(level, now), min((needed - level) / rate, MAX_RESET_S)
 
     def settle(self, amount: float, *, per_minute: float, now: float) -> BucketState:
         """The bucket with ``amount`` given back (negative: taken) at ``now``."""
-        refilled, _ = self.take(-amount, per_minute=per_minute, now=now)
-        return BucketState(min(refilled.level, capacity_of(per_minute)), now)
+        refilled = self.take(0, per_minute=per_minute, now=now)[0]
+        return BucketState(min(refilled.level + amount, capacity_of(per_minute)), now)
 
 
 # A change to a bucket at a time: the bucket after it, and the wait it imposes.
@@ -81,7 +83,7 @@ class TokenBucket:
         self._state = BucketState(capacity_of(per_minute), time.monotonic())
 
     def take(self, amount: float) -> float:
-        """Take ``amount`` now; the seconds to wait before using it."""
+        """Take ``amount`` now and 0, or the seconds to wait before asking again."""
         self._state, wait = self._state.take(
             amount, per_minute=self.per_minute, now=time.monotonic()
         )

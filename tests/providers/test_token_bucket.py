@@ -18,27 +18,32 @@ from judgekit.providers.token_bucket import BucketState, SharedTokenBucket, capa
 from tests.conftest import REPO
 
 
-def test_a_bucket_holds_one_seconds_worth_and_then_schedules() -> None:
+def test_a_bucket_holds_one_seconds_worth_then_says_when_to_look_again() -> None:
     state = BucketState(capacity_of(600), at=0.0)  # 10 a second, holding 10
     waits = []
-    for _ in range(13):
+    for _ in range(12):
         state, wait = state.take(1, per_minute=600, now=0.0)
         waits.append(round(wait, 6))
-    assert waits == [0.0] * 10 + [0.1, 0.2, 0.3]
+    assert waits == [0.0] * 10 + [0.1, 0.1]
+    state, wait = state.take(1, per_minute=600, now=0.1)
+    assert (round(state.level, 6), wait) == (0.0, 0.0)
 
 
 def test_the_bucket_refills_at_the_rate_and_never_past_its_capacity() -> None:
     state = BucketState(-5.0, at=0.0)
-    state, wait = state.take(1, per_minute=600, now=0.2)  # 2 refilled: -5 + 2 - 1 = -4
-    assert (state.level, round(wait, 6)) == (-4.0, 0.4)
+    state, wait = state.take(1, per_minute=600, now=0.2)  # 2 refilled: -3, 4 short of 1
+    assert (state.level, round(wait, 6)) == (-3.0, 0.4)
     state, wait = state.take(1, per_minute=600, now=100.0)
     assert (state.level, wait) == (9.0, 0.0)  # full at 10, then one taken
 
 
-def test_a_request_larger_than_the_bucket_waits_for_its_own_debt() -> None:
-    state = BucketState(capacity_of(6000), at=0.0)  # 100 tokens a second, holding 100
+def test_a_request_larger_than_the_bucket_goes_once_it_is_full() -> None:
+    state = BucketState(50.0, at=0.0)  # 100 tokens a second, holding at most 100
     state, wait = state.take(350, per_minute=6000, now=0.0)
-    assert wait == pytest.approx(2.5)
+    assert (state.level, wait) == (50.0, 0.5)
+    state, wait = state.take(350, per_minute=6000, now=0.5)
+    assert (state.level, wait) == (-250.0, 0.0)  # the next waits out its debt
+    assert state.take(1, per_minute=6000, now=0.5)[1] == pytest.approx(2.51)
 
 
 def test_settling_gives_back_what_a_request_did_not_use() -> None:
@@ -51,7 +56,7 @@ def test_settling_gives_back_what_a_request_did_not_use() -> None:
 
 
 def test_a_wait_is_never_longer_than_the_cap() -> None:
-    _, wait = BucketState(0.0, at=0.0).take(10**9, per_minute=60, now=0.0)
+    _, wait = BucketState(-1e12, at=0.0).take(1, per_minute=60, now=0.0)
     assert wait == MAX_RESET_S
 
 
@@ -65,7 +70,8 @@ print("ready", flush=True)
 while not go.exists():
     time.sleep(0.005)
 for _ in range(15):
-    time.sleep(bucket.take(1))
+    while (wait := bucket.take(1)) > 0:
+        time.sleep(wait)
     print(time.time(), flush=True)
 """
 
