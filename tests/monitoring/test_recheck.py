@@ -258,6 +258,9 @@ def test_recheck_takes_the_options_monitor_recheck_takes() -> None:
         "base_url",
         "api_key_env",
         "concurrency",
+        "rpm",
+        "tpm",
+        "share_rate_limits",
         "drift_alpha",
         "as_json",
     }
