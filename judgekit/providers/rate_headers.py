@@ -57,12 +57,19 @@ _PART: Final = re.compile(r"([0-9]+(?:\.[0-9]+)?)(h|ms|m|s|us|µs|ns)")
 _NUMBER: Final = re.compile(r"[0-9]{1,16}(?:\.[0-9]{1,16})?")
 _UNIT_S: Final = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
-# (which quota, OpenAI's name for it or None, Anthropic's name for it)
-_QUOTAS: Final = (
-    ("requests", "requests", "requests"),
-    ("tokens", "tokens", "tokens"),
-    ("tokens", None, "input-tokens"),
-    ("tokens", None, "output-tokens"),
+_PARTS: Final = ("limit", "remaining", "reset")
+
+# Each quota's headers (limit, remaining, reset), and whether it counts requests or tokens.
+_QUOTA_HEADERS: Final = tuple(
+    (kind, tuple(name.format(part) for part in _PARTS))
+    for kind, name in (
+        ("requests", "x-ratelimit-{}-requests"),
+        ("requests", "anthropic-ratelimit-requests-{}"),
+        ("tokens", "x-ratelimit-{}-tokens"),
+        ("tokens", "anthropic-ratelimit-tokens-{}"),
+        ("tokens", "anthropic-ratelimit-input-tokens-{}"),
+        ("tokens", "anthropic-ratelimit-output-tokens-{}"),
+    )
 )
 
 
@@ -155,24 +162,13 @@ def read_rate_headers(headers: Mapping[str, str], *, now: float) -> RateHeaders:
     lowered = {name.lower(): value for name, value in headers.items()}
     requests: Quota | None = None
     tokens: list[Quota] = []
-    for kind, openai_name, anthropic_name in _QUOTAS:
-        found = [
-            _quota(lowered, tuple(f"x-ratelimit-{part}-{openai_name}" for part in _PARTS), now)
-            if openai_name is not None
-            else None,
-            _quota(
-                lowered, tuple(f"anthropic-ratelimit-{anthropic_name}-{p}" for p in _PARTS), now
-            ),
-        ]
-        for quota in found:
-            if quota is not None and kind == "requests":
-                requests = requests or quota
-            elif quota is not None:
-                tokens.append(quota)
+    for kind, names in _QUOTA_HEADERS:
+        quota = _quota(lowered, names, now)
+        if quota is not None and kind == "requests":
+            requests = requests or quota  # one provider's headers in one answer
+        elif quota is not None:
+            tokens.append(quota)
     return RateHeaders(requests=requests, tokens=tuple(tokens))
-
-
-_PARTS: Final = ("limit", "remaining", "reset")
 
 
 def rate_limit_headers(headers: Mapping[str, str]) -> dict[str, str]:
