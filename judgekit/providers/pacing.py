@@ -146,14 +146,12 @@ class PaceController:
         if headers.requests is not None:
             self._requests = self._merged(self._requests, headers.requests, len(later), now)
             low = _running_low(headers.requests)
-        for quota in headers.tokens:  # the scarcest of the token quotas counts
-            estimate = self._merged(self._tokens, quota, sum(later), now)
-            if estimate is not None and (
-                self._tokens is None or estimate.remaining <= self._tokens.remaining
-            ):
-                self._tokens = estimate
-            low = low or _running_low(quota)
-        return low
+        # Of the token quotas (Anthropic's tokens, input and output), the scarcest counts.
+        merged = [self._merged(self._tokens, quota, sum(later), now) for quota in headers.tokens]
+        found = [estimate for estimate in merged if estimate is not None]
+        if found:
+            self._tokens = min(found, key=lambda estimate: estimate.remaining)
+        return low or any(_running_low(quota) for quota in headers.tokens)
 
     def _merged(
         self, current: _Estimate | None, quota: Quota, in_flight: int, now: float

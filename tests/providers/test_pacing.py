@@ -152,3 +152,43 @@ def test_the_hold_never_exceeds_the_documented_maximum() -> None:
 def test_a_maximum_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="maximum must be at least 1, got 0"):
         PaceController(0)
+
+
+def tokens(remaining: int, reset: str) -> RateHeaders:
+    return read_rate_headers(
+        {
+            "x-ratelimit-limit-tokens": "10000",
+            "x-ratelimit-remaining-tokens": str(remaining),
+            "x-ratelimit-reset-tokens": reset,
+        },
+        now=NOW,
+    )
+
+
+def test_a_new_window_replaces_what_was_left_of_the_last() -> None:
+    pace = PaceController(8)
+    pace.succeeded(pace.started(now=0.0, tokens=10), tokens(2000, "1s"), now=0.0)
+    assert pace.admission_wait(now=0.0, tokens=3000) == 1.0
+    # An answer of the window after it (its reset well past the first's): 9000 left.
+    pace.succeeded(pace.started(now=0.5, tokens=10), tokens(9000, "10s"), now=0.5)
+    assert pace.admission_wait(now=0.5, tokens=3000) == 0.0
+    # Within one window the lowest count is the newest: a late answer saying more is ignored.
+    pace.succeeded(pace.started(now=0.6, tokens=10), tokens(5000, "9.9s"), now=0.6)
+    pace.succeeded(pace.started(now=0.7, tokens=10), tokens(8000, "9.8s"), now=0.7)
+    assert pace.admission_wait(now=0.7, tokens=5001) == pytest.approx(9.8)  # until 10.5
+
+
+def test_anthropic_s_scarcest_token_quota_counts() -> None:
+    pace = PaceController(8)
+    headers = read_rate_headers(
+        {
+            "anthropic-ratelimit-tokens-remaining": "50000",
+            "anthropic-ratelimit-tokens-reset": "2026-12-03T18:00:30Z",
+            "anthropic-ratelimit-output-tokens-remaining": "300",
+            "anthropic-ratelimit-output-tokens-reset": "2026-12-03T18:00:05Z",
+        },
+        now=NOW,
+    )
+    pace.succeeded(pace.started(now=0.0, tokens=10), headers, now=0.0)
+    assert pace.admission_wait(now=0.0, tokens=300) == 0.0
+    assert pace.admission_wait(now=0.0, tokens=301) == 5.0
