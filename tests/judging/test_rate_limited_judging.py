@@ -4,6 +4,10 @@ verdict with few 429s, --rpm holds the pace, and bad values are refused."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -12,17 +16,21 @@ import pytest
 from click.testing import CliRunner
 
 from judgekit.cli import main
-from judgekit.testing import FakeLLMServer, RateLimit
-from tests.judging.conftest import RUBRIC, judge_args, verdict_json
+from judgekit.testing import FakeLLMServer, FakeRequest, RateLimit
+from tests.conftest import REPO
+from tests.judging.conftest import RUBRIC, judge_args, judge_command, verdict_json
 
 ONE_RUN = {"task_id": "refund_full", "input": "Refund order A100.", "tool_calls": []}
 
 
-def runs_file(tmp_path: Path, count: int) -> Path:
-    runs = tmp_path / "runs.jsonl"
+def runs_file(tmp_path: Path, count: int, prefix: str = "r") -> Path:
+    runs = tmp_path / f"{prefix}-runs.jsonl"
     runs.write_text(
         "".join(
-            json.dumps({**ONE_RUN, "run_id": f"r{i}", "final_answer": f"Refunded {i}."}) + "\n"
+            json.dumps(
+                {**ONE_RUN, "run_id": f"{prefix}{i}", "final_answer": f"Refunded {prefix}{i}."}
+            )
+            + "\n"
             for i in range(count)
         )
     )
@@ -107,3 +115,48 @@ def test_bad_rate_options_exit_2_saying_why(tmp_path: Path, extra: list[str], me
     )
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_two_judge_processes_sharing_rpm_stay_within_it_together(tmp_path: Path) -> None:
+    arrivals: list[tuple[float, str]] = []
+    lock = threading.Lock()
+
+    def reply(request: FakeRequest) -> str:
+        found = re.search(r"Refunded ([ab])[0-9]+", request.text)
+        with lock:
+            arrivals.append((time.monotonic(), found[1] if found else "?"))
+        return verdict_json("pass")
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JUDGEKIT_HOME": str(tmp_path / "home")}
+    shared = ("--rpm", "600", "--share-rate-limits", "--no-store", "--concurrency", "4")
+    with FakeLLMServer(reply=reply) as server:
+        jobs = [
+            subprocess.Popen(
+                judge_command(
+                    runs_file(tmp_path, 25, prefix),
+                    server.openai_base_url,
+                    tmp_path / prefix,
+                    *shared,
+                ),
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for prefix in ("a", "b")
+        ]
+        outcomes = [job.communicate(timeout=120) for job in jobs]
+    assert [job.returncode for job in jobs] == [0, 0], outcomes
+    assert [json.loads(out)["verdicts"] for out, _ in outcomes] == [25, 25]
+    times = sorted(moment for moment, _ in arrivals)
+    assert len(times) == 50
+    # The two overlapped: each process's requests arrived while the other's did.
+    firsts = {who: min(t for t, w in arrivals if w == who) for who in "ab"}
+    lasts = {who: max(t for t, w in arrivals if w == who) for who in "ab"}
+    assert firsts["a"] < lasts["b"] and firsts["b"] < lasts["a"]
+    # 600 a minute is 10 a second for both together. The first requests bunch on the way
+    # (each process loads the SDK at its first request, the bucket counting on), so the
+    # steady pace is read from the last 20: 1.9 s at 10 a second, where two buckets of
+    # their own would have let them through at 20 a second (0.95 s).
+    assert times[-1] - times[-20] >= 1.7
+    assert times[-1] - times[0] >= 2.0
