@@ -69,6 +69,9 @@ class BucketState:
         return BucketState(min(refilled.level + amount, capacity_of(per_minute)), now)
 
 
+# The most a state file may hold.
+_MOST_BYTES = 4096
+
 # A change to a bucket at a time: the bucket after it, and the wait it imposes.
 _Change = Callable[[BucketState, float], tuple[BucketState, float]]
 
@@ -131,7 +134,8 @@ class SharedTokenBucket(TokenBucket):
     def _read(self, now: float) -> BucketState:
         """The bucket as the file has it; full when there is no file yet."""
         try:
-            raw = self.path.read_bytes()
+            with self.path.open("rb") as fh:
+                raw = fh.read(_MOST_BYTES + 1)  # a bucket is a few dozen bytes: read no more
         except FileNotFoundError:
             return BucketState(capacity_of(self.per_minute), now)
         except OSError as exc:
@@ -142,7 +146,9 @@ class SharedTokenBucket(TokenBucket):
 def _parsed(raw: bytes, path: Path, per_minute: float) -> BucketState:
     """The bucket a state file holds; a malformed one is an error naming it."""
     try:
-        data = json.loads(raw[:4096])
+        if len(raw) > _MOST_BYTES:
+            raise ValueError(f"larger than {_MOST_BYTES} bytes")
+        data = json.loads(raw)
         level, at = float(data["level"]), float(data["at"])
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise ConfigError(

@@ -111,6 +111,7 @@ def test_two_processes_sharing_a_bucket_stay_within_the_limit_together(tmp_path:
         (b'{"level": 1}', "'at'"),
         (b'{"level": "many", "at": 0}', "could not convert string to float: 'many'"),
         (b"[1, 2]", "list indices must be integers or slices, not str"),
+        (b" " * 5000, "larger than 4096 bytes"),
     ],
 )
 def test_a_malformed_state_file_is_an_error_naming_it(content: bytes, why: str) -> None:
