@@ -194,3 +194,27 @@ def test_rate_limits_refuse_values_below_one() -> None:
         RateLimits(requests_per_minute=0)
     with pytest.raises(ConfigError, match="--share-rate-limits needs --rpm or --tpm"):
         RateLimits(shared=True)
+
+
+def test_a_retry_after_holds_the_requests_that_start_after_it_too() -> None:
+    with FakeLLMServer() as server:
+        server.fail_next(status=429, retry_after=0.5)
+        client = ChatClient(OpenAIProvider(base_url=server.openai_base_url), concurrency=4)
+        request = chat_request("Grade it as JSON.")
+
+        async def main() -> float:
+            try:
+                first = asyncio.create_task(client.complete(request))
+                while server.status_counts.get(429) is None:
+                    await asyncio.sleep(0.005)
+                started = time.monotonic()
+                await client.complete(request)  # a new request, after the 429
+                waited = time.monotonic() - started
+                await first
+                return waited
+            finally:
+                await client.aclose()
+
+        waited = asyncio.run(main())
+        assert server.status_counts == {429: 1, 200: 2}
+    assert waited >= 0.4
