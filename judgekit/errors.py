@@ -117,6 +117,8 @@ class ProviderError(JudgekitError):
     """A model provider failed; ``retryable`` says whether trying again may help.
 
     ``retry_after_s`` is how long the provider asked us to wait (its ``Retry-After``), if it said.
+    ``rate_limited`` marks a refusal for the rate (HTTP 429, not an exhausted quota), and
+    ``rate_headers`` keeps the failure's rate-limit headers, which pace the requests after it.
     ``unreachable`` marks a failure to reach the server at all (refused, DNS, no route), which
     at the first request means the endpoint is wrong rather than busy. The message never
     holds an API key, even one the server echoed: it is redacted here, once, for every path
@@ -130,10 +132,14 @@ class ProviderError(JudgekitError):
         retryable: bool = False,
         retry_after_s: float | None = None,
         unreachable: bool = False,
+        rate_limited: bool = False,
+        rate_headers: Mapping[str, str] | None = None,
     ) -> None:
         self.retryable = retryable
         self.retry_after_s = retry_after_s
         self.unreachable = unreachable
+        self.rate_limited = rate_limited
+        self.rate_headers = dict(rate_headers or {})
         super().__init__(redact(message))
 
 

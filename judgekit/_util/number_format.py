@@ -42,6 +42,7 @@ __all__ = [
     "cost",
     "dollars",
     "duration",
+    "go_duration",
     "half_width",
     "interval",
     "mean_count",
@@ -314,3 +315,17 @@ def duration(seconds: float) -> str:
     ('12.3 s', '0.0 s', '1.0 s')
     """
     return f"{seconds:.1f} s"
+
+
+def go_duration(seconds: float) -> str:
+    """A duration as Go writes it, and OpenAI's rate-limit headers with it: milliseconds
+    under a second, else seconds (three decimals at most) after whole minutes.
+
+    >>> go_duration(0.25), go_duration(1.5), go_duration(360), go_duration(61.25)
+    ('250ms', '1.5s', '6m0s', '1m1.25s')
+    """
+    if seconds < 1:
+        return f"{max(round(seconds * 1000), 0)}ms"
+    minutes, rest = divmod(seconds, 60)
+    text = f"{rest:.3f}".rstrip("0").rstrip(".") + "s"
+    return f"{int(minutes)}m{text}" if minutes else text

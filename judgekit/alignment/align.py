@@ -75,13 +75,17 @@ def _asker(prepared: PreparedAlignment) -> Asker:
         cache=JudgeCache() if request.use_cache else None,
         prices=prices,
         tasks=prepared.tasks,
+        rate_limits=request.rate_limits,
     )
     optimizer = None
     if optimizer_model is not None:
         client = judges.client
         if other_provider is not None:
             client = ChatClient(
-                other_provider, concurrency=request.concurrency, max_attempts=request.max_attempts
+                other_provider,
+                concurrency=request.concurrency,
+                max_attempts=request.max_attempts,
+                rate_limits=request.rate_limits,
             )
         optimizer = (client, optimizer_model)
     budget = None

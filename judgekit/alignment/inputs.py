@@ -21,6 +21,7 @@ from judgekit.formats.task_files import load_task_files
 from judgekit.formats.verdict import Verdict, load_verdicts
 from judgekit.formats.verdict_scores import ScaleCheck
 from judgekit.judging.pricing import PriceTable
+from judgekit.providers.rate_limits import RateLimits
 from judgekit.providers.registry import parse_model_name
 
 __all__ = ["AlignRequest", "PreparedAlignment", "prepare_alignment"]
@@ -46,6 +47,7 @@ class AlignRequest:
     use_cache: bool = True
     concurrency: int = 8
     max_attempts: int = 6
+    rate_limits: RateLimits | None = None  # --rpm, --tpm
 
 
 @dataclass(frozen=True)

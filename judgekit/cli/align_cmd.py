@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from judgekit.cli.number_types import DOLLARS
 from judgekit.cli.options import concurrency_option, json_option, rubric_option, suites_option
+from judgekit.cli.rate_options import rate_limit_options
+
+if TYPE_CHECKING:
+    from judgekit.providers.rate_limits import RateLimits
 
 
 @click.command("align")
@@ -71,6 +76,7 @@ from judgekit.cli.options import concurrency_option, json_option, rubric_option,
     "--no-cache", is_flag=True, help="Ask the judge even when an identical request was answered."
 )
 @concurrency_option(8, "Requests in flight at once.")
+@rate_limit_options
 @json_option
 def align_command(
     runs: Path,
@@ -88,6 +94,7 @@ def align_command(
     prices_path: Path | None,
     no_cache: bool,
     concurrency: int,
+    rate_limits: RateLimits | None,
     as_json: bool,
 ) -> None:
     """Propose a new rubric version from the judge's disagreements with the DEV labels.
@@ -132,6 +139,7 @@ def align_command(
             prices_path=prices_path,
             use_cache=not no_cache,
             concurrency=concurrency,
+            rate_limits=rate_limits,
         )
     )
     report = run_alignment(prepared, announce=lambda line: click.echo(f"align: {line}", err=True))

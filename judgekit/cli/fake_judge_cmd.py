@@ -54,6 +54,26 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the OpenAI base URL here once serving (removed on exit), for scripts.",
 )
+@click.option(
+    "--rpm",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Answer 429 past N requests a minute, with the provider's rate-limit headers.",
+)
+@click.option(
+    "--tpm",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Answer 429 past N tokens a minute (input words plus max_tokens).",
+)
+@click.option(
+    "--rate-window",
+    type=FiniteFloatRange(0, 3600, min_open=True),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Count --rpm and --tpm in fixed windows this long, each allowing its share.",
+)
 def fake_judge_command(
     results: Path,
     error_rate: float,
@@ -61,6 +81,9 @@ def fake_judge_command(
     seed: int,
     port: int,
     url_file: Path | None,
+    rpm: int | None,
+    tpm: int | None,
+    rate_window: float,
 ) -> None:
     """Serve a simulated judge (not a model) that answers from the runs' grades.
 
@@ -70,7 +93,9 @@ def fake_judge_command(
     deterministic grade (passed in results.jsonl) as a pass/fail verdict, the opposite at
     --error-rate, seeded by --seed and the run id (the same run, the same verdict). A model
     given --error-rate-for errs at its own rate, independently of the others. Any model
-    name and any key are accepted. It runs until Ctrl-C or SIGTERM.
+    name and any key are accepted. --rpm and --tpm make it a rate-limited provider: 429s past
+    them, and OpenAI's or Anthropic's rate-limit headers on every answer. It runs until
+    Ctrl-C or SIGTERM.
 
     \b
     Example:
@@ -99,7 +124,14 @@ def fake_judge_command(
             click.echo(f"wrote {visible(str(url_file), one_line=True)}")
         click.echo("Ctrl-C or SIGTERM stops it", nl=True)
 
-    serve_fake_judge(judge, port=port, url_file=url_file, on_ready=ready, stop=stop)
+    limit = None
+    if rpm is not None or tpm is not None:
+        from judgekit.testing import RateLimit
+
+        limit = RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm, window_s=rate_window)
+    serve_fake_judge(
+        judge, port=port, url_file=url_file, on_ready=ready, stop=stop, rate_limit=limit
+    )
     told = judge.answered
     click.echo(
         f"fake judge stopped: answered pass {told['pass']}, fail {told['fail']} "

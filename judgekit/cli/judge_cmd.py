@@ -18,6 +18,7 @@ from judgekit.cli.options import (
     suites_option,
 )
 from judgekit.cli.production_options import ProductionOptions, production_options, queue_review
+from judgekit.cli.rate_options import rate_limit_options
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import written_before_store
@@ -26,6 +27,7 @@ from judgekit.cli.unscored_option import max_unscored_option
 if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for its --help
     from judgekit.formats.verdict import Verdict
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.providers.rate_limits import RateLimits
 
 
 @click.command("judge")
@@ -86,6 +88,7 @@ if TYPE_CHECKING:  # the judging pipeline loads when the command runs, not for i
 @max_unscored_option
 @production_options
 @batch_options
+@rate_limit_options
 @json_instead_of("the summary")
 @store_options
 def judge_command(
@@ -109,6 +112,7 @@ def judge_command(
     store: StoreChoice,
     batch: BatchOptions | None,
     production: ProductionOptions,
+    rate_limits: RateLimits | None,
 ) -> None:
     """Judge RUNS with the rubric's LLM judge; write verdicts.jsonl as verdicts finish.
 
@@ -116,28 +120,30 @@ def judge_command(
     reference and task_id if you have them) or a folder holding runs.jsonl. A run's own
     reference fills {reference}; without one, its task's (--tasks).
 
-    Rerunning an unchanged judge makes no API call: verdicts already in --out are kept and
-    the rest come from the cache in JUDGEKIT_HOME (--no-cache: everything is asked again).
-    An answer that is not a valid verdict is retried once with the error, then unscored.
-    A run that gets no answer at all is not judged and nothing is written for it: a wrong
-    key, model or address stops at once (exit 2); failures left after retries end with
-    exit 1, and rerunning the command asks only for those runs. Verdicts are reused only
-    for the same rubric version, model, endpoint and content of the run; other earlier
-    verdicts are kept apart in verdicts.earlier.jsonl. All verdicts unscored, or more
-    than --max-unscored of them: exit 1. The runs and verdicts are
-    recorded in the store, in the batch of the runs file (--no-store: not). A rubric
-    promoted selectively abstains on verdicts less confident than its promoted threshold.
-    --dry-run first: the first prompt, the tokens and the projected cost, nothing sent.
-    On a schedule: --sample judges a hash-picked share, --max-cost-per-day caps a UTC day's
-    spend across every judge on the store, --review queues runs for people to label.
+    Rerunning an unchanged judge makes no API call: verdicts already in --out are kept and the
+    rest come from the cache in JUDGEKIT_HOME (--no-cache: everything is asked again). An answer
+    that is not a valid verdict is retried once with the error, then unscored. A run that gets
+    no answer at all is not judged and nothing is written for it: a wrong key, model or address
+    stops at once (exit 2); failures left after retries end with exit 1, and rerunning the
+    command asks only for those runs. Verdicts are reused only for the same rubric version,
+    model, endpoint and content of the run; other earlier verdicts are kept apart in
+    verdicts.earlier.jsonl. All verdicts unscored, or more than --max-unscored of them: exit 1.
+    The runs and verdicts are recorded in the store, in the batch of the runs file (--no-store:
+    not). A rubric promoted selectively abstains on verdicts less confident than its promoted
+    threshold. --dry-run first: the first prompt, the tokens and the projected cost, nothing
+    sent. On a schedule: --sample judges a hash-picked share, --max-cost-per-day caps a UTC
+    day's spend across every judge on the store, --review queues runs for people to label.
     --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
+    Concurrency adapts to the provider's rate limits (halved on a 429, grown back after
+    successes); --rpm and --tpm cap requests and tokens a minute (--share-rate-limits: across
+    the processes of this machine).
 
     \b
     Example:
       OPENAI_API_KEY=your-key judgekit judge runs.jsonl --rubric goal_completion --model openai/gpt-4o-mini
     """
     from judgekit.calibration.promotion import record_problem
-    from judgekit.cli.judge_output import judging_progress, print_dry_run, print_outcome
+    from judgekit.cli import judge_output
     from judgekit.judging.pipeline import JudgeRequest, judging_session, prepare_judging
     from judgekit.judging.verdicts_file import EARLIER_VERDICTS_FILE, VERDICTS_FILE
 
@@ -161,10 +167,11 @@ def judge_command(
         limit=limit,
         sample=production.sample,
         batch=batch,
+        rate_limits=rate_limits,
         check_promotion=record_problem,
     )
     if dry_run:
-        print_dry_run(request, as_json=as_json)
+        judge_output.print_dry_run(request, as_json=as_json)
         return
     with import_first_hint(runs):
         prepared = prepare_judging(request)
@@ -172,7 +179,7 @@ def judge_command(
     seen: list[Verdict] = []  # for --review
     with (
         judging_session(prepared, out_dir, provenance=provenance) as session,
-        judging_progress(len(prepared.run_ids), show=not as_json) as bar,
+        judge_output.judging_progress(len(prepared.run_ids), show=not as_json) as bar,
     ):
         finished = f"the verdicts that finished are in {session.verdicts_file}"
 
@@ -184,13 +191,8 @@ def judge_command(
             with written_before_store(finished):
                 tally = session.judge(keep, print_batch_event)
         except KeyboardInterrupt:
-            click.echo(
-                f"interrupted: {finished}; rerun the same command to finish (it asks only "
-                "for the runs not judged yet)",
-                err=True,
-            )
-            raise SystemExit(130) from None
+            raise SystemExit(judge_output.interrupted(finished)) from None
     review = queue_review(production, prepared.rubric.id, seen, prepared.run_ids)
-    print_outcome(
+    judge_output.print_outcome(
         tally, prepared, session, as_json=as_json, max_unscored=max_unscored, review=review
     )

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
     from judgekit.judging.pipeline import JudgingSession, PreparedJudging
     from judgekit.labelling.review import ReviewQueued
 
-__all__ = ["EXIT_JUDGING_FAILED", "judging_progress", "print_dry_run", "print_outcome"]
+__all__ = [
+    "EXIT_JUDGING_FAILED",
+    "interrupted",
+    "judging_progress",
+    "print_dry_run",
+    "print_outcome",
+]
 
 # Some runs got no answer from the provider or were left by the --max-cost budget (rerun to
 # finish), or too many verdicts are unscored (the judge's answers could not be read): the
@@ -152,3 +158,13 @@ def print_outcome(
         click.echo(f"judging failed: {failure}; the verdicts are in {out}", err=True)
     if tally.not_judged or over_budget is not None or failure is not None:
         raise SystemExit(EXIT_JUDGING_FAILED)
+
+
+def interrupted(finished: str) -> int:
+    """Say what Ctrl-C left (``finished``: where the finished verdicts are); exit code 130."""
+    click.echo(
+        f"interrupted: {finished}; rerun the same command to finish (it asks only for the runs "
+        "not judged yet)",
+        err=True,
+    )
+    return 130

@@ -11,15 +11,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 from rich.console import Console
 
 from judgekit.cli.number_types import FiniteFloatRange
 from judgekit.cli.options import concurrency_option, suites_option
+from judgekit.cli.rate_options import rate_limit_options
 from judgekit.errors import ConfigError
 from judgekit.monitoring.since import parse_since
+
+if TYPE_CHECKING:
+    from judgekit.providers.rate_limits import RateLimits
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,11 +48,12 @@ class RecheckOptions:
     api_key_env: str | None
     concurrency: int
     drift_alpha: float
+    rate_limits: RateLimits | None = None  # --rpm, --tpm
 
 
 def recheck_options(*, after_recheck_flag: bool) -> Callable[[F], F]:
-    """``--runs``, ``--tasks``, ``--base-url``, ``--api-key-env``, ``--concurrency`` and
-    ``--drift-alpha``, handed to the command as one ``recheck: RecheckOptions`` argument.
+    """``--runs``, ``--tasks``, ``--base-url``, ``--api-key-env``, ``--concurrency``,
+    ``--drift-alpha`` and the rate limits (``--rpm``, ``--tpm``), handed to the command as one ``recheck: RecheckOptions`` argument.
 
     ``after_recheck_flag``: the options belong to ``monitor --recheck`` and their help says
     so ("With --recheck: ...")."""
@@ -89,14 +94,15 @@ def recheck_options(*, after_recheck_flag: bool) -> Callable[[F], F]:
             api_key_env: str | None,
             concurrency: int,
             drift_alpha: float,
+            rate_limits: RateLimits | None,
             **kwargs: Any,
         ) -> Any:
             recheck = RecheckOptions(
-                runs_files, tasks_path, base_url, api_key_env, concurrency, drift_alpha
+                runs_files, tasks_path, base_url, api_key_env, concurrency, drift_alpha, rate_limits
             )
             return func(*args, recheck=recheck, **kwargs)
 
-        wrapped: Any = command
+        wrapped: Any = rate_limit_options(command)
         for option in reversed(options):
             wrapped = option(wrapped)
         return cast(F, wrapped)
@@ -123,6 +129,7 @@ def recheck_and_print(
             base_url=options.base_url,
             api_key=api_key_from_env(options.api_key_env),
             concurrency=options.concurrency,
+            rate_limits=options.rate_limits,
             alpha=options.drift_alpha,
         )
     if as_json:

@@ -35,7 +35,7 @@ from typing import Protocol
 
 from judgekit.errors import ConfigError
 from judgekit.judging.pricing import PriceTable
-from judgekit.providers.chat import ChatRequest, ChatResponse
+from judgekit.providers.chat import TOKENS_PER_MESSAGE, ChatRequest, ChatResponse
 
 __all__ = [
     "TOKENS_PER_MESSAGE",
@@ -45,10 +45,6 @@ __all__ = [
     "SharedLimit",
     "check_priced",
 ]
-
-# A chat format's own tokens around each message (role markers, separators): a generous
-# bound for the OpenAI and Anthropic formats.
-TOKENS_PER_MESSAGE = 8
 
 
 class OverBudget(Exception):
@@ -121,11 +117,9 @@ class Budget:
 
     def projected_cost(self, request: ChatRequest, model: str | None = None) -> float:
         """The most ``request`` to ``model`` can cost."""
-        input_bound = sum(
-            len(message.content.encode("utf-8")) + TOKENS_PER_MESSAGE
-            for message in request.messages
+        cost = self._prices.cost(
+            model or self._model, request.input_token_bound, request.max_tokens
         )
-        cost = self._prices.cost(model or self._model, input_bound, request.max_tokens)
         assert cost is not None  # checked in __init__
         return cost
 

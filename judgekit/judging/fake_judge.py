@@ -40,7 +40,7 @@ from judgekit.formats.run import iter_unique_runs
 from judgekit.judging.prompt_runs import PromptRuns
 
 if TYPE_CHECKING:
-    from judgekit.testing import FakeLLMServer, FakeRequest
+    from judgekit.testing import FakeLLMServer, FakeRequest, RateLimit
 
 __all__ = [
     "UNKNOWN_RUN",
@@ -201,16 +201,18 @@ def serve_fake_judge(
     url_file: Path | None = None,
     on_ready: Callable[[FakeLLMServer], None],
     stop: threading.Event,
+    rate_limit: RateLimit | None = None,
 ) -> None:
     """Serve ``judge`` on 127.0.0.1:``port`` (0: any free port) until ``stop`` is set or
     Ctrl-C. Once it listens, ``url_file`` (if given) holds the OpenAI base URL, written
     atomically, and ``on_ready`` is called; on the way out the file is removed, so a
-    script waiting for it never reads the address of a server that is gone."""
+    script waiting for it never reads the address of a server that is gone. ``rate_limit``
+    answers 429 past so many requests or tokens a minute, as a provider does."""
     from judgekit.testing import FakeLLMServer
 
     if url_file is not None:
         check_url_file(url_file, _URL_LINE, "a fake judge")
-    server = FakeLLMServer(reply=judge.reply, port=port)
+    server = FakeLLMServer(reply=judge.reply, port=port, rate_limit=rate_limit)
     try:
         server.start()
     except OSError as exc:

@@ -35,6 +35,7 @@ from judgekit.providers.client import ChatClient
 
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
+    from judgekit.providers.rate_limits import RateLimits
 
 __all__ = ["JudgeSettings", "judge_runs_file"]
 
@@ -50,6 +51,7 @@ class JudgeSettings:
     # The promoted confidence threshold of a selective promotion: less confident verdicts
     # are abstained (see judging/abstention.py).
     abstain_below: float | None = None
+    rate_limits: RateLimits | None = None  # --rpm, --tpm
 
 
 def judge_runs_file(
@@ -163,6 +165,8 @@ def _session(
         prices=prices,
         tasks=tasks,
         client=client,
+        # A juror's provider has limits of its own: each session keeps --rpm and --tpm.
+        rate_limits=settings.rate_limits,
     )
 
 

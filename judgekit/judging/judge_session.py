@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from judgekit.judging.cache import JudgeCache
     from judgekit.judging.pricing import PriceTable
     from judgekit.providers.chat import ChatProvider
+    from judgekit.providers.rate_limits import RateLimits
 
 __all__ = ["JudgeSession", "run_in_sessions"]
 
@@ -32,7 +33,8 @@ T = TypeVar("T")
 class JudgeSession:
     """One client to ``provider`` (``concurrency`` requests in flight, ``max_attempts`` each;
     None: the client's default) shared by the judges it builds, with one cache, price table
-    and suite. ``client`` replaces the usual :class:`ChatClient` (the batch APIs')."""
+    and suite, within ``rate_limits`` (``--rpm``, ``--tpm``). ``client`` replaces the usual
+    :class:`ChatClient` (the batch APIs')."""
 
     def __init__(
         self,
@@ -44,10 +46,15 @@ class JudgeSession:
         prices: PriceTable,
         tasks: TaskSet | None = None,
         client: ChatClient | None = None,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         if client is None:
-            attempts = {} if max_attempts is None else {"max_attempts": max_attempts}
-            client = ChatClient(provider, concurrency=concurrency, **attempts)
+            client = ChatClient(
+                provider,
+                concurrency=concurrency,
+                max_attempts=ChatClient.MAX_ATTEMPTS if max_attempts is None else max_attempts,
+                rate_limits=rate_limits,
+            )
         self.client = client
         self.cache = cache
         self.prices = prices

@@ -38,6 +38,7 @@ from judgekit.providers.registry import make_provider, parse_model_name
 if TYPE_CHECKING:
     from judgekit.formats.task import TaskSet
     from judgekit.judging.batch.options import BatchOptions
+    from judgekit.providers.rate_limits import RateLimits
     from judgekit.store import Store
     from judgekit.store.provenance import Provenance
     from judgekit.store.runs_file_batch import Recorded
@@ -75,6 +76,7 @@ class JudgeRequest:
     limit: int | None = None  # only the first N runs of the file (--limit)
     sample: RunSample | None = None  # --sample: a seeded hash picks the runs judged
     batch: BatchOptions | None = None  # --batch: through the provider's batch API
+    rate_limits: RateLimits | None = None  # --rpm, --tpm
     # How a selective promotion's record is checked before its threshold abstains (the
     # calibration layer's check); None: no record is trusted, nothing abstains.
     check_promotion: RecordCheck | None = None
@@ -210,6 +212,7 @@ def prepare_judging(request: JudgeRequest) -> PreparedJudging:
         samples=request.samples,
         budget=budget,
         abstain_below=promoted_threshold(rubric, check=request.check_promotion),
+        rate_limits=request.rate_limits,
     )
     return PreparedJudging(
         runs=inputs.runs,

@@ -38,6 +38,7 @@ from judgekit.monitoring.recheck import (
     recheck_report,
 )
 from judgekit.monitoring.selective_recheck import GuaranteeCheck, check_guarantee
+from judgekit.providers.rate_limits import RateLimits
 from judgekit.providers.registry import make_provider, parse_model_name
 from judgekit.store import Store
 from judgekit.store.run_filter import RECHECK_SOURCE
@@ -74,6 +75,7 @@ def run_recheck(
     api_key: str | None,
     concurrency: int,
     alpha: float,
+    rate_limits: RateLimits | None = None,
 ) -> RecheckRun:
     """Recheck one promoted rubric and record it in ``store``; on a drop mark it stale.
 
@@ -119,7 +121,7 @@ def run_recheck(
         )
     # The judge needs only the reference answers: the suite is read as data, importing nothing.
     tasks = load_task_files(tasks_path, resolve_code=False) if tasks_path is not None else None
-    verdicts = _judge(rubric, runs, tasks, base_url, api_key, concurrency)
+    verdicts = _judge(rubric, runs, tasks, base_url, api_key, concurrency, rate_limits)
     report = recheck_report(rubric, verdicts, labels)
     # Its kappa is a figure of the test labels beside the judge's verdicts: every test label
     # it measured is spent, as a look by calibrate --split all would spend it.
@@ -157,6 +159,7 @@ def _judge(
     base_url: str | None,
     api_key: str | None,
     concurrency: int,
+    rate_limits: RateLimits | None,
 ) -> list[Verdict]:
     provider_name, _ = parse_model_name(rubric.judge.model)
     session = JudgeSession(
@@ -166,6 +169,7 @@ def _judge(
         cache=None,
         prices=PriceTable.from_home(),
         tasks=tasks,
+        rate_limits=rate_limits,
     )
     judge = session.judge(rubric)
     verdicts: list[Verdict] = []

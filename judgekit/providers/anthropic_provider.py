@@ -35,9 +35,16 @@ from typing import TYPE_CHECKING
 from judgekit.errors import ConfigError
 from judgekit.providers.answers import AnthropicMessage, read_answer
 from judgekit.providers.anthropic_errors import anthropic_failures
-from judgekit.providers.chat import ChatMessage, ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.chat import (
+    Answered,
+    ChatMessage,
+    ChatProvider,
+    ChatRequest,
+    ChatResponse,
+)
 from judgekit.providers.failures import provider_errors
 from judgekit.providers.keys import api_key as resolve_api_key
+from judgekit.providers.rate_headers import rate_limit_headers
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam
@@ -74,6 +81,9 @@ class AnthropicProvider(ChatProvider):
         )
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        return (await self.answer(request)).response
+
+    async def answer(self, request: ChatRequest) -> Answered:
         import anthropic
 
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
@@ -87,16 +97,18 @@ class AnthropicProvider(ChatProvider):
                 messages=[_anthropic_message(m) for m in request.messages if m.role != "system"],
             )
             raw = await response.read()
+        headers = rate_limit_headers(response.headers)
         latency_s = time.perf_counter() - started
         url = f"{self.endpoint.rstrip('/')}/v1/messages"
         message = read_answer(raw, AnthropicMessage, provider=self.name, url=url)
-        return ChatResponse(
+        answered = ChatResponse(
             text=message.text,
             model=message.model or request.model,
             input_tokens=message.usage.input_tokens,
             output_tokens=message.usage.output_tokens,
             latency_s=latency_s,
         )
+        return Answered(answered, headers)
 
     @property
     def endpoint(self) -> str:

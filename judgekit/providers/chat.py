@@ -4,11 +4,17 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgekit._util.redaction import redact
+
+# A chat format's own tokens around each message (role markers, separators): a generous
+# bound for the OpenAI and Anthropic formats.
+TOKENS_PER_MESSAGE = 8
 
 
 class ChatMessage(BaseModel):
@@ -33,6 +39,14 @@ class ChatRequest(BaseModel):
         description="Ask for each token's log-probability and its 5 likeliest alternatives "
         "where supported (OpenAI-compatible APIs); others answer without them.",
     )
+
+    @property
+    def input_token_bound(self) -> int:
+        """At most how many input tokens this request is: one per byte of its messages (a
+        byte-level tokenizer's token covers at least one byte) plus a few per message."""
+        return sum(
+            len(message.content.encode("utf-8")) + TOKENS_PER_MESSAGE for message in self.messages
+        )
 
 
 class TokenLogprob(BaseModel):
@@ -87,6 +101,15 @@ class ChatResponse(BaseModel):
         return tokens
 
 
+@dataclass(frozen=True)
+class Answered:
+    """An answer with the rate-limit headers it came with (lower-case names; none from a
+    provider that sends none), which pace the requests after it."""
+
+    response: ChatResponse
+    rate_headers: Mapping[str, str] = field(default_factory=dict)
+
+
 class ChatProvider(ABC):
     """A model provider. ``name`` is the part before the slash in ``provider/model``.
 
@@ -100,6 +123,11 @@ class ChatProvider(ABC):
     @abstractmethod
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Ask once; raise :class:`judgekit.errors.ProviderError` (retryable or not) on failure."""
+
+    async def answer(self, request: ChatRequest) -> Answered:
+        """:meth:`complete`, with the answer's rate-limit headers; providers that read them
+        override it."""
+        return Answered(await self.complete(request))
 
     @property
     def endpoint(self) -> str:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.chat import ChatProvider, ChatRequest, ChatResponse
+from judgekit.providers.rate_limits import RateGate, RateLimits
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState  # tenacity loads at the first retry
@@ -39,19 +40,28 @@ __all__ = ["ChatClient"]
 class ChatClient:
     """Calls ``provider`` with at most ``concurrency`` requests in flight, retrying failures.
 
+    Fewer are in flight while the provider pushes back (rate limits, its headers' quotas
+    running out: :mod:`judgekit.providers.pacing`), unless ``paced`` is False; and no more
+    start than ``rate_limits`` allow (``--rpm``, ``--tpm``).
+
     ``backoff_s`` is the first backoff bound; it doubles with each attempt, up to
     ``max_wait_s``. ``attempts`` counts the provider calls made, retries included, and
     ``requests`` the calls to :meth:`complete`. Use one client per event loop.
     """
+
+    MAX_ATTEMPTS = 5
+    """How many calls a request may take when not told otherwise."""
 
     def __init__(
         self,
         provider: ChatProvider,
         *,
         concurrency: int = 8,
-        max_attempts: int = 5,
+        max_attempts: int = MAX_ATTEMPTS,
         max_wait_s: float = 30.0,
         backoff_s: float = 0.05,
+        rate_limits: RateLimits | None = None,
+        paced: bool = True,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
@@ -65,9 +75,15 @@ class ChatClient:
         self.max_wait_s = max_wait_s
         self.attempts = 0
         self.requests = 0
-        # Held only while a call is in flight, not while backing off, so one request waiting
-        # out a Retry-After does not idle a slot the others could use.
-        self._slots = asyncio.Semaphore(concurrency)
+        # Entered only while a call is in flight, not while backing off, so one request
+        # waiting out a Retry-After does not idle a slot the others could use.
+        self.gate = RateGate(
+            concurrency,
+            limits=rate_limits,
+            endpoint=provider.endpoint,
+            paced=paced,
+            max_hold_s=max_wait_s,
+        )
         self._backoff_s = backoff_s
         self._backoff: Any = None  # tenacity's wait_random_exponential, made at the first wait
         self._runner: asyncio.Runner | None = None
@@ -105,9 +121,18 @@ class ChatClient:
         return response
 
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
-        async with self._slots:
-            self.attempts += 1
-            return await self.provider.complete(request)
+        ticket = await self.gate.enter(request)
+        self.attempts += 1
+        try:
+            answered = await self.provider.answer(request)
+        except ProviderError as error:
+            await self.gate.failed(ticket, error)
+            raise
+        except BaseException:
+            self.gate.abandoned(ticket)
+            raise
+        await self.gate.succeeded(ticket, answered)
+        return answered.response
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome is not None else None

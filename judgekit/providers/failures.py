@@ -40,6 +40,7 @@ from typing import Any, Literal
 from judgekit.errors import ProviderError, map_exceptions, table_row
 from judgekit.providers.chat import ChatProvider
 from judgekit.providers.keys import key_hint
+from judgekit.providers.rate_headers import rate_limit_headers
 
 __all__ = [
     "TRANSPORT_FAILURES",
@@ -138,7 +139,7 @@ def _decide(failure: Failure, provider: str, key_fix: str) -> ProviderError:
 def _status_error(failure: Failure, label: str, key_fix: str) -> ProviderError:
     status = failure.status or 0
     said = f"HTTP {status}: {failure.detail}"
-    retryable = False
+    retryable = rate_limited = False
     if status == 401:
         message = f"{label} rejected the API key ({said}): {key_fix}"
     elif status == 403:
@@ -151,7 +152,7 @@ def _status_error(failure: Failure, label: str, key_fix: str) -> ProviderError:
     elif status == 429 and _is_exhausted_quota(failure.code):
         message = f"{label} says the account is out of quota or spend limit ({said})"
     elif status == 429:
-        message, retryable = f"{label} rate-limited the request ({said})", True
+        message, retryable, rate_limited = f"{label} rate-limited the request ({said})", True, True
     elif status in (408, 409) or status >= 500:
         message, retryable = f"{label} failed to answer ({said})", True
     else:
@@ -161,7 +162,13 @@ def _status_error(failure: Failure, label: str, key_fix: str) -> ProviderError:
     should_retry = headers.get("x-should-retry")
     if should_retry in ("true", "false"):
         retryable = should_retry == "true"
-    return ProviderError(message, retryable=retryable, retry_after_s=_retry_after_s(headers))
+    return ProviderError(
+        message,
+        retryable=retryable,
+        retry_after_s=_retry_after_s(headers),
+        rate_limited=rate_limited,
+        rate_headers=rate_limit_headers(headers),
+    )
 
 
 def _is_exhausted_quota(code: str | None) -> bool:

@@ -26,11 +26,13 @@ from __future__ import annotations
 import importlib.util
 import re
 import time
-from typing import TYPE_CHECKING, Final
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final, Protocol, cast
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.answers import OpenAICompletion, OpenAILogprobs, read_answer
 from judgekit.providers.chat import (
+    Answered,
     ChatMessage,
     ChatProvider,
     ChatRequest,
@@ -40,12 +42,26 @@ from judgekit.providers.chat import (
 from judgekit.providers.failures import provider_errors
 from judgekit.providers.keys import api_key as resolve_api_key
 from judgekit.providers.openai_errors import openai_failures
+from judgekit.providers.rate_headers import rate_limit_headers
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = ["OpenAICompatibleProvider", "OpenAIProvider"]
+
+# The header `with_raw_response` sets: the SDK then returns the response, not its parse.
+_RAW_RESPONSE_HEADER: Final = "X-Stainless-Raw-Response"
+
+
+class _RawResponse(Protocol):
+    """What the SDK's raw response gives: the body read, and the headers."""
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
 
 
 class OpenAIProvider(ChatProvider):
@@ -109,17 +125,25 @@ class OpenAIProvider(ChatProvider):
         return body
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        return (await self.answer(request)).response
+
+    async def answer(self, request: ChatRequest) -> Answered:
         started = time.perf_counter()
         with provider_errors(self, openai_failures()):
             # The SDK's own HTTP client and errors, but posting a plain JSON body (the typed
             # `chat.completions.create` spends milliseconds per request walking its parameter
             # types, which at judge concurrency costs more than the wait) and taking the raw
-            # body, checked by read_answer: the SDK would build its objects unchecked.
-            raw = await self._client.post(
+            # response, as `with_raw_response` does (its header asks the SDK for it): the
+            # body, checked by read_answer (the SDK would build its objects unchecked), and
+            # the headers, whose rate limits pace the next requests.
+            answer = await self._client.post(
                 "/chat/completions",
                 cast_to=bytes,
                 body=self._body(request),
+                options={"headers": {_RAW_RESPONSE_HEADER: "true"}},
             )
+            raw = cast(_RawResponse, answer).content
+        headers = rate_limit_headers(cast(_RawResponse, answer).headers)
         latency_s = time.perf_counter() - started
         url = f"{self.endpoint.rstrip('/')}/chat/completions"
         completion = read_answer(raw, OpenAICompletion, provider=self.name, url=url)
@@ -127,7 +151,7 @@ class OpenAIProvider(ChatProvider):
             raise ProviderError(f"{self.name} answered {request.model!r} with no choices ({url})")
         usage = completion.usage
         choice = completion.choices[0]
-        return ChatResponse(
+        response = ChatResponse(
             text=choice.message.content or "",
             model=completion.model or request.model,
             input_tokens=(usage.prompt_tokens or 0) if usage else 0,
@@ -135,6 +159,7 @@ class OpenAIProvider(ChatProvider):
             latency_s=latency_s,
             tokens=_tokens(choice.logprobs) if request.logprobs else None,
         )
+        return Answered(response, headers)
 
     @property
     def endpoint(self) -> str:

@@ -13,7 +13,8 @@ from judgekit.testing.fake_llm_server import (
     FakeLLMServer,
     FakeRequest,
     FaultPlan,
+    RateLimit,
     Reply,
 )
 
-__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "Reply"]
+__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "RateLimit", "Reply"]

@@ -11,7 +11,14 @@ from judgekit._util.number_format import setting
 from judgekit.testing.fake_request import Api, FakeRequest
 from judgekit.testing.logprobs import Reply, token_logprobs
 
-__all__ = ["Response", "completion_response", "count_tokens", "error_response", "not_json_response"]
+__all__ = [
+    "Response",
+    "completion_response",
+    "count_tokens",
+    "error_response",
+    "not_json_response",
+    "request_tokens",
+]
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,18 @@ def count_tokens(text: str) -> int:
     2
     """
     return len(text.split())
+
+
+def request_tokens(request: FakeRequest) -> int:
+    """What a request counts against a tokens-a-minute limit, as OpenAI counts it: its input
+    tokens plus the most output it asks for (``max_tokens`` or ``max_completion_tokens``)."""
+    asked = request.body.get("max_tokens", request.body.get("max_completion_tokens"))
+    most_output = asked if isinstance(asked, int) and not isinstance(asked, bool) else 0
+    return _input_tokens(request) + max(most_output, 0)
+
+
+def _input_tokens(request: FakeRequest) -> int:
+    return sum(count_tokens(message["content"]) for message in request.messages)
 
 
 def completion_response(request: FakeRequest, reply: str | Reply) -> Response:
@@ -75,7 +94,7 @@ def error_response(
 
 
 def _completion_body(request: FakeRequest, text: str) -> dict[str, Any]:
-    input_tokens = sum(count_tokens(message["content"]) for message in request.messages)
+    input_tokens = _input_tokens(request)
     output_tokens = count_tokens(text)
     if request.api == "openai":
         return {

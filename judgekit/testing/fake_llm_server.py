@@ -38,6 +38,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from types import TracebackType
 from typing import Self
 
@@ -46,6 +47,7 @@ from judgekit.testing.answers import (
     completion_response,
     error_response,
     not_json_response,
+    request_tokens,
 )
 from judgekit.testing.batches import FakeBatches
 from judgekit.testing.fake_request import FakeRequest, api_key_of
@@ -53,9 +55,10 @@ from judgekit.testing.faults import Fault, FaultPlan, FaultQueue
 from judgekit.testing.hold import Hold
 from judgekit.testing.http_handler import LoopbackServer
 from judgekit.testing.logprobs import Reply
+from judgekit.testing.rate_window import RateLimit, RateWindow
 from judgekit.testing.traffic import Traffic
 
-__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "Reply"]
+__all__ = ["DEFAULT_VERDICT", "FakeLLMServer", "FakeRequest", "FaultPlan", "RateLimit", "Reply"]
 
 DEFAULT_VERDICT = '{"reason": "ok", "score": "pass"}'
 """What the server answers when no ``reply`` function is given: a passing judge verdict."""
@@ -70,7 +73,10 @@ class FakeLLMServer:
     ``expect_api_key``, when set, makes every request with another key (``x-api-key`` or
     ``Authorization: Bearer``) fail with HTTP 401 — and, like some real APIs, the error
     message quotes the key it was sent. ``port`` is the port to bind (0: any free one; an
-    ``OSError`` when it is taken). :meth:`hold_after` holds requests until
+    ``OSError`` when it is taken). ``rate_limit`` answers 429 past a number of requests or
+    tokens a minute, and tells every answer where the window stands in the provider's own
+    headers (:mod:`judgekit.testing.rate_window`; :attr:`rate_window` counts what each
+    window let through). :meth:`hold_after` holds requests until
     :meth:`release`, so a test can act while a client is known to be waiting.
     Use it as a context manager; see the module docstring for an example.
     """
@@ -83,6 +89,7 @@ class FakeLLMServer:
         faults: FaultPlan | None = None,
         expect_api_key: str | None = None,
         port: int = 0,
+        rate_limit: RateLimit | None = None,
     ) -> None:
         if latency_s < 0:
             raise ValueError(f"latency_s must be >= 0, got {latency_s}")
@@ -93,6 +100,7 @@ class FakeLLMServer:
         self.faults = faults or FaultPlan()
         self.expect_api_key = expect_api_key
         self._port = port
+        self.rate_window = RateWindow(rate_limit) if rate_limit is not None else None
         self._fault_queue = FaultQueue(self.faults.seed)
         self._traffic = Traffic()
         self._hold = Hold()
@@ -233,6 +241,18 @@ class FakeLLMServer:
     # -- called by the handler threads -----------------------------------------------------
 
     def _answer(self, request: FakeRequest) -> Response:
+        """The answer to an API request, with the rate limit's headers when there is one."""
+        if self.rate_window is None:
+            return self._answer_as_set_up(request)
+        admission = self.rate_window.admit(request.api, request_tokens(request))
+        if not admission.admitted:
+            message = "Rate limit reached for requests or tokens per minute (FakeLLMServer)."
+            refused = error_response(request.api, 429, message)
+            return replace(refused, headers={**refused.headers, **admission.headers})
+        response = self._answer_as_set_up(request)
+        return replace(response, headers={**response.headers, **admission.headers})
+
+    def _answer_as_set_up(self, request: FakeRequest) -> Response:
         """The answer to an API request: held, delayed, refused or faulty as set up."""
         self._hold.wait()
         if self.latency_s:

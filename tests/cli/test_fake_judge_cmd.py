@@ -305,3 +305,27 @@ def test_a_model_rate_is_provider_model_equals_a_rate(project: Path, tmp_path: P
         )
         assert refused.returncode == 2
         assert f"Invalid value for '--error-rate-for': {why}" in refused.stderr
+
+
+def test_rpm_makes_it_a_rate_limited_provider(project: Path, tmp_path: Path) -> None:
+    server = serve(project, tmp_path / "home", "--rpm", "2", "--rate-window", "60")
+    try:
+        with openai.OpenAI(base_url=server.base_url, api_key="anything", max_retries=0) as client:
+            ask = {"model": "any-model", "messages": [{"role": "user", "content": "hi"}]}
+            first = client.chat.completions.with_raw_response.create(**ask)  # type: ignore[call-overload]
+            client.chat.completions.create(**ask)  # type: ignore[call-overload]
+            with pytest.raises(openai.RateLimitError) as refused:
+                client.chat.completions.create(**ask)  # type: ignore[call-overload]
+        assert first.headers["x-ratelimit-limit-requests"] == "2"
+        assert first.headers["x-ratelimit-remaining-requests"] == "1"
+        assert refused.value.response.headers["x-ratelimit-remaining-requests"] == "0"
+        assert 1 <= int(refused.value.response.headers["retry-after"]) <= 60
+    finally:
+        code, _ = server.stop()
+    assert code == 0
+
+
+def test_bad_rate_options_exit_2(project: Path, tmp_path: Path) -> None:
+    ran = judgekit(["fake-judge", "--results", "results", "--rpm", "0"], project, tmp_path / "home")
+    assert ran.returncode == 2
+    assert "Invalid value for '--rpm': 0 is not in the range x>=1." in ran.stderr

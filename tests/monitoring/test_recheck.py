@@ -258,6 +258,9 @@ def test_recheck_takes_the_options_monitor_recheck_takes() -> None:
         "base_url",
         "api_key_env",
         "concurrency",
+        "rpm",
+        "tpm",
+        "share_rate_limits",
         "drift_alpha",
         "as_json",
     }
@@ -276,3 +279,16 @@ def test_a_recheck_spends_the_test_labels_it_measured(promoted: Path) -> None:
     assert spent == dict.fromkeys(
         split.test, "measured beside the judge's verdicts by monitor --recheck"
     )
+
+
+def test_a_recheck_stays_within_rpm_and_judges_every_labelled_run(promoted: Path) -> None:
+    import time
+
+    with FakeLLMServer(reply=judge_with_error_rate(0.03)) as server:
+        started = time.monotonic()
+        code, found = recheck(server, "--rpm", "3000")
+        elapsed = time.monotonic() - started
+        assert server.calls == 100
+    assert code == 0 and found["now"]["n"] == 100
+    # 50 a second, 50 at once: the last of 100 requests starts 1 s after the first.
+    assert elapsed >= 0.95
