@@ -47,6 +47,7 @@ from judgekit.store import schema
 from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.migration_confidence import add_verdicts_confidence
 from judgekit.store.migration_day_totals import add_verdict_day_totals
+from judgekit.store.migration_shard import add_runs_shard
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
@@ -288,6 +289,7 @@ MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0003_grades_answer_passed", add_grades_answer_passed),
     ("0004_verdicts_confidence", add_verdicts_confidence),
     ("0005_verdict_day_totals", add_verdict_day_totals),
+    ("0008_runs_shard", add_runs_shard),
 )
 
 
