@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -224,3 +225,42 @@ def test_four_shards_from_an_engine_s_variables_equal_the_unsharded_run(
         ("refund_full", 3),
         ("refuse_overrefund", 3),
     ]
+
+
+def test_grading_the_shards_with_the_store_records_into_their_batch(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    env = {"JUDGEKIT_DB": store, "JUDGEKIT_SHARD_GROUP": "", "GITHUB_RUN_ID": "", **SLURM}
+    shards = tmp_path / "shards"
+    grade = ["grade", shards, "--tasks", REPO / "tasks" / "shop.yaml", "--out", tmp_path / "all"]
+    for task_id in range(1, 5):
+        store_flag = ["--no-store"] if task_id == 4 else []  # shard 4 not recorded yet
+        code, _, stderr = invoke(
+            *run_args(shards / str(task_id), "--shard-from-env", *store_flag),
+            env=env | {"SLURM_ARRAY_TASK_ID": str(task_id)},
+        )
+        assert code == 0, stderr
+    with open_store(store) as opened:
+        (batch,) = opened.batches()
+    code, _, stderr = invoke(*grade, env=env)
+    assert (code, stderr.strip()) == (
+        2,
+        f"judgekit: error: {shards} (its shards) is batch {batch.id}, the 4 shards of group "
+        "'slurm-812', with 15 of their 20 runs graded: a shard is missing or unfinished (gate "
+        "the shards' folders to see which)",
+    )
+    assert not (tmp_path / "all").exists()
+    code, _, stderr = invoke(
+        *run_args(shards / "4", "--shard-from-env", "--resume"),
+        env=env | {"SLURM_ARRAY_TASK_ID": "4"},
+    )
+    assert code == 0, stderr
+    code, stdout, stderr = invoke(*grade, "--json", env=env)
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    assert (report["runs"], report["passed"], report["store"]["batch_id"]) == (20, 13, batch.id)
+    with open_store(store) as opened:
+        assert [b.id for b in opened.batches()] == [batch.id]  # no batch of its own
+        assert (opened.count("runs"), opened.count("grades")) == (20, 20)  # none twice
+        assert Counter(opened.run_shards(batch.id).values()) == {
+            "1/4": 5, "2/4": 5, "3/4": 5, "4/4": 5
+        }  # fmt: skip
