@@ -24,6 +24,7 @@ from judgekit.store import open_store
 from tests.cli.test_help import assert_parses
 from tests.conftest import REPO
 from tests.test_github_actions_example import comment_commands
+from tests.trials.test_shards import interrupted
 
 KUBERNETES = REPO / "examples" / "kubernetes" / "judgekit-trials.yaml"
 SLURM = REPO / "examples" / "slurm" / "trials.sbatch"
@@ -127,7 +128,8 @@ def test_the_slurm_array_runs_four_shards_that_merge_as_one_run(tmp_path: Path, 
     text = SLURM.read_text(encoding="utf-8")
     assert "#SBATCH --array=1-4\n" in text
     folder, env = project(tmp_path)
-    for task_id in range(low, low + 4):
+
+    def array_task(task_id: int) -> None:
         task = env | {
             "SLURM_ARRAY_JOB_ID": "4242",
             "SLURM_ARRAY_TASK_ID": str(task_id),
@@ -139,6 +141,12 @@ def test_the_slurm_array_runs_four_shards_that_merge_as_one_run(tmp_path: Path, 
             ["bash", str(SLURM)], cwd=folder, env=task, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
+
+    for task_id in range(low, low + 4):
+        array_task(task_id)
+    # A task cut short and requeued completes its shard: it runs only the missing trials.
+    interrupted(folder / "shards" / str(low + 1), keep=12)
+    array_task(low + 1)
     assert sorted(p.name for p in (folder / "shards").iterdir()) == [
         str(i) for i in range(low, low + 4)
     ]
