@@ -15,6 +15,7 @@ from judgekit.errors import ConfigError
 from judgekit.formats.shard import Shard
 from judgekit.store import open_store
 from judgekit.trials.shard_env import EngineShard, shard_from_env
+from judgekit.trials.shards import shard_group
 from tests.conftest import REPO
 from tests.trials.test_shards import invoke, rows, run_args
 
@@ -263,3 +264,15 @@ def test_grading_the_shards_with_the_store_records_into_their_batch(tmp_path: Pa
         assert Counter(opened.run_shards(batch.id).values()) == {
             "1/4": 5, "2/4": 5, "3/4": 5, "4/4": 5
         }  # fmt: skip
+
+
+def test_the_group_is_the_option_then_the_variable_then_the_engine_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("JUDGEKIT_SHARD_GROUP", raising=False)
+    monkeypatch.setenv("GITHUB_RUN_ID", "9876543210")
+    assert shard_group(None, "slurm-812") == "slurm-812"  # before GitHub's run id
+    assert shard_group(None, None) == "github-9876543210"
+    monkeypatch.setenv("JUDGEKIT_SHARD_GROUP", "nightly-7")
+    assert shard_group(None, "slurm-812") == "nightly-7"
+    assert shard_group("mine", "slurm-812") == "mine"
