@@ -24,7 +24,6 @@ from judgekit.cli.options import (
 from judgekit.cli.runs_file_hint import import_first_hint
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
-from judgekit.errors import ConfigError
 
 
 @click.command("grade")
@@ -62,8 +61,9 @@ def grade_command(
     RUNS may also be a folder of the --out folders of `judgekit run --shard I/N`: the shards
     are graded as the whole run, refused when one is missing, repeated, unfinished, run on
     another suite, edited since it finished (its shard.json records the sha256 of its suite
-    and files), or a run id is in two (with --no-store: each shard recorded its runs as it
-    ran). A shard's own runs.jsonl graded into its folder updates its shard.json.
+    and files), or a run id is in two. With the store, the grades go to the batch the
+    shards recorded into, once it holds all of them; their runs are not recorded again.
+    A shard's own runs.jsonl graded into its folder updates its shard.json.
 
     Answer checks only tasks with expect_answer (what the agent must have told the user).
 
@@ -83,11 +83,11 @@ def grade_command(
     Example:
       judgekit grade examples/runs/shop.jsonl --tasks tasks/shop.yaml --out results --reasons
     """
+    shards_batch = None
     if store.enabled and is_dir(runs):
-        raise ConfigError(
-            "a folder of shards is graded with --no-store: each shard recorded its runs "
-            "in the store as it ran"
-        )
+        from judgekit.store.shard_batch import shards_batch as find_shards_batch
+
+        shards_batch = find_shards_batch(runs)  # checked whole before anything is written
     # The suites' models and the graders load when the command runs, not for its --help.
     from judgekit.formats.task_files import load_task_files
     from judgekit.graders.grade_file import grade_file
@@ -108,12 +108,15 @@ def grade_command(
             )
         recorded = None
         if store.enabled:
-            from judgekit.store.record_files import record_graded_runs
+            from judgekit.store.record_files import iter_grades, record_graded_runs
+            from judgekit.store.shard_batch import record_shard_grades
 
             written = f"results written to {results} and {out_dir / 'results.csv'}"
             with written_before_store(written):
-                recorded = record_graded_runs(
-                    runs, results, source="grade", provenance=store.provenance()
+                recorded = (
+                    record_graded_runs(runs, results, source="grade", provenance=store.provenance())
+                    if shards_batch is None
+                    else record_shard_grades(shards_batch, iter_grades(results))
                 )
     if as_json:
         report = summary.as_dict(k=k)

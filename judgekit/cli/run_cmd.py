@@ -22,6 +22,7 @@ from judgekit.cli.options import (
     reasons_option,
     tasks_option,
 )
+from judgekit.cli.shard_options import shard_options
 from judgekit.cli.store_options import StoreChoice, store_options
 from judgekit.cli.store_output import recorded_line, store_json, written_before_store
 from judgekit.formats.grade import Grade
@@ -66,16 +67,7 @@ from judgekit.trials.trial_files import RESULTS, RUNS
 @click.option(
     "--resume", is_flag=True, help="Keep the trials already in --out and run only the missing ones."
 )
-@click.option(
-    "--shard",
-    metavar="I/N",
-    help="Run only shard I of N (from 1) of the (task, trial) pairs; see the docs: Shard a run over machines.",
-)
-@click.option(
-    "--shard-group",
-    help="The id the N shards share in the store (default: $JUDGEKIT_SHARD_GROUP, "
-    "or GitHub Actions' run id).",
-)
+@shard_options
 @save_baseline_option
 @reasons_option
 @json_option
@@ -92,6 +84,7 @@ def run_command(
     out_dir: Path,
     resume: bool,
     shard: str | None,
+    shard_from_env: bool,
     shard_group: str | None,
     save_baseline: Path | None,
     reasons: bool,
@@ -120,7 +113,13 @@ def run_command(
     tasks = load_task_files(tasks_path)
     trial = trial_function_for(tasks, agent=agent, agent_cmd=agent_cmd, limits=limits)
     sharding = plan_shard(
-        shard, shard_group, tasks, trials, store=store.enabled, baseline=save_baseline is not None
+        shard,
+        shard_group,
+        tasks,
+        trials,
+        store=store.enabled,
+        baseline=save_baseline is not None,
+        from_env=shard_from_env,
     )
     # One process at a time in --out: two --resume would run the same missing trials twice.
     with output_folder_lock(out_dir):
@@ -143,6 +142,7 @@ def run_command(
                     source="run",
                     provenance=store.provenance(extra_tags=sharding.tags()),
                     key=sharding.batch_key,
+                    shard=sharding.label,
                 )
     chosen_k = k if k is not None else min(5, trials)
     if as_json:

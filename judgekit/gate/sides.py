@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgekit._util.input_paths import is_dir, is_file
-from judgekit.errors import StoreError
 from judgekit.formats.grade import Grade, load_results, results_path
-from judgekit.formats.shard import SHARD_GROUP_TAG, SHARD_RUNS_TAG, SHARDS_TAG, shard_folders
+from judgekit.formats.shard import shard_folders
 from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
+from judgekit.store.shard_batch import check_all_shards
 
 if TYPE_CHECKING:  # the store loads SQLAlchemy: only when a side or a rubric needs it
     from judgekit.store import Store
-    from judgekit.store.batches import Batch
 
 __all__ = ["Side", "is_store_reference", "resolve_side", "store_if_needed"]
 
@@ -51,7 +50,7 @@ def resolve_side(reference: str, store: Store | None, only: RunFilter = EVERYTHI
         batch = store.batch_with_grades(reference, only=only)
         grades = store.grades(batch.id, only=only)
         whole = grades if only.is_empty else store.grades(batch.id)
-        _check_all_shards(reference, batch, len(whole))
+        check_all_shards(reference, batch, len(whole))
         return Side(f"{reference} (batch {batch.id})", grades, batch.id)
     grades = list(load_results(reference))
     if only.suite is not None:
@@ -62,19 +61,6 @@ def resolve_side(reference: str, store: Store | None, only: RunFilter = EVERYTHI
         found = None if key is None else store.find_batch(key)
         batch_id = None if found is None else found.id
     return Side(reference, grades, batch_id)
-
-
-def _check_all_shards(reference: str, batch: Batch, graded: int) -> None:
-    """A batch the shards of one run share holds the whole run only once all have recorded:
-    a part is refused, never gated as if it were the whole."""
-    tags = batch.tags or {}
-    expected = str(tags.get(SHARD_RUNS_TAG, ""))
-    if expected.isdigit() and graded < int(expected):
-        raise StoreError(
-            f"{reference} is batch {batch.id}, the {tags.get(SHARDS_TAG)} shards of group "
-            f"{tags.get(SHARD_GROUP_TAG)!r}, with {graded} of their {expected} runs graded: a "
-            "shard is missing or unfinished (gate the shards' folders to see which)"
-        )
 
 
 def _folder_batch_key(reference: str) -> str | None:

@@ -49,6 +49,7 @@ from judgekit.store.migration_confidence import add_verdicts_confidence
 from judgekit.store.migration_day_totals import add_verdict_day_totals
 from judgekit.store.migration_jurors import add_verdicts_jurors
 from judgekit.store.migration_spend_days import add_judge_spend_days
+from judgekit.store.migration_shard import add_runs_shard
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
@@ -292,6 +293,7 @@ MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0005_verdict_day_totals", add_verdict_day_totals),
     ("0006_judge_spend_days", add_judge_spend_days),
     ("0007_verdicts_jurors", add_verdicts_jurors),
+    ("0008_runs_shard", add_runs_shard),
 )
 
 

@@ -93,6 +93,15 @@ class StoreReads(StoreBase):
             self._model(Grade, "grades", r["data"] | {"_row": r["id"]}, ("_row",)) for r in rows
         ]
 
+    def run_shards(self, batch_id: int) -> dict[str, str | None]:
+        """The shard ("I/N") that recorded each run of one batch, by run id; None for a
+        run recorded whole."""
+        table = schema.runs
+        query = select(table.c.run_id, table.c.shard).where(table.c.batch_id == batch_id)
+        with reading(self._engine) as connection:
+            rows = connection.execute(query.order_by(table.c.id)).all()
+        return {run_id: shard for run_id, shard in rows}
+
     def promotions(self, rubric_id: str) -> list[dict[str, Any]]:
         """A rubric's promotion events, oldest first: each one's ``status`` (promoted, or
         stale after a recheck), ``at`` and ``data`` (the record as written)."""

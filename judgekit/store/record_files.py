@@ -77,13 +77,20 @@ def record_graded_runs(
     provenance: Provenance,
     url: str | None = None,
     key: str | None = None,
+    shard: str | None = None,
 ) -> Recorded:
-    """Open the store and record a runs file with the results file grading it (a failure
-    leaves no empty batch)."""
+    """Open the store and record a runs file with the results file grading it, its runs
+    labelled with their ``shard`` (a failure leaves no empty batch)."""
     with open_store(url) as store, no_empty_batch_left(store):
         grades = iter_grades(results_path)
         return record_runs_file(
-            store, runs_path, source=source, provenance=provenance, grades=grades, key=key
+            store,
+            runs_path,
+            source=source,
+            provenance=provenance,
+            grades=grades,
+            key=key,
+            shard=shard,
         )
 
 

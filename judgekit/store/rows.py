@@ -44,8 +44,9 @@ def _is_json_scalar(score: Any) -> bool:
     return isinstance(score, _JSON_SCALARS) or (isinstance(score, float) and math.isfinite(score))
 
 
-def run_row(run: Run, batch_id: int, at: datetime) -> dict[str, Any]:
-    """A run's row in ``runs``: the whole run as JSON, and the columns reports filter on."""
+def run_row(run: Run, batch_id: int, at: datetime, shard: str | None = None) -> dict[str, Any]:
+    """A run's row in ``runs``: the whole run as JSON, the columns reports filter on, and
+    the ``shard`` ("I/N") of a sharded run that recorded it."""
     usage = run.usage
     return {
         "batch_id": batch_id,
@@ -61,6 +62,7 @@ def run_row(run: Run, batch_id: int, at: datetime) -> dict[str, Any]:
         "duration_s": run.duration_s,
         "at": at,
         "data": run.model_dump(mode="json", exclude_defaults=True),
+        "shard": shard,
     }
 
 

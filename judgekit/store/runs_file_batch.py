@@ -44,7 +44,9 @@ class RunsFileStore(Protocol):
         tags: Mapping[str, Any] | None = None,
     ) -> int: ...
 
-    def record_runs(self, runs: Iterable[Run], batch_id: int) -> int: ...
+    def record_runs(
+        self, runs: Iterable[Run], batch_id: int, *, shard: str | None = None
+    ) -> int: ...
 
     def record_grades(self, grades: Iterable[Grade], batch_id: int) -> int: ...
 
@@ -96,12 +98,15 @@ def record_runs_file(
     grades: Iterable[Grade] | None = None,
     key: str | None = None,
     runs: Iterable[Run] | None = None,
+    shard: str | None = None,
 ) -> Recorded:
     """Record the runs of ``runs_path`` (and their ``grades``, if given) in its batch, or in
-    the batch ``key`` (the one all shards of a sharded run share). ``runs`` are the file's
-    runs when the caller has read them already (the file is then not read again)."""
+    the batch ``key`` (the one all shards of a sharded run share), each run labelled with
+    its ``shard`` ("I/N"). ``runs`` are the file's runs when the caller has read them
+    already (the file is then not read again)."""
     key = key or runs_batch_key(runs_path)
     batch_id = open_batch(store, key, source=source, provenance=provenance)
-    recorded = store.record_runs(load_runs(runs_path) if runs is None else runs, batch_id)
+    runs = load_runs(runs_path) if runs is None else runs
+    recorded = store.record_runs(runs, batch_id, shard=shard)
     graded = store.record_grades(grades, batch_id) if grades is not None else 0
     return Recorded(url=store.url, batch_id=batch_id, runs=recorded, grades=graded)

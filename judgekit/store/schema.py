@@ -205,6 +205,9 @@ runs = Table(
     Column("at", UtcDateTime(), nullable=False),
     # The whole run as JSON: a judge can be asked about it again (``monitor --recheck``).
     Column("data", json_column(), nullable=False),
+    # Last because migration 0008 added it: the shard ("I/N") that recorded the run; NULL
+    # for a run recorded whole.
+    Column("shard", String(24)),
     UniqueConstraint(*RUN_KEY, name="uq_runs_batch_run"),
     Index("ix_runs_run_id", "run_id"),
 )

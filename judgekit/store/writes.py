@@ -61,10 +61,12 @@ class StoreWrites(StoreBatches):
             at_end=fold_new_verdicts if self._dialect == "sqlite" else None,
         )
 
-    def record_runs(self, runs: Iterable[Run], batch_id: int) -> int:
-        """Record runs (whole, so a judge can be asked about them again) in a batch."""
+    def record_runs(self, runs: Iterable[Run], batch_id: int, *, shard: str | None = None) -> int:
+        """Record runs (whole, so a judge can be asked about them again) in a batch, each
+        labelled with the ``shard`` ("I/N") that ran it, if any."""
         now = datetime.now(UTC)
-        return self._upsert(schema.runs, schema.RUN_KEY, (run_row(r, batch_id, now) for r in runs))
+        rows = (run_row(r, batch_id, now, shard) for r in runs)
+        return self._upsert(schema.runs, schema.RUN_KEY, rows)
 
     def record_grades(
         self, grades: Iterable[Grade], batch_id: int, *, at: datetime | None = None

@@ -31,6 +31,7 @@ from judgekit.formats.shard import (
 )
 from judgekit.formats.suite import suite_sha256
 from judgekit.formats.task import Task, TaskSet
+from judgekit.trials.shard_env import EngineShard, shard_from_env
 from judgekit.trials.trial_files import RUNS
 
 GROUP_ENV: Final = "JUDGEKIT_SHARD_GROUP"
@@ -54,14 +55,17 @@ def _sort_key(pair: Pair) -> tuple[str, str, int]:
     return (task.suite or "", task.id, number)
 
 
-def shard_group(explicit: str | None) -> str | None:
+def shard_group(explicit: str | None, engine: str | None = None) -> str | None:
     """The run group the shards share: ``--shard-group``, else ``$JUDGEKIT_SHARD_GROUP``,
+    else the batch engine's (``engine``: a Slurm array's job id, a Kubernetes Job's uid),
     else GitHub Actions' run id (the same in every job of one workflow run, and kept when
     a failed job is re-run, so a shard run again lands beside the others)."""
     if explicit:
         return explicit
     if os.environ.get(GROUP_ENV):
         return os.environ[GROUP_ENV]
+    if engine:
+        return engine
     run_id = os.environ.get("GITHUB_RUN_ID")
     return f"github-{run_id}" if run_id else None
 
@@ -85,6 +89,11 @@ class ShardPlan:
     pairs: int
     total: int = 0  # the pairs of all shards together
 
+    @property
+    def label(self) -> str | None:
+        """The shard ("I/N") each run it records is labelled with in the store."""
+        return None if self.shard is None else str(self.shard)
+
     def tags(self) -> dict[str, str]:
         """The batch's tags that let a reader of the store tell a whole run from a part."""
         if self.shard is None or self.group is None:
@@ -104,10 +113,21 @@ def plan_shard(
     *,
     store: bool,
     baseline: bool = False,
+    from_env: bool = False,
 ) -> ShardPlan:
-    """The shard of ``--shard I/N``; recorded in the store, the shards need a group to
+    """The shard of ``--shard I/N``, or with ``from_env`` of the batch engine's variables
+    (:mod:`judgekit.trials.shard_env`); recorded in the store, the shards need a group to
     meet in one batch (without one, each machine could not tell this run from another).
     A shard is a part of a run, so it is never saved as a baseline (``baseline``)."""
+    engine = None
+    if from_env:
+        if text is not None:
+            raise ConfigError(
+                "--shard-from-env reads the shard from the environment: pass it or --shard "
+                f"I/N, not both (got --shard {text})"
+            )
+        engine = shard_from_env(os.environ)
+        text = str(engine.shard)
     if text is not None and baseline:
         raise ConfigError(
             "--save-baseline saves a whole run's results, and a shard is a part: gate the "
@@ -118,18 +138,28 @@ def plan_shard(
             raise ConfigError("--shard-group needs --shard I/N")
         return ShardPlan(None, None, None, len(tasks) * trials)
     shard = parse_shard(text)
-    group = shard_group(explicit_group)
+    group = shard_group(explicit_group, None if engine is None else engine.group)
     if group is None and store:
-        raise ConfigError(
-            f"--shard {shard} records in the store, where the shards meet by a group id: "
-            f"pass --shard-group ID (the same on every shard) or set ${GROUP_ENV} "
-            "(on GitHub Actions the workflow run id is used), or pass --no-store"
-        )
+        _refuse_without_group(shard, engine)
     suites = sorted({task.suite or "" for task in tasks})
     digest = suite_sha256(tasks)
     key = None if group is None else shard_batch_key(group, shard, trials, suites, digest)
     pairs = len(shard_pairs(tasks, trials, shard))
     return ShardPlan(shard, group, key, pairs, total=len(tasks) * trials)
+
+
+def _refuse_without_group(shard: Shard, engine: EngineShard | None) -> None:
+    if engine is None:
+        raise ConfigError(
+            f"--shard {shard} records in the store, where the shards meet by a group id: "
+            f"pass --shard-group ID (the same on every shard) or set ${GROUP_ENV} "
+            "(on GitHub Actions the workflow run id is used), or pass --no-store"
+        )
+    raise ConfigError(
+        f"shard {shard} of a {engine.engine} records in the store, where the shards meet by "
+        f"a group id: {engine.missing_group()}, or pass --shard-group ID (the same on every "
+        "shard), or --no-store"
+    )
 
 
 def shard_manifest(

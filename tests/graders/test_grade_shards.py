@@ -136,10 +136,11 @@ def test_a_folder_without_shards_is_refused(tmp_path: Path) -> None:
     )
 
 
-def test_a_folder_of_shards_is_graded_without_the_store(made: Path, tmp_path: Path) -> None:
+def test_shards_run_without_the_store_are_graded_without_it(made: Path, tmp_path: Path) -> None:
     code, stdout, stderr = invoke("grade", made / "shards", "--tasks", SHOP, "--out", tmp_path)
     assert (code, stdout) == (2, "")
     assert stderr == (
-        "judgekit: error: a folder of shards is graded with --no-store: each shard recorded "
-        "its runs in the store as it ran\n"
+        f"judgekit: error: the shards in {made / 'shards'} were run with --no-store (shard "
+        "1/4's shard.json names no store batch): grade them with --no-store\n"
     )
+    assert not (tmp_path / "results.jsonl").exists()

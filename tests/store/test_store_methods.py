@@ -174,8 +174,12 @@ def test_a_run_row_holds_its_summary_columns(store: Store) -> None:
         "input_tokens": 1200,
         "output_tokens": 80,
         "duration_s": 4.5,
+        "shard": None,  # recorded whole
     }
     assert row["at"].tzinfo is UTC
+    store.record_runs([make_run()], batch, shard="2/4")
+    assert [row["shard"] for row in _rows(store, "runs")] == ["2/4"]
+    assert store.run_shards(batch) == {"shop/refund_full/3": "2/4"}
 
 
 def test_a_run_in_a_batch_that_does_not_exist_is_refused(store: Store) -> None:
