@@ -48,8 +48,8 @@ from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.migration_confidence import add_verdicts_confidence
 from judgekit.store.migration_day_totals import add_verdict_day_totals
 from judgekit.store.migration_jurors import add_verdicts_jurors
-from judgekit.store.migration_spend_days import add_judge_spend_days
 from judgekit.store.migration_shard import add_runs_shard
+from judgekit.store.migration_spend_days import add_judge_spend_days
 from judgekit.store.schema import UtcDateTime, json_column, score_value
 
 Migration = Callable[[Connection], None]
