@@ -69,7 +69,11 @@ def _majority(scored: Sequence[Score], jurors: int) -> Combined:
     top, top_count = counts[0]
     if len(counts) > 1 and counts[1][1] == top_count:
         tied = " and ".join(sorted(str(score) for score, count in counts if count == top_count))
-        return Combined(None, f"no majority: {tied} tied at {top_count} jurors each", None)
+        return Combined(
+            None,
+            f"no majority: {tied} tied at {top_count} {'juror' if top_count == 1 else 'jurors'} each",
+            None,
+        )
     return Combined(
         top,
         f"majority: {top} from {top_count} of {len(scored)} scored jurors ({jurors} on the jury)",

@@ -29,7 +29,7 @@ from judgekit.judging.jury_combine import Combined, combine_scores
         (
             "majority",
             ["pass", None, "fail"],
-            Combined(None, "no majority: fail and pass tied at 1 jurors each", None),
+            Combined(None, "no majority: fail and pass tied at 1 juror each", None),
         ),
         (
             "majority",
@@ -40,7 +40,7 @@ from judgekit.judging.jury_combine import Combined, combine_scores
         (
             "majority",
             ["good", "bad", "ugly"],
-            Combined(None, "no majority: bad and good and ugly tied at 1 jurors each", None),
+            Combined(None, "no majority: bad and good and ugly tied at 1 juror each", None),
         ),
         (
             "majority",

@@ -242,7 +242,7 @@ def test_an_unscored_juror_leaves_the_others_to_decide(
         answers.update(d="not a verdict", e="pass")
         decided = world.judge_runs()
     assert (first["status"], first["score"], first["confidence"]) == ("unscored", None, None)
-    assert first["unscored_reason"] == "no majority: fail and pass tied at 1 jurors each"
+    assert first["unscored_reason"] == "no majority: fail and pass tied at 1 juror each"
     assert decided.exit_code == 0, decided.output
     (verdict, _) = world.verdicts()
     assert (verdict["status"], verdict["score"], verdict["confidence"]) == ("scored", "pass", 2 / 3)
