@@ -13,34 +13,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import mlflow
 from mlflow.entities import AssessmentSource, Feedback, SpanType, Trace
 from mlflow.entities.trace_location import MlflowExperimentLocation
 from mlflow.tracing.processor.mlflow_v3 import MlflowV3SpanProcessor
-from mlflow.tracing.trace_manager import InMemoryTraceManager
 from opentelemetry import trace as otel_trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
 
+from examples.traces.record_mlflow import KeepTraces
 from tests.labelling.platform_exports import answer, at, correct, question
-
-
-class KeepTraces(SpanExporter):
-    """Each finished trace, taken from MLflow's in-memory trace manager at its root span."""
-
-    def __init__(self) -> None:
-        self.traces: list[Trace] = []
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        for span in spans:
-            if span.parent is None:
-                kept = InMemoryTraceManager.get_instance().pop_trace(span.context.trace_id)
-                if kept is not None:
-                    self.traces.append(kept.trace)
-        return SpanExportResult.SUCCESS
 
 
 @mlflow.trace(span_type=SpanType.AGENT)
