@@ -15,8 +15,9 @@ Writes N verdicts of one rubric spread over the last D days (one batch per day) 
 run on a second file, is the same rows inserted with the sqlite3 driver's executemany and
 no upsert, no validation, no JSON columns: the floor the store's own work sits on. Then it
 times the monitor's query over the whole 90 days (one point per day, median of 5); the
-target is under one second. The baseline of the query is the same query from the verdicts
-themselves, as a ``--suite`` filter reads them.
+target is under one second. Its baselines, in the same run: the store's row count (``SELECT
+count(*)`` over the verdicts, what any query reading the rows themselves costs at least),
+and the same query from the verdicts themselves, as a ``--suite`` filter reads them.
 """
 
 from __future__ import annotations
@@ -110,10 +111,23 @@ def time_queries(store: Store, since: datetime, total: int) -> None:
         series = rubric_series(store, scope, since=since, by="day")
         timings.append(time.perf_counter() - began)
     assert sum(p.n for p in series.points) == total, "the query lost verdicts"
+    median = statistics.median(timings)
     print(
         f"monitor query, {len(series.points)} daily points over {total:,} verdicts: "
-        f"median {statistics.median(timings) * 1000:.0f} ms, best {min(timings) * 1000:.0f}, "
+        f"median {median * 1000:.0f} ms, best {min(timings) * 1000:.0f}, "
         f"worst {max(timings) * 1000:.0f} (target < 1000 ms)"
+    )
+    # A baseline no query of the store can go under by reading its rows: counting them.
+    counts = []
+    for _ in range(5):
+        began = time.perf_counter()
+        rows = store.count("verdicts")
+        counts.append(time.perf_counter() - began)
+    assert rows == total, "the store holds other verdicts"
+    print(
+        f"the store's row count (SELECT count(*) FROM verdicts), {rows:,} rows: median "
+        f"{statistics.median(counts) * 1000:.0f} ms; the monitor query at "
+        f"{median / statistics.median(counts):.4f}× it"
     )
     began = time.perf_counter()
     report = build_monitor_report(store, since=since)

@@ -4,7 +4,8 @@ Each request of a batch is answered by the server's ``reply`` function, as a cha
 be. A batch moves one status per retrieve (OpenAI ``validating`` → ``in_progress`` →
 ``completed``; Anthropic ``in_progress`` → ``ended``), so a client must poll. A test can make
 some requests fail (:attr:`FakeBatches.fail_when`) or a batch expire with only its first
-requests answered (:attr:`FakeBatches.expire_after`). Batches are listed newest first, as
+requests answered (:attr:`FakeBatches.expire_after`), or take a while to end
+(:attr:`FakeBatches.turnaround_s`), as a provider's batch does. Batches are listed newest first, as
 both APIs do, an OpenAI batch with its ``metadata``; :meth:`FakeBatches.hold_creates` makes
 the server accept a batch and hold the reply, as a client killed before hearing it would.
 """
@@ -40,6 +41,7 @@ class _Batch:
     id: str
     requests: list[tuple[str, dict[str, Any]]]  # (custom_id, request body)
     created_at: int = field(default_factory=lambda: int(time.time()))
+    created: float = field(default_factory=time.monotonic)  # for the turnaround
     retrieves: int = 0
     cancelled: bool = False
     results: list[dict[str, Any]] | None = None  # once ended
@@ -56,6 +58,9 @@ class FakeBatches:
         """Requests it is true for fail inside the batch (HTTP 500 in their result)."""
         self.expire_after: int | None = None
         """When set, a batch answers its first N requests and the rest expire."""
+        self.turnaround_s: float | None = None
+        """When set, a batch ends no sooner than this many seconds after it was created
+        (and after its polls), as a provider's batch takes minutes to hours."""
         self.creates: list[tuple[Api, str, int]] = []
         """Every batch created: API, batch id, number of requests."""
         self.answered: list[FakeRequest] = []
@@ -171,7 +176,7 @@ class FakeBatches:
         status = "validating" if batch.retrieves == 0 else "in_progress"
         output_id = error_id = None
         done = failed = 0
-        if batch.cancelled or batch.retrieves >= _RETRIEVES_TO_FINISH["openai"]:
+        if self._ended(batch):
             results = self._finish(batch)
             status = "cancelled" if batch.cancelled else "expired" if batch.expired else "completed"
             ok = [r for r in results if _succeeded(r)]
@@ -229,7 +234,7 @@ class FakeBatches:
         return _json(self._anthropic_object(batch))
 
     def _anthropic_object(self, batch: _Batch) -> dict[str, Any]:
-        ended = batch.cancelled or batch.retrieves >= _RETRIEVES_TO_FINISH["anthropic"]
+        ended = self._ended(batch)
         results = self._finish(batch) if ended else []
         kinds = [_anthropic_result(result)["result"]["type"] for result in results]
         return {
@@ -279,6 +284,15 @@ class FakeBatches:
         self._batches[batch_id] = batch
         self.creates.append((api, batch_id, len(requests)))
         return batch
+
+    def _ended(self, batch: _Batch) -> bool:
+        """A batch ends when cancelled, or once polled enough and its turnaround is past."""
+        if batch.cancelled:
+            return True
+        if batch.retrieves < _RETRIEVES_TO_FINISH[batch.api]:
+            return False
+        waited = time.monotonic() - batch.created
+        return self.turnaround_s is None or waited >= self.turnaround_s
 
     def _finish(self, batch: _Batch) -> list[dict[str, Any]]:
         """Answer every request once: OpenAI's result lines (Anthropic's are made from them)."""

@@ -145,3 +145,25 @@ def test_anthropic_message_batch_with_failure_and_expiry() -> None:
     assert succeeded.message.content[0].text == "echo q1"
     assert succeeded.message.usage.input_tokens == 2
     assert server.batches.creates == [("anthropic", batch.id, 3)]
+
+
+def test_a_batch_with_a_turnaround_stays_in_progress_until_it_is_past() -> None:
+    with FakeLLMServer(reply=_reply) as server:
+        server.batches.turnaround_s = 3600.0
+        with anthropic.Anthropic(base_url=server.anthropic_base_url, api_key="test") as client:
+            request = {
+                "custom_id": "req-0",
+                "params": {
+                    "model": "claude-haiku-4-5",
+                    "max_tokens": 100,
+                    "messages": [{"role": "user", "content": "q0"}],
+                },
+            }
+            batch = client.messages.batches.create(requests=[request])  # type: ignore[list-item]
+            polled = [client.messages.batches.retrieve(batch.id).processing_status for _ in "ab"]
+            server.batches.turnaround_s = 0.0  # the hour has passed
+            ended = client.messages.batches.retrieve(batch.id)
+    assert polled == ["in_progress", "in_progress"]
+    assert ended.processing_status == "ended"
+    assert ended.request_counts.succeeded == 1
+    assert server.batches.answered[0].text == "q0"
