@@ -199,7 +199,7 @@ def _fill_with_driver(path: Path, batches: list[int], per_day: int, start: datet
             run = (f"shop/task{i % 40}/{i}", RUBRIC, VERSION, MODEL, "scored")
             score = ('"pass"', 1.0) if passed else ('"fail"', 0.0)
             rest = ("The refund was issued as asked.", None, None, None, None)
-            usage = (812, 41, 0.00014, 0.8, 0, text, date, batch, None)
+            usage = (812, 41, 0.00014, 0.8, 0, text, date, batch, None, None)  # no jurors
             rows.append(run + score + rest + usage)
         rows.sort()  # in the unique key's order: appended, not scattered
         connection.execute("BEGIN")

@@ -3,8 +3,9 @@ arguments of the LangSmith SDK's ``Client.create_feedback`` (``client.create_fee
 
 A verdict is feedback from a model (``feedback_source_type: "model"``), a hand label from a
 person through the API (``"api"``). The feedback is on the run's LangSmith run (``span_id``)
-or, failing that, its trace's root run (``trace_id``); ``feedback_id`` is stable, so
-exporting twice does not count a verdict twice.
+or, failing that, its trace's root run (``trace_id``), in the run's project (``session_id``,
+as LangSmith names a project; null when the import did not record it); ``feedback_id`` is
+stable, so exporting twice does not count a verdict twice.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from judgekit.exporters.items import (
 from judgekit.exporters.trace_links import uuid_or_none
 
 __all__ = ["feedback_record", "is_linked", "write_langsmith"]
+
+
+def _project(item: ExportItem) -> str | None:
+    """The LangSmith project the run was traced to, which run feedback names."""
+    return uuid_or_none(item.trace.project_id) if item.trace is not None else None
 
 
 def _run_and_trace(item: ExportItem) -> tuple[str | None, str | None]:
@@ -50,6 +56,7 @@ def feedback_record(item: ExportItem) -> dict[str, Any]:
     record: dict[str, Any] = {
         "run_id": run_id,
         "trace_id": trace_id,
+        "session_id": _project(item),
         "key": item.rubric_id,
         **_score_and_value(item),
         "comment": item.reason,

@@ -2,7 +2,8 @@
 the ids in the spelling each tool takes.
 
 An importer records the source's ids in ``metadata.trace_id`` and ``metadata.span_id``
-(OpenTelemetry: 32 and 16 hex digits; LangSmith: the root run's and the run's UUIDs;
+(OpenTelemetry: 32 and 16 hex digits; LangSmith: the root run's and the run's UUIDs, and
+the project's in ``metadata.langsmith_project_id``;
 Langfuse: the trace's and the observation's ids; MLflow: ``tr-`` and the OpenTelemetry trace
 id its tracing made, which OpenTelemetry events take without the prefix). An id a tool cannot take (a Langfuse id
 for an OpenTelemetry event) is left out, and the item is counted as not linked.
@@ -23,32 +24,39 @@ __all__ = ["TraceLink", "links_of_runs", "otel_ids", "trace_link", "uuid_or_none
 
 TRACE_ID_KEY = "trace_id"
 SPAN_ID_KEY = "span_id"
+PROJECT_ID_KEY = "langsmith_project_id"
 MLFLOW_TRACE_PREFIX = "tr-"
 _HEX = re.compile(r"[0-9a-f]+")
 
 
 @dataclass(frozen=True)
 class TraceLink:
-    """The source's trace id and, when the run was one span of it, that span's id."""
+    """The source's trace id and, when the run was one span of it, that span's id; for a
+    LangSmith trace, the id of the project it was traced to."""
 
     trace_id: str
     span_id: str | None = None
+    project_id: str | None = None
 
 
 def trace_link(metadata: Mapping[str, Any]) -> TraceLink | None:
     """The link a run's metadata carries (None without a non-empty string ``trace_id``).
 
     >>> trace_link({"trace_id": "5b8efff798038103d269b633813fc60c", "span_id": "eee19b7ec3c1b174"})
-    TraceLink(trace_id='5b8efff798038103d269b633813fc60c', span_id='eee19b7ec3c1b174')
+    TraceLink(trace_id='5b8efff798038103d269b633813fc60c', span_id='eee19b7ec3c1b174', project_id=None)
     >>> trace_link({"trace_id": 7}) is None
     True
     """
     trace_id = metadata.get(TRACE_ID_KEY)
     if not isinstance(trace_id, str) or not trace_id.strip():
         return None
-    span_id = metadata.get(SPAN_ID_KEY)
-    span = span_id.strip() if isinstance(span_id, str) and span_id.strip() else None
-    return TraceLink(trace_id.strip(), span)
+    return TraceLink(
+        trace_id.strip(), _text(metadata.get(SPAN_ID_KEY)), _text(metadata.get(PROJECT_ID_KEY))
+    )
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def links_of_runs(runs_files: Sequence[Path]) -> dict[str, TraceLink | None]:

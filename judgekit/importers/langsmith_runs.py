@@ -294,7 +294,9 @@ def _metadata(root: Record) -> dict[str, Any]:
     found = {
         "name": root.data.get("name"),
         "tags": root.data.get("tags") or None,
-        "session_id": root.data.get("session_id"),
+        # LangSmith's "session" is the tracing project (its feedback asks for it); a
+        # ``session_id`` in judgekit's metadata is a conversation's, as other importers write.
+        "langsmith_project_id": root.data.get("session_id"),
     }
     return {key: value for key, value in found.items() if value is not None}
 

@@ -15,7 +15,15 @@ from judgekit.exporters.judge_standing import NOT_CHECKED
 from judgekit.exporters.langsmith_feedback import feedback_record
 from judgekit.exporters.trace_links import TraceLink
 from tests.exporters.langsmith_recorder import sent_feedback
-from tests.exporters.world import LS_RUN, LS_TRACE, NO_RUBRIC, VERDICTS, export_verdicts, json_lines
+from tests.exporters.world import (
+    LS_PROJECT,
+    LS_RUN,
+    LS_TRACE,
+    NO_RUBRIC,
+    VERDICTS,
+    export_verdicts,
+    json_lines,
+)
 
 
 @pytest.mark.filterwarnings("ignore:Creating feedback for a run without session_id")
@@ -43,6 +51,8 @@ def test_each_line_is_a_create_feedback_call(tmp_path: Path, langsmith_server: s
         "not_promoted": NO_RUBRIC,
     }
     assert (str(failed.run_id), str(failed.trace_id)) == (LS_RUN, LS_TRACE)
+    # The LangSmith run's project, as its import recorded it; the OpenTelemetry run has none.
+    assert (str(failed.session_id), passed.session_id) == (LS_PROJECT, None)
     assert (failed.score, failed.value) == (0, "fail")
     assert failed.comment == '=HYPERLINK("http://evil")'
     # The same verdict gets the same feedback id on every export.

@@ -19,6 +19,7 @@ OTEL_TRACE = "5b8efff798038103d269b633813fc60c"
 OTEL_SPAN = "eee19b7ec3c1b174"
 LS_TRACE = "0b1e9c3a-6d2f-4a8b-9c1d-2e3f4a5b6c7d"
 LS_RUN = "7d6c5b4a-3f2e-4d1c-8b9a-0f1e2d3c4b5a"
+LS_PROJECT = "3c2d1e0f-5a4b-4c6d-9e8f-1a2b3c4d5e6f"
 # Why a verdict exported where no rubrics/ holds its rubric stands on no promotion.
 NO_RUBRIC = "no rubric file of goal_completion in rubrics to check a promotion by"
 
@@ -63,7 +64,7 @@ RUNS = [
         run_id="shop/langsmith",
         task_id="shop",
         tool_calls=[],
-        metadata={"trace_id": LS_TRACE, "span_id": LS_RUN},
+        metadata={"trace_id": LS_TRACE, "span_id": LS_RUN, "langsmith_project_id": LS_PROJECT},
     ),
     Run(run_id="shop/bare", task_id="shop", tool_calls=[]),
 ]

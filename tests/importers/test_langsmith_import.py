@@ -44,7 +44,8 @@ def _runs(trace_number: int, *, failed: bool = False) -> list[Any]:
     root = add(0, None, "chain", "weather_agent", inputs={"question": "Weather in Paris?"},
                outputs=None if failed else {"output": "It is 21 degrees."},
                error="RateLimitError: slow down" if failed else None,
-               reference_example_id=uuid.UUID(int=77), tags=["prod"])  # fmt: skip
+               reference_example_id=uuid.UUID(int=77), tags=["prod"],
+               session_id=uuid.UUID(int=900))  # fmt: skip
     add(1, root, "llm", "ChatOpenAI", inputs={"messages": []}, outputs={"generations": []},
         prompt_tokens=100, completion_tokens=20, total_tokens=120, total_cost="0.0012")  # fmt: skip
     tools = add(2, root, "chain", "tools", inputs={}, outputs={})
@@ -86,6 +87,7 @@ def test_each_trace_is_one_run_with_its_tool_calls_in_start_order(tmp_path: Path
         "trace_id": "00000000-0000-0000-0000-000000000001",
         "name": "weather_agent",
         "tags": ["prod"],
+        "langsmith_project_id": "00000000-0000-0000-0000-000000000384",
     }
     assert second.stop_reason == "error"
     assert second.final_answer is None
