@@ -119,6 +119,9 @@ def langfuse_labels(path: Path, n: int) -> Path:
 # LangSmith -----------------------------------------------------------------------------
 
 
+LANGSMITH_PROJECT = uuid.UUID(int=4242)  # the project every trace was traced to
+
+
 def langsmith_trace_id(i: int) -> uuid.UUID:
     return uuid.UUID(int=1000 + i)
 
@@ -131,6 +134,7 @@ def langsmith_runs(path: Path, n: int) -> Path:
             dotted_order=f"{at(i):%Y%m%dT%H%M%S%fZ}{langsmith_trace_id(i)}", name="agent",
             run_type="chain", start_time=at(i), end_time=at(i) + timedelta(seconds=2),
             inputs={"question": question(i)}, outputs={"output": answer(i)},
+            session_id=LANGSMITH_PROJECT,
         )
         for i in range(n)
     ]  # fmt: skip

@@ -125,4 +125,7 @@ def _native_metadata(tmp_path: Path, world: World, fmt: str) -> list[dict[str, A
     if fmt == "langfuse":
         return [_request(record).metadata for record in records]
     with serving() as url:
-        return [f.feedback_source.metadata for f in sent_feedback(records, url)]
+        feedback = sent_feedback(records, url)
+    # Each in the project its trace was imported from, as LangSmith asks of run feedback.
+    assert {f.session_id for f in feedback} == {px.LANGSMITH_PROJECT}
+    return [f.feedback_source.metadata for f in feedback]
