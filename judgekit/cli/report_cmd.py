@@ -69,7 +69,9 @@ def report_command(
     It holds the suite summary and per-task table of a graded batch, every metric over
     time with its alerts, the rubrics' statuses, each rubric's latest calibration with its
     confusion matrix and disagreements, and the plots, embedded. Each suite has its own
-    section (headline and tables), and a table of contents links every section.
+    section (headline and tables), and a table of contents links every section. Runs the
+    shards of one run recorded (a batch they share, or a folder of shard folders) show the
+    shards there and missing, the runs graded of the run's, and each failing run's shard.
 
     --suite, --branch, --tag and --agent-version keep only the matching runs, in the
     summarised batch (the newest that matches) and in the metrics; a filter that matches
