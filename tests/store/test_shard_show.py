@@ -216,3 +216,19 @@ def test_the_gate_s_check_is_the_status_s_completeness() -> None:
         "batch:7 is batch 7, the 4 shards of group 'k8s-7f3c', with 15 of their 20 runs "
         "graded: a shard is missing or unfinished (gate the shards' folders to see which)"
     )
+
+
+def test_a_group_s_name_is_shown_inert(store_url: str, tmp_path: Path) -> None:
+    tags = {"shard_group": "<script>\x1b[2J\u202e", "shards": "2", "shard_runs": "2"}
+    with open_store(store_url) as store:
+        batch = store.batch(key="shards:1", tags=tags)
+        store.record_runs([make_run("shop/refund_full/1")], batch, shard="1/2")
+        store.record_grades([make_grade("shop/refund_full/1")], batch)
+    line = (
+        "shards 1/2 of group '<script>\\x1b[2J\\u202e' recorded; 2/2 missing: 1 of 2 runs "
+        "graded — incomplete"
+    )
+    assert info(store_url).splitlines()[-1] == f"              {line}"
+    _, page = report(tmp_path, store_url)
+    assert f'<p class="alert">{html.escape(line)}</p>' in page
+    assert "<script>" not in page and "\x1b" not in page and "\u202e" not in page
