@@ -69,7 +69,9 @@ def report_command(
     It holds the suite summary and per-task table of a graded batch, every metric over
     time with its alerts, the rubrics' statuses, each rubric's latest calibration with its
     confusion matrix and disagreements, and the plots, embedded. Each suite has its own
-    section (headline and tables), and a table of contents links every section.
+    section (headline and tables), and a table of contents links every section. Runs the
+    shards of one run recorded (a batch they share, or a folder of shard folders) show the
+    shards there and missing, the runs graded of the run's, and each failing run's shard.
 
     --suite, --branch, --tag and --agent-version keep only the matching runs, in the
     summarised batch (the newest that matches) and in the metrics; a filter that matches
@@ -89,6 +91,9 @@ def report_command(
 
     refuse_output_over_input([out_path], [results, store_file()])
     grades = list(load_results(results)) if results is not None else None
+    from judgekit.store.shard_status import folder_run_shards
+
+    shards = folder_run_shards(results, grades) if results and grades is not None else None
     with open_store() as store:
         batch = None
         if grades is None:
@@ -107,6 +112,7 @@ def report_command(
             since=start,
             by=by,
             only=only,
+            shards=shards,
         )
     with parent_folder_lock(out_path):
         write_report(out_path, content)
@@ -115,6 +121,8 @@ def report_command(
     what = "no graded runs" if suite is None else f"{suite['runs']} runs"
     if batch is not None:
         what += f" of batch {batch.id}"
+    if content.shards is not None and not content.shards.complete:
+        what += f" (shards incomplete: {content.shards.graded_text()})"
     console.print(
         f"wrote {visible_markup(str(out_path))}: {what}, {len(monitor.series)} metrics, "
         f"{len(monitor.alerts)} alerts, {len(content.calibrations)} calibrations, "

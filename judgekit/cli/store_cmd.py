@@ -10,7 +10,7 @@ import click
 
 from judgekit.cli.options import json_option, rubrics_from, suites_option
 from judgekit.cli.store_options import StoreChoice, provenance_options
-from judgekit.cli.store_output import batch_line, recorded_counts
+from judgekit.cli.store_output import info_json, info_lines, recorded_counts
 from judgekit.formats.record_files import RECORD_KINDS, RecordKind, check_records, detect_kind
 from judgekit.formats.rubric_file import effective_rubric
 from judgekit.formats.run import iter_runs_with_lines
@@ -147,7 +147,9 @@ def _grades(path: Path, tasks: TaskSet, skip_unknown: bool) -> Iterator[Grade]:
 def store_info_command(as_json: bool) -> None:
     """Print the store's URL, its row counts and its latest batch.
 
-    The URL's password, if any, is masked.
+    A batch the shards of one run share is followed by which shards recorded there, which
+    are missing, and how many of the run's runs were graded (incomplete until all were:
+    the gate's check). The URL's password, if any, is masked.
 
     \b
     Example:
@@ -156,21 +158,15 @@ def store_info_command(as_json: bool) -> None:
     from judgekit.store import open_store
     from judgekit.store.queries import latest_batch
     from judgekit.store.record_files import table_counts
+    from judgekit.store.shard_status import stored_shard_status
 
     with open_store() as store:
         counts = table_counts(store)
         latest = latest_batch(store)
+        shards = None if latest is None else stored_shard_status(store, latest)
         url = store.url
     if as_json:
-        report = {
-            "url": url,
-            "tables": counts,
-            "latest_batch": latest.as_dict() if latest else None,
-        }
-        click.echo(json.dumps(report, ensure_ascii=False))
+        click.echo(json.dumps(info_json(url, counts, latest, shards), ensure_ascii=False))
         return
-    width = max(len(name) for name in [*counts, "latest batch"]) + 2
-    click.echo(f"{'store':<{width}}{url}")
-    for name, count in counts.items():
-        click.echo(f"{name:<{width}}{count}")
-    click.echo(f"{'latest batch':<{width}}{batch_line(latest)}")
+    for line in info_lines(url, counts, latest, shards):
+        click.echo(line)

@@ -8,12 +8,16 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from judgekit._util.number_format import DASH
+from judgekit._util.terminal_text import visible
 from judgekit.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from judgekit.formats.record_files import RecordKind
     from judgekit.store import Batch
     from judgekit.store.record_files import Recorded
+    from judgekit.store.shard_status import ShardStatus
 
 
 def recorded_line(count: int, what: str, recorded: Recorded) -> str:
@@ -51,6 +55,31 @@ def batch_line(batch: Batch | None) -> str:
         f"{batch.id} ({when}, source {batch.source or DASH}, branch {batch.branch or DASH}, "
         f"git {sha})"
     )
+
+
+def info_lines(
+    url: str, counts: Mapping[str, int], latest: Batch | None, shards: ShardStatus | None
+) -> list[str]:
+    """``judgekit store info``: the URL, each table's rows, the latest batch and, under it,
+    its shards when the shards of one run share it."""
+    width = max(len(name) for name in [*counts, "latest batch"]) + 2
+    lines = [f"{'store':<{width}}{url}"]
+    lines += [f"{name:<{width}}{count}" for name, count in counts.items()]
+    lines.append(f"{'latest batch':<{width}}{batch_line(latest)}")
+    if shards is not None:  # the group is whatever the engine or the user named it
+        lines.append(" " * width + visible(shards.describe(), one_line=True))
+    return lines
+
+
+def info_json(
+    url: str, counts: Mapping[str, int], latest: Batch | None, shards: ShardStatus | None
+) -> dict[str, Any]:
+    """``judgekit store info --json``: ``latest_batch.shards`` is null for a batch no shards
+    share."""
+    batch = None
+    if latest is not None:
+        batch = latest.as_dict() | {"shards": None if shards is None else shards.as_json()}
+    return {"url": url, "tables": dict(counts), "latest_batch": batch}
 
 
 def recorded_counts(recorded: Recorded, kind: RecordKind) -> str:

@@ -20,6 +20,7 @@ from judgekit.report.report_data import RunEvidence
 from judgekit.store import Batch, Store
 from judgekit.store.queries import latest_calibrations
 from judgekit.store.run_filter import EVERYTHING, RunFilter, run_suite
+from judgekit.store.shard_status import RunShards, stored_run_shards
 
 
 def suite_summary(grades: Iterable[Grade], *, k: int | None = None) -> dict[str, Any] | None:
@@ -54,9 +55,11 @@ def build_report_content(
     policy: AlertPolicy | None = None,
     k: int | None = None,
     only: RunFilter = EVERYTHING,
+    shards: RunShards | None = None,
 ) -> tuple[ReportContent, MonitorReport]:
     """Everything the report shows, of the runs ``only`` lets through. ``grades`` (a results
-    file) replace the batch's own (and are narrowed to ``only``'s suite)."""
+    file) replace the batch's own (and are narrowed to ``only``'s suite); ``shards`` are
+    those of a folder of shards they were read from (a batch's are read from the store)."""
     monitor = build_monitor_report(
         store,
         rubrics=rubrics,
@@ -85,6 +88,8 @@ def build_report_content(
                 confusion, title=f"{rubric_id} ({calibration.get('model', '?')})"
             )
     summary = suite_summary(shown, k=k)
+    if batch is not None and grades is None:
+        shards = stored_run_shards(store, batch)
     content = ReportContent(
         title=title,
         generated_at=datetime.now(UTC),
@@ -100,6 +105,8 @@ def build_report_content(
         calibrations=calibrations,
         images=images,
         evidence=run_evidence(store, shown, _unfolded_ids(summary, calibrations)),
+        shards=None if shards is None else shards.status,
+        run_shards={} if shards is None else shards.by_run,
     )
     return content, monitor
 

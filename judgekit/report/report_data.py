@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from judgekit.formats.grade import Grade
 from judgekit.formats.run import Run
 from judgekit.monitoring.model import Alert, Series
+from judgekit.store.shard_status import ShardStatus
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ class ReportContent:
     ``calibrations`` are :meth:`CalibrationReport.as_dict` objects, whose disagreements the
     report lists; ``images`` maps a caption to PNG bytes, shown in order; ``evidence`` holds,
     by run id, the failing runs and the disagreements the report unfolds (a run not in it
-    is listed by its id and reason only). ``store_url`` is shown as given, so it must
+    is listed by its id and reason only); ``shards`` says how whole the run the shards
+    shown recorded is (None when the runs came from no shards), ``run_shards`` the shard
+    ("I/N") of each run that came from one. ``store_url`` is shown as given, so it must
     already have its password masked.
     """
 
@@ -82,6 +85,8 @@ class ReportContent:
     calibrations: list[dict[str, Any]] = field(default_factory=list)
     images: Mapping[str, bytes] = field(default_factory=dict)
     evidence: Mapping[str, RunEvidence] = field(default_factory=dict)
+    shards: ShardStatus | None = None
+    run_shards: Mapping[str, str] = field(default_factory=dict)
 
     def all_alerts(self) -> list[Alert]:
         """``alerts`` plus those attached to a series and not already listed."""

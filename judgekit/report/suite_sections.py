@@ -7,9 +7,10 @@ from typing import Any
 
 from judgekit._util.number_format import cost, mean_count, percent
 from judgekit.report.cells import failed_fraction, interval_text, mean, rate, rate_ci
-from judgekit.report.html_blocks import empty_note, escape, paragraph, table
+from judgekit.report.html_blocks import DASH, empty_note, escape, paragraph, table
 from judgekit.report.report_data import ReportContent, RunEvidence
 from judgekit.report.run_evidence import run_evidence
+from judgekit.store.shard_status import ShardStatus
 
 __all__ = ["header", "suite_section", "tasks_section"]
 
@@ -27,7 +28,10 @@ def header(content: ReportContent) -> str:
     return f"<header>\n<h1>{escape(content.title)}</h1>\n{paragraph(' · '.join(meta), 'meta')}\n</header>"
 
 
-def suite_section(summary: Mapping[str, Any] | None) -> str:
+def suite_section(summary: Mapping[str, Any] | None, shards: ShardStatus | None = None) -> str:
+    """The headline and counts of a suite's runs; for runs the shards of one run recorded,
+    which shards are there and whether all the run's runs were graded (a part's pass rate
+    is not the run's)."""
     if not summary or not summary.get("runs"):
         return empty_note()
     tasks = summary.get("tasks", [])
@@ -45,12 +49,19 @@ def suite_section(summary: Mapping[str, Any] | None) -> str:
             f"failing tasks ({len(failing)} of {len(tasks)}): {', '.join(failing) or 'none'}"
         ),
     ]
+    if shards is not None:
+        lines.append(paragraph(shards.describe(), "meta" if shards.complete else "alert"))
     return "\n".join(lines)
 
 
-def tasks_section(summary: Mapping[str, Any] | None, evidence: Mapping[str, RunEvidence]) -> str:
-    """The per-task table, then the failing runs: listed, then each unfolded from
-    ``evidence`` (its task, transcript, answer and the graders' reasons)."""
+def tasks_section(
+    summary: Mapping[str, Any] | None,
+    evidence: Mapping[str, RunEvidence],
+    run_shards: Mapping[str, str] | None = None,
+) -> str:
+    """The per-task table, then the failing runs: listed (with the shard that ran each,
+    when ``run_shards`` names some), then each unfolded from ``evidence`` (its task,
+    transcript, answer and the graders' reasons)."""
     tasks: list[Mapping[str, Any]] = list((summary or {}).get("tasks", []))
     if not tasks:
         return empty_note()
@@ -94,7 +105,7 @@ def tasks_section(summary: Mapping[str, Any] | None, evidence: Mapping[str, RunE
             "tool calls refused: share of tool calls refused, expected or not.",
             "meta",
         ),
-        _failures(tasks, evidence),
+        _failures(tasks, evidence, run_shards or {}),
     ]
     return "\n".join(part for part in parts if part)
 
@@ -108,7 +119,11 @@ def _checks(tasks: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     return checks
 
 
-def _failures(tasks: Sequence[Mapping[str, Any]], evidence: Mapping[str, RunEvidence]) -> str:
+def _failures(
+    tasks: Sequence[Mapping[str, Any]],
+    evidence: Mapping[str, RunEvidence],
+    run_shards: Mapping[str, str],
+) -> str:
     rows = [
         [task.get("task_id", ""), failure.get("run_id", ""), failure.get("reason", "")]
         for task in tasks
@@ -116,6 +131,11 @@ def _failures(tasks: Sequence[Mapping[str, Any]], evidence: Mapping[str, RunEvid
     ]
     if not rows:
         return ""
+    headers = ["task", "run", "first failure"]
+    shown = rows
+    if run_shards:
+        headers.insert(2, "shard")
+        shown = [[task, run_id, run_shards.get(run_id, DASH), why] for task, run_id, why in rows]
     more = [
         paragraph(f"{task.get('task_id', '')}: and {task['failures_not_shown']} more failing runs")
         for task in tasks
@@ -127,7 +147,7 @@ def _failures(tasks: Sequence[Mapping[str, Any]], evidence: Mapping[str, RunEvid
     return "\n".join(
         [
             "<h3>Failing runs</h3>",
-            table(["task", "run", "first failure"], rows, text=True),
+            table(headers, shown, text=True),
             *more,
             *(block for block in unfolded if block),
         ]

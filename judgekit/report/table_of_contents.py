@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from judgekit.report.html_blocks import escape, section
-from judgekit.report.report_data import ReportContent, RunEvidence
+from judgekit.report.report_data import ReportContent
 from judgekit.report.suite_sections import suite_section, tasks_section
 
 __all__ = ["Part", "suite_parts", "table_of_contents"]
@@ -31,24 +30,24 @@ def suite_parts(content: ReportContent) -> list[Part]:
     """One section per suite, each with its own headline and tables; the sections "Suite"
     and "Tasks" when the runs name no suite (or there are none)."""
     if any(name is not None for name, _ in content.suites):
-        return _named_parts(content.suites, content.evidence)
+        return _named_parts(content)
     return [
-        Part("suite", "Suite", suite_section(content.summary)),
-        Part("tasks", "Tasks", tasks_section(content.summary, content.evidence)),
+        Part("suite", "Suite", suite_section(content.summary, content.shards)),
+        Part(
+            "tasks", "Tasks", tasks_section(content.summary, content.evidence, content.run_shards)
+        ),
     ]
 
 
-def _named_parts(
-    suites: Sequence[tuple[str | None, Mapping[str, Any]]], evidence: Mapping[str, RunEvidence]
-) -> list[Part]:
+def _named_parts(content: ReportContent) -> list[Part]:
     """A section per suite; runs of no suite beside them get one too ("runs of no suite")."""
     parts: list[Part] = []
     taken: set[str] = set()
-    for name, summary in suites:
+    for name, summary in content.suites:
         title = "runs of no suite" if name is None else name
         anchor = _unique(f"suite-{_slug(title)}", taken)
-        tables = tasks_section(summary, evidence)
-        inner = "\n".join([suite_section(summary), "<h3>Tasks</h3>", tables])
+        tables = tasks_section(summary, content.evidence, content.run_shards)
+        inner = "\n".join([suite_section(summary, content.shards), "<h3>Tasks</h3>", tables])
         parts.append(Part(anchor, f"Suite {title}", inner))
     return parts
 

@@ -93,6 +93,13 @@ class StoreReads(StoreBase):
             self._model(Grade, "grades", r["data"] | {"_row": r["id"]}, ("_row",)) for r in rows
         ]
 
+    def grade_count(self, batch_id: int) -> int:
+        """How many grades one batch holds (counted in SQL: none is read)."""
+        table = schema.grades
+        query = select(func.count()).select_from(table).where(table.c.batch_id == batch_id)
+        with reading(self._engine) as connection:
+            return int(connection.execute(query).scalar_one())
+
     def run_shards(self, batch_id: int) -> dict[str, str | None]:
         """The shard ("I/N") that recorded each run of one batch, by run id; None for a
         run recorded whole."""

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from judgekit.errors import ConfigError, StoreError
 from judgekit.formats.grade import Grade
-from judgekit.formats.shard import SHARD_GROUP_TAG, SHARD_RUNS_TAG, SHARDS_TAG, shard_folders
+from judgekit.formats.shard import shard_folders
 from judgekit.store.runs_file_batch import Recorded
+from judgekit.store.shard_status import shard_status
 
 if TYPE_CHECKING:  # SQLAlchemy loads only when the store opens: the gate imports the check
     from judgekit.store.batches import Batch
@@ -27,12 +28,11 @@ __all__ = ["check_all_shards", "record_shard_grades", "shards_batch"]
 def check_all_shards(reference: str, batch: Batch, graded: int) -> None:
     """A batch the shards of one run share holds the whole run only once all have recorded:
     a part is refused, never taken as if it were the whole."""
-    tags = batch.tags or {}
-    expected = str(tags.get(SHARD_RUNS_TAG, ""))
-    if expected.isdigit() and graded < int(expected):
+    status = shard_status(batch.tags, graded)
+    if status is not None and not status.complete:
         raise StoreError(
-            f"{reference} is batch {batch.id}, the {tags.get(SHARDS_TAG)} shards of group "
-            f"{tags.get(SHARD_GROUP_TAG)!r}, with {graded} of their {expected} runs graded: a "
+            f"{reference} is batch {batch.id}, the {status.count} shards of group "
+            f"{status.group!r}, with {graded} of their {status.runs} runs graded: a "
             "shard is missing or unfinished (gate the shards' folders to see which)"
         )
 
@@ -59,7 +59,7 @@ def shards_batch(folder: str | Path, url: str | None = None) -> int:
                 f"{manifest.group!r}): point JUDGEKIT_DB at the store they recorded in, or "
                 "grade them with --no-store"
             )
-        check_all_shards(f"{folder} (its shards)", batch, len(store.grades(batch.id)))
+        check_all_shards(f"{folder} (its shards)", batch, store.grade_count(batch.id))
         return batch.id
 
 

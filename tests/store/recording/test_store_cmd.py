@@ -229,6 +229,7 @@ def test_info_after_grading_and_importing(tmp_path: Path) -> None:
             "agent_version": None,
             "tags": {"k": "v"},
             "batch_key": f"import:{file_sha256(tmp_path / 'verdicts.jsonl')}",
+            "shards": None,  # no shards share it
         },
     }
 
