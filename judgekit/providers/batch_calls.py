@@ -20,14 +20,15 @@ from __future__ import annotations
 import io
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Final
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.answers import AnthropicMessage, OpenAICompletion, read_answer
 from judgekit.providers.anthropic_errors import anthropic_failures
 from judgekit.providers.anthropic_provider import AnthropicProvider, _anthropic_message
+from judgekit.providers.batch_parts import split_batches
 from judgekit.providers.chat import ChatProvider, ChatRequest, ChatResponse
 from judgekit.providers.failures import provider_errors
 from judgekit.providers.openai_errors import openai_failures
@@ -39,6 +40,7 @@ BatchAnswers = dict[str, ChatResponse | ProviderError]
 """custom_id → the answer, or why that request got none."""
 
 TAG_KEY = "judgekit_tag"  # the metadata key of an OpenAI batch's tag
+_COMPLETIONS: Final = "/v1/chat/completions"
 CLOCK_SKEW_S = 300.0  # how far the provider's clock may run behind this machine's
 
 
@@ -57,8 +59,25 @@ class BatchState:
 class BatchApi(ABC):
     """Submit, poll and read one provider's batches."""
 
+    max_requests: ClassVar[int]
+    """The most requests one batch may hold."""
+    max_bytes: ClassVar[int]
+    """The most bytes one batch's requests may take, as sent."""
+
     def __init__(self, provider: ChatProvider) -> None:
         self.provider = provider
+
+    @abstractmethod
+    def item(self, custom_id: str, request: ChatRequest) -> dict[str, Any]:
+        """The request as one item of a batch: an input file's line, a batch's request."""
+
+    def parts(self, requests: Mapping[str, ChatRequest]) -> list[list[str]]:
+        """The custom ids of ``requests`` split into batches within the API's limits."""
+        sizes = (
+            (custom_id, len(json.dumps(self.item(custom_id, request)).encode()) + 1)
+            for custom_id, request in requests.items()
+        )
+        return split_batches(sizes, max_requests=self.max_requests, max_bytes=self.max_bytes)
 
     @abstractmethod
     async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
@@ -92,20 +111,15 @@ def batch_api(provider: ChatProvider) -> BatchApi:
 
 class _OpenAIBatches(BatchApi):
     provider: OpenAIProvider
+    max_requests = 50_000
+    max_bytes = 200 * 1024 * 1024  # the input file's
+
+    def item(self, custom_id: str, request: ChatRequest) -> dict[str, Any]:
+        body = self.provider._body(request)
+        return {"custom_id": custom_id, "method": "POST", "url": _COMPLETIONS, "body": body}
 
     async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
-        lines = "".join(
-            json.dumps(
-                {
-                    "custom_id": custom_id,
-                    "method": "POST",
-                    "url": "/v1/chat/completions",
-                    "body": self.provider._body(request),
-                }
-            )
-            + "\n"
-            for custom_id, request in requests
-        )
+        lines = "".join(json.dumps(self.item(*pair)) + "\n" for pair in requests)
         client = self.provider._client
         with provider_errors(self.provider, openai_failures()):
             uploaded = await client.files.create(
@@ -113,7 +127,7 @@ class _OpenAIBatches(BatchApi):
             )
             batch = await client.batches.create(
                 input_file_id=uploaded.id,
-                endpoint="/v1/chat/completions",
+                endpoint=_COMPLETIONS,
                 completion_window="24h",
                 metadata={TAG_KEY: tag},
             )
@@ -189,19 +203,22 @@ _OPENAI_ENDED = frozenset({"completed", "expired", "failed", "cancelled"})
 
 class _AnthropicBatches(BatchApi):
     provider: AnthropicProvider
+    max_requests = 100_000
+    max_bytes = 256 * 1024 * 1024 - 1024  # the request's, less its envelope
+
+    def item(self, custom_id: str, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": [_anthropic_message(m) for m in request.messages if m.role != "system"],
+        }
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        if system:
+            params["system"] = system
+        return {"custom_id": custom_id, "params": params}
 
     async def submit(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
-        items: list[Any] = []  # Message Batches take no metadata: see find()
-        for custom_id, request in requests:
-            params: dict[str, Any] = {
-                "model": request.model,
-                "max_tokens": request.max_tokens,
-                "messages": [_anthropic_message(m) for m in request.messages if m.role != "system"],
-            }
-            system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-            if system:
-                params["system"] = system
-            items.append({"custom_id": custom_id, "params": params})
+        items: list[Any] = [self.item(*pair) for pair in requests]  # no metadata: see find()
         with provider_errors(self.provider, anthropic_failures()):
             batch = await self.provider._client.messages.batches.create(requests=items)
         return batch.id

@@ -2,8 +2,9 @@
 
 The judge runs exactly as it does without batches — cache first, prompts, parsing, verdicts,
 costs — but each request it cannot answer from the cache waits here. Once every run being
-judged is waiting (the event loop has settled), the waiting requests go out as one batch,
-which is polled every ``poll_interval_s`` until it ends; its answers resume the judge. A
+judged is waiting (the event loop has settled), the waiting requests go out as one batch
+(several side by side when they pass the API's limits on requests or bytes), polled every
+``poll_interval_s`` until it ends; its answers resume the judge. A
 batch's intent is recorded before it is sent (see
 :mod:`~judgekit.judging.batch.batch_record`), so a rerun finds a batch whose id never arrived. An
 answer that is not a valid verdict gets its one repair retry in a small follow-up batch of
@@ -71,29 +72,44 @@ class BatchClient(ChatClient):
         return await future
 
     async def _run_rounds(self) -> None:
-        """Send what is waiting as a batch, again and again while requests keep coming."""
+        """Send what is waiting as batches (as many as the API's limits need, polled side by
+        side), again and again while requests keep coming."""
         while True:
             await self._settle()
             if not self._waiting:
                 return
             waiting, self._waiting = self._waiting, {}
             self._asked.clear()
-            record = BatchRecord(self.provider.name, self.provider.endpoint, sorted(waiting))
-            try:
-                answers = await self._batch(record, {cid: req for cid, (req, _) in waiting.items()})
-            except Exception as error:  # every waiting run learns of it; none hangs
-                for _, future in waiting.values():
-                    if not future.done():
-                        future.set_exception(error)
-                continue
-            for custom_id, (_, future) in waiting.items():
+            await asyncio.gather(*(self._round(part) for part in self._split(waiting)))
+
+    def _split(self, waiting: _Waiting) -> list[_Waiting]:
+        """The waiting requests in the batches the API's limits allow: which batch holds a
+        request is fixed by the split, the order in a batch is the order asked."""
+        parts = self.api.parts({cid: request for cid, (request, _) in waiting.items()})
+        batch_of = {cid: number for number, part in enumerate(parts) for cid in part}
+        split: list[_Waiting] = [{} for _ in parts]
+        for cid, ask in waiting.items():
+            split[batch_of[cid]][cid] = ask
+        return split
+
+    async def _round(self, waiting: _Waiting) -> None:
+        """One batch of the waiting requests, its answers handed to the runs asking."""
+        record = BatchRecord(self.provider.name, self.provider.endpoint, sorted(waiting))
+        try:
+            answers = await self._batch(record, {cid: req for cid, (req, _) in waiting.items()})
+        except Exception as error:  # every waiting run learns of it; none hangs
+            for _, future in waiting.values():
                 if not future.done():
-                    _resolve(future, answers[custom_id])
-            try:
-                await self._settle()  # the judge caches the answers as it reads them
-            finally:
-                # Spent, also when the judge finished first and this task is cancelled.
-                record.remove()
+                    future.set_exception(error)
+            return
+        for custom_id, (_, future) in waiting.items():
+            if not future.done():
+                _resolve(future, answers[custom_id])
+        try:
+            await self._settle()  # the judge caches the answers as it reads them
+        finally:
+            # Spent, also when the judge finished first and this task is cancelled.
+            record.remove()
 
     async def _settle(self) -> None:
         """Wait until the judge is idle: no new request for a few event-loop turns."""
