@@ -58,6 +58,7 @@ BENCH_SIZES = {
     ],
     "bench/label_screen.py": [],
     "bench/rate_limits.py": ["--items", "40", "--window", "1"],
+    "bench/batch_vs_direct.py": ["--items", "40", "--turnaround", "0.5", "--poll-interval", "0.1"],
     "bench/calibration_bootstrap.py": ["--n", "2000", "--resamples", "50"],
     "bench/store_monitor.py": ["--verdicts", "3000", "--days", "10"],
     "bench/store_record.py": ["--verdicts", "2000", "--per-call", "500", "--repeat", "1"],
