@@ -8,8 +8,9 @@ answers come back keyed by it, in no particular order.
 
 A batch submitted by a process that was killed before the answer arrived is found again:
 an OpenAI batch carries its tag in its ``metadata``; an Anthropic batch has no metadata, so
-it is the one batch listed since the intent with as many requests — once ended, the one whose
-results hold exactly the request set's custom ids.
+it is the one batch listed since the intent with as many requests, other than those the
+other parts of a split set hold — once ended, the one whose results hold exactly the request
+set's custom ids.
 
 :func:`batch_api` gives a provider's :class:`BatchApi`; a provider without one (``local/…``,
 plugins) is a :class:`~judgekit.errors.ConfigError`.
@@ -84,9 +85,12 @@ class BatchApi(ABC):
         """Send ``(custom_id, request)`` pairs as one batch tagged ``tag``; its id."""
 
     @abstractmethod
-    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+    async def find(
+        self, tag: str, *, since: float, custom_ids: set[str], taken: frozenset[str] = frozenset()
+    ) -> str | None:
         """The id of the batch of ``custom_ids`` tagged ``tag``, submitted after ``since``
-        (seconds since the epoch) by a process that never heard its id; None if none was."""
+        (seconds since the epoch) by a process that never heard its id; None if none was.
+        ``taken`` are batches known to hold other requests: never the one."""
 
     @abstractmethod
     async def state(self, batch_id: str) -> BatchState:
@@ -133,7 +137,9 @@ class _OpenAIBatches(BatchApi):
             )
         return batch.id
 
-    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+    async def find(
+        self, tag: str, *, since: float, custom_ids: set[str], taken: frozenset[str] = frozenset()
+    ) -> str | None:
         with provider_errors(self.provider, openai_failures()):
             async for batch in self.provider._client.batches.list(limit=100):  # newest first
                 if (batch.metadata or {}).get(TAG_KEY) == tag:
@@ -223,13 +229,17 @@ class _AnthropicBatches(BatchApi):
             batch = await self.provider._client.messages.batches.create(requests=items)
         return batch.id
 
-    async def find(self, tag: str, *, since: float, custom_ids: set[str]) -> str | None:
+    async def find(
+        self, tag: str, *, since: float, custom_ids: set[str], taken: frozenset[str] = frozenset()
+    ) -> str | None:
         unverified: list[str] = []
         with provider_errors(self.provider, anthropic_failures()):
             batches = self.provider._client.messages.batches
             async for batch in batches.list(limit=100):  # newest first
                 if batch.created_at.timestamp() < since - CLOCK_SKEW_S:
                     break
+                if batch.id in taken:
+                    continue
                 if sum(batch.request_counts.model_dump().values()) != len(custom_ids):
                     continue
                 if batch.processing_status != "ended":

@@ -122,3 +122,35 @@ def test_the_split_is_by_custom_id_whatever_the_order_asked() -> None:
         ["big"],
     ]
     assert split_batches([], max_requests=1, max_bytes=1) == []
+
+
+def test_an_anthropic_part_is_found_past_another_part_of_its_size() -> None:
+    """Two parts of one size, both in progress: by size alone either could be the one a kill
+    left unheard; the other part's batch, known from its record, is never taken for it."""
+    import asyncio
+
+    from judgekit.providers.chat import ChatMessage, ChatRequest
+    from judgekit.providers.registry import make_provider
+
+    question = ChatRequest(model="m", messages=(ChatMessage(role="user", content="q"),))
+    with FakeLLMServer(reply=lambda request: verdict_json("pass")) as server:
+        server.batches.turnaround_s = 3600.0  # both stay in progress
+
+        async def look_ups() -> list[str | None]:
+            provider = make_provider(
+                "anthropic", base_url=server.anthropic_base_url, api_key="sk-test"
+            )
+            api = batch_calls.batch_api(provider)
+            mine = await api.submit([("a-0", question), ("b-0", question)], tag="t")
+            other = await api.submit([("c-0", question), ("d-0", question)], tag="t")
+            ids = {"a-0", "b-0"}
+            found = [
+                await api.find("t", since=0.0, custom_ids=ids),
+                await api.find("t", since=0.0, custom_ids=ids, taken=frozenset({other})),
+            ]
+            await provider.aclose()
+            return [mine, *found]
+
+        mine, alone, past_the_other = asyncio.run(look_ups())
+    assert alone is None  # two candidates: submitted again rather than guessed
+    assert past_the_other == mine

@@ -56,6 +56,7 @@ class BatchClient(ChatClient):
         self._waiting: _Waiting = {}
         self._asked: Counter[str] = Counter()  # asks per identical request, for unique ids
         self._rounds: asyncio.Task[None] | None = None
+        self._records: list[BatchRecord] = []  # one per batch of the round being sent
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """The answer to ``request``, once the batch holding it has ended."""
@@ -80,7 +81,12 @@ class BatchClient(ChatClient):
                 return
             waiting, self._waiting = self._waiting, {}
             self._asked.clear()
-            await asyncio.gather(*(self._round(part) for part in self._split(waiting)))
+            parts = self._split(waiting)
+            self._records = [
+                BatchRecord(self.provider.name, self.provider.endpoint, sorted(part))
+                for part in parts
+            ]
+            await asyncio.gather(*map(self._round, parts, self._records))
 
     def _split(self, waiting: _Waiting) -> list[_Waiting]:
         """The waiting requests in the batches the API's limits allow: which batch holds a
@@ -92,9 +98,8 @@ class BatchClient(ChatClient):
             split[batch_of[cid]][cid] = ask
         return split
 
-    async def _round(self, waiting: _Waiting) -> None:
+    async def _round(self, waiting: _Waiting, record: BatchRecord) -> None:
         """One batch of the waiting requests, its answers handed to the runs asking."""
-        record = BatchRecord(self.provider.name, self.provider.endpoint, sorted(waiting))
         try:
             answers = await self._batch(record, {cid: req for cid, (req, _) in waiting.items()})
         except Exception as error:  # every waiting run learns of it; none hangs
@@ -154,7 +159,12 @@ class BatchClient(ChatClient):
         size, provider = len(requests), self.provider.name
         intent = record.intent()
         if intent is not None:
-            found = await self.api.find(intent.tag, since=intent.at, custom_ids=set(requests))
+            # Another part's batch is never this one's, whatever its size.
+            taken = {bid for other in self._records if (bid := other.batch_id()) is not None}
+            taken |= {*self.submitted, *self.resumed}
+            found = await self.api.find(
+                intent.tag, since=intent.at, custom_ids=set(requests), taken=frozenset(taken)
+            )
             if found is not None:
                 record.save(found, provider, size)
                 self.resumed.append(found)
