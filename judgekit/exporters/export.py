@@ -33,6 +33,9 @@ class ExportFormat:
     is_linked: Callable[[ExportItem], bool]
     # Why an item without a link is left out (the tool refuses it), or None: kept unlinked.
     needs_link: str | None = None
+    # An item the tool takes today but warns of, and what it lacks (for the warning).
+    lacks: Callable[[ExportItem], bool] | None = None
+    lacking: str = ""
 
 
 FORMATS: Final[dict[str, ExportFormat]] = {
@@ -49,6 +52,12 @@ FORMATS: Final[dict[str, ExportFormat]] = {
         langsmith_feedback.is_linked,
         # create_feedback raises "One of run_id, trace_id, or project_id must be provided".
         needs_link="LangSmith feedback needs the run's LangSmith id",
+        # and warns that run feedback without session_id is deprecated.
+        lacks=lambda item: langsmith_feedback.project_of(item) is None,
+        lacking=(
+            "the LangSmith project their run was traced to (create_feedback's session_id, "
+            "which LangSmith deprecates leaving out; `judgekit import langsmith` records it)"
+        ),
     ),
     "langfuse": ExportFormat(
         "langfuse",
@@ -68,6 +77,7 @@ class ExportTally:
     statuses: Counter[str] = field(default_factory=Counter)  # of the items written
     run_not_found: int = 0  # the run is not among the runs read
     no_trace_id: int = 0  # the run carries no trace id (that this format takes)
+    lacking: int = 0  # written, but without what the format's tool warns of
 
     @property
     def total(self) -> int:
@@ -92,6 +102,8 @@ class ExportTally:
                 else f"left out ({fmt.needs_link})"
             )
             said.append(f"{unlinked} {what}: {'; '.join(causes)}")
+        if self.lacking:
+            said.append(f"{self.lacking} exported without {fmt.lacking}")
         return said
 
 
@@ -131,6 +143,7 @@ def export_items(
         if linked or fmt.needs_link is None:
             written.append(item)
             tally.statuses[item.status] += 1
+            tally.lacking += linked and fmt.lacks is not None and fmt.lacks(item)
     with atomic_writer(output) as out:
         fmt.write(written, out)
     return tally

@@ -22,10 +22,10 @@ from judgekit.exporters.items import (
 )
 from judgekit.exporters.trace_links import uuid_or_none
 
-__all__ = ["feedback_record", "is_linked", "write_langsmith"]
+__all__ = ["feedback_record", "is_linked", "project_of", "write_langsmith"]
 
 
-def _project(item: ExportItem) -> str | None:
+def project_of(item: ExportItem) -> str | None:
     """The LangSmith project the run was traced to, which run feedback names."""
     return uuid_or_none(item.trace.project_id) if item.trace is not None else None
 
@@ -56,7 +56,7 @@ def feedback_record(item: ExportItem) -> dict[str, Any]:
     record: dict[str, Any] = {
         "run_id": run_id,
         "trace_id": trace_id,
-        "session_id": _project(item),
+        "session_id": project_of(item),
         "key": item.rubric_id,
         **_score_and_value(item),
         "comment": item.reason,

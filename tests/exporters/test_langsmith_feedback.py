@@ -63,6 +63,9 @@ def test_each_line_is_a_create_feedback_call(tmp_path: Path, langsmith_server: s
         "judgekit: warning: 2 left out (LangSmith feedback needs the run's LangSmith id): "
         "1 whose run is not among the runs of --runs; 1 whose run carries no trace id "
         "langsmith takes\n"
+        "judgekit: warning: 1 exported without the LangSmith project their run was traced to "
+        "(create_feedback's session_id, which LangSmith deprecates leaving out; `judgekit "
+        "import langsmith` records it)\n"
     )
 
 
