@@ -74,6 +74,14 @@ if TYPE_CHECKING:
     metavar="SECONDS",
     help="Count --rpm and --tpm in fixed windows this long, each allowing its share.",
 )
+@click.option(
+    "--batch-turnaround",
+    type=FiniteFloatRange(0, 86400),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="End each batch (judge --batch) no sooner than this long after it was created.",
+)
 def fake_judge_command(
     results: Path,
     error_rate: float,
@@ -84,6 +92,7 @@ def fake_judge_command(
     rpm: int | None,
     tpm: int | None,
     rate_window: float,
+    batch_turnaround: float,
 ) -> None:
     """Serve a simulated judge (not a model) that answers from the runs' grades.
 
@@ -94,8 +103,8 @@ def fake_judge_command(
     --error-rate, seeded by --seed and the run id (the same run, the same verdict). A model
     given --error-rate-for errs at its own rate, independently of the others. Any model
     name and any key are accepted. --rpm and --tpm make it a rate-limited provider: 429s past
-    them, and OpenAI's or Anthropic's rate-limit headers on every answer. It runs until
-    Ctrl-C or SIGTERM.
+    them, and OpenAI's or Anthropic's rate-limit headers on every answer; its batch APIs
+    take --batch-turnaround to end a batch. It runs until Ctrl-C or SIGTERM.
 
     \b
     Example:
@@ -130,7 +139,13 @@ def fake_judge_command(
 
         limit = RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm, window_s=rate_window)
     serve_fake_judge(
-        judge, port=port, url_file=url_file, on_ready=ready, stop=stop, rate_limit=limit
+        judge,
+        port=port,
+        url_file=url_file,
+        on_ready=ready,
+        stop=stop,
+        rate_limit=limit,
+        batch_turnaround_s=batch_turnaround,
     )
     told = judge.answered
     click.echo(

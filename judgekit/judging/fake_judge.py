@@ -202,17 +202,20 @@ def serve_fake_judge(
     on_ready: Callable[[FakeLLMServer], None],
     stop: threading.Event,
     rate_limit: RateLimit | None = None,
+    batch_turnaround_s: float = 0.0,
 ) -> None:
     """Serve ``judge`` on 127.0.0.1:``port`` (0: any free port) until ``stop`` is set or
     Ctrl-C. Once it listens, ``url_file`` (if given) holds the OpenAI base URL, written
     atomically, and ``on_ready`` is called; on the way out the file is removed, so a
     script waiting for it never reads the address of a server that is gone. ``rate_limit``
-    answers 429 past so many requests or tokens a minute, as a provider does."""
+    answers 429 past so many requests or tokens a minute, as a provider does; a batch ends
+    no sooner than ``batch_turnaround_s`` after it was created."""
     from judgekit.testing import FakeLLMServer
 
     if url_file is not None:
         check_url_file(url_file, _URL_LINE, "a fake judge")
     server = FakeLLMServer(reply=judge.reply, port=port, rate_limit=rate_limit)
+    server.batches.turnaround_s = batch_turnaround_s or None
     try:
         server.start()
     except OSError as exc:

@@ -329,3 +329,27 @@ def test_bad_rate_options_exit_2(project: Path, tmp_path: Path) -> None:
     ran = judgekit(["fake-judge", "--results", "results", "--rpm", "0"], project, tmp_path / "home")
     assert ran.returncode == 2
     assert "Invalid value for '--rpm': 0 is not in the range x>=1." in ran.stderr
+
+
+def test_batch_turnaround_holds_a_batch_that_long(project: Path, tmp_path: Path) -> None:
+    server = serve(project, tmp_path / "home", "--batch-turnaround", "3")
+    anthropic_url = server.base_url.removesuffix("/v1")
+    try:
+        with anthropic.Anthropic(base_url=anthropic_url, api_key="anything") as client:
+            params = {
+                "model": "m",
+                "max_tokens": 16,
+                "messages": [{"role": "user", "content": "q"}],
+            }
+            started = time.monotonic()
+            batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": params}])  # type: ignore[list-item]
+            statuses = [client.messages.batches.retrieve(batch.id).processing_status]
+            while statuses[-1] != "ended" and time.monotonic() - started < 30:
+                time.sleep(0.2)
+                statuses.append(client.messages.batches.retrieve(batch.id).processing_status)
+            waited = time.monotonic() - started
+    finally:
+        code, _ = server.stop()
+    assert (statuses[0], statuses[-1]) == ("in_progress", "ended")
+    assert 3 <= waited < 30
+    assert code == 0
