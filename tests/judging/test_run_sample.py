@@ -133,9 +133,10 @@ def test_what_is_judged_does_not_depend_on_what_the_judge_says(tmp_path: Path) -
             "judged": 2,
         }
     )
+    # Verdicts are written as their answers come, in whatever order that is.
     judged = [json.loads(line)["run_id"] for line in (tmp_path / "a/verdicts.jsonl").open()]
-    assert judged == parse_sample("25%").select(
-        "goal_completion", [(f"r{i}", "refund_full") for i in range(20)]
+    assert sorted(judged) == sorted(
+        parse_sample("25%").select("goal_completion", [(f"r{i}", "refund_full") for i in range(20)])
     )
     assert (passing["scores"], failing["scores"]) == ({"pass": 2}, {"fail": 2})
     assert text.splitlines()[0] == "judged 2 of 20 runs (sample 25%)"
