@@ -136,7 +136,7 @@ def judge_command(
     --batch: one batch at half price, polled; a bad answer's repair goes in a follow-up batch.
     Concurrency adapts to the provider's rate limits (halved on a 429, grown back after
     successes); --rpm and --tpm cap requests and tokens a minute (--share-rate-limits: across
-    the processes of this machine).
+    the processes of this machine, or of every machine using a PostgreSQL store).
 
     \b
     Example:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -10,6 +11,7 @@ import click
 
 if TYPE_CHECKING:
     from judgekit.providers.rate_limits import RateLimits
+    from judgekit.providers.token_bucket import TokenBucket
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,7 +41,8 @@ def rate_limit_options(func: F) -> F:
         "--share-rate-limits",
         is_flag=True,
         help="Count --rpm and --tpm with every judgekit process on this machine using the "
-        "same JUDGEKIT_HOME and endpoint, so together they stay within N a minute.",
+        "same JUDGEKIT_HOME and endpoint (with a PostgreSQL JUDGEKIT_DB: every process, on "
+        "any machine, using that store), so together they stay within N a minute.",
     )
     @functools.wraps(func)
     def command(
@@ -58,7 +61,20 @@ def rate_limit_options(func: F) -> F:
         if rpm is not None or tpm is not None:
             from judgekit.providers.rate_limits import RateLimits
 
-            rate_limits = RateLimits(rpm, tpm, shared=share_rate_limits)
+            rate_limits = RateLimits(
+                rpm, tpm, shared=share_rate_limits, shared_bucket=_team_buckets(share_rate_limits)
+            )
         return func(*args, rate_limits=rate_limits, **kwargs)
 
     return cast(F, command)
+
+
+def _team_buckets(shared: bool) -> Callable[[float, str], TokenBucket] | None:
+    """A team's PostgreSQL store keeps shared buckets for every machine that uses it; else
+    they stay in JUDGEKIT_HOME, on this machine."""
+    url = os.environ.get("JUDGEKIT_DB", "")
+    if not shared or not url.startswith("postgresql"):
+        return None
+    from judgekit.judging.store_rate_bucket import StoreBuckets
+
+    return StoreBuckets(url)

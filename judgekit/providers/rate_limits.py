@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judgekit.errors import ConfigError, ProviderError
 from judgekit.providers.chat import Answered, ChatRequest
@@ -43,11 +43,14 @@ _BucketChange = Callable[[float], float | None]
 class RateLimits:
     """At most ``requests_per_minute`` requests and ``tokens_per_minute`` tokens a minute
     (None: no such limit); ``shared``: counted with every judgekit process on this machine
-    using the same ``JUDGEKIT_HOME`` and endpoint."""
+    using the same ``JUDGEKIT_HOME`` and endpoint, or in ``shared_bucket``'s buckets (a
+    team's store) when given."""
 
     requests_per_minute: int | None = None
     tokens_per_minute: int | None = None
     shared: bool = False
+    # Where shared buckets live instead of JUDGEKIT_HOME: (per minute, key) → the bucket.
+    shared_bucket: Callable[[float, str], TokenBucket] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name, value in (
@@ -80,8 +83,8 @@ class RateGate:
         limits = limits or RateLimits()
         self.pace = PaceController(concurrency, max_hold_s=max_hold_s) if paced else None
         self._fixed = None if paced else asyncio.Semaphore(concurrency)
-        self._requests = _bucket(limits.requests_per_minute, limits.shared, f"{endpoint} requests")
-        self._tokens = _bucket(limits.tokens_per_minute, limits.shared, f"{endpoint} tokens")
+        self._requests = _bucket(limits.requests_per_minute, limits, f"{endpoint} requests")
+        self._tokens = _bucket(limits.tokens_per_minute, limits, f"{endpoint} tokens")
         self._shared = limits.shared
         self._changed: asyncio.Event | None = None  # made inside the loop, renewed when set
 
@@ -159,13 +162,17 @@ class RateGate:
             await self._call(self._tokens.settle, tokens)
 
     async def _call(self, change: _BucketChange, amount: float) -> float:
-        # A shared bucket waits for a file lock: off the event loop.
+        # A shared bucket waits for a file lock or the store's: off the event loop.
         if self._shared:
             return await asyncio.to_thread(change, amount) or 0.0
         return change(amount) or 0.0
 
 
-def _bucket(per_minute: int | None, shared: bool, key: str) -> TokenBucket | None:
+def _bucket(per_minute: int | None, limits: RateLimits, key: str) -> TokenBucket | None:
     if per_minute is None:
         return None
-    return SharedTokenBucket(per_minute, key=key) if shared else TokenBucket(per_minute)
+    if not limits.shared:
+        return TokenBucket(per_minute)
+    if limits.shared_bucket is not None:
+        return limits.shared_bucket(per_minute, key)
+    return SharedTokenBucket(per_minute, key=key)

@@ -38,7 +38,7 @@ from judgekit._util.home import judgekit_home
 from judgekit.errors import ConfigError
 from judgekit.providers.rate_headers import MAX_RESET_S
 
-__all__ = ["BucketState", "SharedTokenBucket", "TokenBucket", "capacity_of"]
+__all__ = ["BucketState", "SharedTokenBucket", "TokenBucket", "bounded", "capacity_of"]
 
 
 def capacity_of(per_minute: float) -> float:
@@ -160,6 +160,11 @@ def _parsed(raw: bytes, path: Path, per_minute: float) -> BucketState:
             f"{path}: level and at must be finite numbers, got {level} and {at}: delete it "
             "to start the shared count afresh"
         )
-    # A debt larger than the longest wait is no count any process made; nor a future time.
+    return bounded(BucketState(level, at), per_minute=per_minute, now=time.time())
+
+
+def bounded(state: BucketState, *, per_minute: float, now: float) -> BucketState:
+    """A shared bucket as read, within what any process could have made of it: a debt no
+    larger than the longest wait, a time no later than ``now``."""
     floor = -per_minute / 60 * MAX_RESET_S
-    return BucketState(max(level, floor), min(at, time.time()))
+    return BucketState(max(state.level, floor), min(state.at, now))

@@ -48,6 +48,7 @@ from judgekit.store.migration_answer import add_grades_answer_passed
 from judgekit.store.migration_confidence import add_verdicts_confidence
 from judgekit.store.migration_day_totals import add_verdict_day_totals
 from judgekit.store.migration_jurors import add_verdicts_jurors
+from judgekit.store.migration_rate_buckets import add_rate_buckets
 from judgekit.store.migration_shard import add_runs_shard
 from judgekit.store.migration_spend_days import add_judge_spend_days
 from judgekit.store.schema import UtcDateTime, json_column, score_value
@@ -294,6 +295,7 @@ MIGRATIONS: Final[tuple[tuple[str, Migration], ...]] = (
     ("0006_judge_spend_days", add_judge_spend_days),
     ("0007_verdicts_jurors", add_verdicts_jurors),
     ("0008_runs_shard", add_runs_shard),
+    ("0009_rate_buckets", add_rate_buckets),
 )
 
 

@@ -188,6 +188,16 @@ judge_spend_days = Table(
     Column("reserved_usd", Float, nullable=False),
 )
 
+# The --rpm and --tpm buckets the processes using one store share (migration 0009): what
+# each holds as of a moment on the database's clock, read and written under a lock.
+rate_buckets = Table(
+    "rate_buckets",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("level", Float, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
 runs = Table(
     "runs",
     metadata,
