@@ -38,22 +38,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
+from judge_throughput import write_inputs  # the same runs and rubric, beside this file
+
 from judgekit.testing import FakeLLMServer, RateLimit
 
-RUBRIC = """\
-id: bench_batch
-description: Did the agent refund the order?
-scale: binary
-applies_to: final_answer
-prompt: |
-  You grade an AI agent's final answer to a user's request.
-  The user asked:
-  <task>{input}</task>
-  The agent's final answer:
-  <answer>{final_answer}</answer>
-  Score "pass" when the refund is reported done, else "fail".
-judge: {model: openai/gpt-4o-mini, temperature: 0, samples: 1}
-"""
 MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-haiku-4-5"}
 
 
@@ -67,23 +55,6 @@ def serve(options: argparse.Namespace, urls_out: Connection, stop: Event) -> Non
         server.batches.turnaround_s = options.turnaround
         urls_out.send({"openai": server.openai_base_url, "anthropic": server.anthropic_base_url})
         stop.wait()
-
-
-def write_inputs(folder: Path, n: int) -> tuple[Path, Path]:
-    runs = folder / "runs.jsonl"
-    with runs.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            run = {
-                "run_id": f"bench/{i}",
-                "task_id": "t",
-                "input": f"Request number {i}: refund order A{i} in full.",
-                "tool_calls": [],
-                "final_answer": f"Refunded order A{i}.",
-            }
-            fh.write(json.dumps(run) + "\n")
-    rubric = folder / "bench_batch.yaml"
-    rubric.write_text(RUBRIC, encoding="utf-8")
-    return runs, rubric
 
 
 def judged(out: Path) -> tuple[int, float]:

@@ -22,7 +22,6 @@ from judgekit.providers.token_bucket import BucketState, TokenBucket, bounded, c
 
 if TYPE_CHECKING:
     from judgekit.store.rate_buckets import RateBucketTable
-    from judgekit.store.store import Store
 
 __all__ = ["StoreBuckets", "StoreTokenBucket"]
 
@@ -32,7 +31,7 @@ class StoreBuckets:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._store: Store | None = None
+        self._table: RateBucketTable | None = None
         self._lock = threading.Lock()
 
     def __call__(self, per_minute: float, key: str) -> TokenBucket:
@@ -43,9 +42,9 @@ class StoreBuckets:
         from judgekit.store.rate_buckets import RateBucketTable
 
         with self._lock:  # buckets are changed from worker threads
-            if self._store is None:
-                self._store = open_store(self.url)
-            return RateBucketTable(self._store.engine)
+            if self._table is None:
+                self._table = RateBucketTable(open_store(self.url).engine)
+            return self._table
 
 
 class StoreTokenBucket(TokenBucket):
